@@ -1,0 +1,55 @@
+import type { ICredentialType, INodeProperties, Icon } from 'n8n-workflow';
+
+/**
+ * FLUX API credential: stands in for the ComfyUI pack's "API Settings" node.
+ * It is tested by the FLUX nodes (`testedBy: 'fluxApiTest'`), because the cheap
+ * authenticated request differs by API style and needs our own URL checks.
+ */
+export class FluxApi implements ICredentialType {
+	name = 'fluxApi';
+
+	displayName = 'FLUX API';
+
+	icon: Icon = 'file:flux.svg';
+
+	documentationUrl = 'https://docs.bfl.ai';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'API Style',
+			name: 'apiStyle',
+			type: 'options',
+			default: 'relay',
+			options: [
+				{
+					name: 'Relay (Bearer Token, /bfl/v1/…)',
+					value: 'relay',
+					description: 'An API relay that passes FLUX requests through to Black Forest Labs',
+				},
+				{
+					name: 'Black Forest Labs (x-key, /v1/…)',
+					value: 'bfl',
+					description: "Black Forest Labs' own API",
+				},
+			],
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://api.bfl.ai',
+			required: true,
+			description:
+				'The root of the API, http(s) only, without a path: e.g. https://api.bfl.ai for Black Forest Labs, or your relay root',
+		},
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+		},
+	];
+}

@@ -1,0 +1,11 @@
+import { fluxImageSource } from '../../src/nodes/fluxImageSource';
+import { makeConcurrentTwin } from '../../src/twin/makeConcurrentTwin';
+
+/** The FLUX 3 Image node's concurrent twin: same parameters, outputs tasks for Concurrent Collect. */
+export const FluxConcurrentSubmit = makeConcurrentTwin(fluxImageSource, {
+	name: 'fluxConcurrentSubmit',
+	displayName: 'FLUX 3 Image Concurrent Submit',
+	description: 'Submit FLUX 3 Image jobs to a shared pool and return a task per item at once',
+	icon: 'file:fluxConcurrentSubmit.svg',
+	defaultName: 'FLUX 3 Image Concurrent Submit',
+});

@@ -1,0 +1,50 @@
+import type { SlotOutcome, SlotStatus, SlotTimings } from './waitForSlots';
+
+export interface SlotReportRow {
+	slot: number;
+	input: number;
+	item: number;
+	status: SlotStatus;
+	jobId: string;
+	taskId?: string;
+	error?: string;
+	errorKind?: string;
+	timings: SlotTimings;
+	attempts: number;
+}
+
+export interface CollectReport {
+	total: number;
+	counts: Record<SlotStatus, number>;
+	/** True when every slot succeeded (skipped_error does not count as success). */
+	allSucceeded: boolean;
+	slots: SlotReportRow[];
+}
+
+/** One row per slot for the JSON of a slot item and the report. Error text is already redacted. */
+export function slotRow(outcome: SlotOutcome): SlotReportRow {
+	return {
+		slot: outcome.slot.slot,
+		input: outcome.slot.inputIndex + 1,
+		item: outcome.slot.itemIndex,
+		status: outcome.status,
+		jobId: outcome.slot.task.jobId,
+		...(outcome.taskId ? { taskId: outcome.taskId } : {}),
+		...(outcome.error ? { error: outcome.error } : {}),
+		...(outcome.errorKind ? { errorKind: outcome.errorKind } : {}),
+		timings: outcome.timings,
+		attempts: outcome.attempts,
+	};
+}
+
+/** The collector's "Report" output: counts and one row per slot. */
+export function buildReport(outcomes: readonly SlotOutcome[]): CollectReport {
+	const counts: Record<SlotStatus, number> = { success: 0, failed: 0, skipped_error: 0, cancelled: 0 };
+	for (const outcome of outcomes) counts[outcome.status]++;
+	return {
+		total: outcomes.length,
+		counts,
+		allSucceeded: counts.success === outcomes.length,
+		slots: outcomes.map(slotRow),
+	};
+}

@@ -1,0 +1,109 @@
+import { redact } from './redact';
+
+/** Every way a FLUX job can fail (CONTRACTS.md). */
+export type FluxErrorKind =
+	| 'request_moderated'
+	| 'content_moderated'
+	| 'generation_error'
+	| 'task_not_found'
+	| 'bad_request'
+	| 'auth'
+	| 'credits'
+	| 'rate_limited'
+	| 'timeout'
+	| 'upstream_error'
+	| 'invalid_response'
+	| 'maybe_submitted'
+	| 'download_failed'
+	| 'not_an_image'
+	| 'too_large'
+	| 'forbidden_host'
+	| 'cancelled'
+	| 'network';
+
+/** All kinds, for exhaustive checks and reports. */
+export const FLUX_ERROR_KINDS: readonly FluxErrorKind[] = [
+	'request_moderated',
+	'content_moderated',
+	'generation_error',
+	'task_not_found',
+	'bad_request',
+	'auth',
+	'credits',
+	'rate_limited',
+	'timeout',
+	'upstream_error',
+	'invalid_response',
+	'maybe_submitted',
+	'download_failed',
+	'not_an_image',
+	'too_large',
+	'forbidden_host',
+	'cancelled',
+	'network',
+];
+
+export interface FluxErrorOptions {
+	statusCode?: number;
+	taskId?: string;
+	/** Secrets (API keys) to remove from the message in addition to the generic patterns. */
+	secrets?: readonly string[];
+	/** Low-level error code (e.g. `ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`), safe to show. */
+	code?: string;
+}
+
+/**
+ * A failed FLUX job. `message` is always redacted (no API key, bearer token,
+ * x-key value or URL) and at most ~500 characters long.
+ */
+export class FluxError extends Error {
+	readonly kind: FluxErrorKind;
+	readonly statusCode?: number;
+	readonly taskId?: string;
+	readonly code?: string;
+
+	constructor(kind: FluxErrorKind, message: string, options: FluxErrorOptions = {}) {
+		super(redact(message, options.secrets ?? []));
+		this.name = 'FluxError';
+		this.kind = kind;
+		if (options.statusCode !== undefined) this.statusCode = options.statusCode;
+		if (options.taskId !== undefined) this.taskId = options.taskId;
+		if (options.code !== undefined) this.code = options.code;
+	}
+
+	/** A copy with the task id set (when it was not known where the error was raised). */
+	withTaskId(taskId: string | undefined, secrets: readonly string[] = []): FluxError {
+		if (taskId === undefined || this.taskId !== undefined) return this;
+		return new FluxError(this.kind, this.message, {
+			statusCode: this.statusCode,
+			taskId,
+			code: this.code,
+			secrets,
+		});
+	}
+}
+
+/** True when `err` is a {@link FluxError} (also across duplicate module copies). */
+export function isFluxError(err: unknown): err is FluxError {
+	return (
+		err instanceof FluxError ||
+		(typeof err === 'object' &&
+			err !== null &&
+			(err as { name?: unknown }).name === 'FluxError' &&
+			typeof (err as { kind?: unknown }).kind === 'string')
+	);
+}
+
+/**
+ * A node parameter failed validation. `field` names it (`prompt`,
+ * `resolution`, `referenceImages[3]`, …); the node layer adds the item index.
+ */
+export class FluxParameterError extends Error {
+	readonly field: string;
+
+	constructor(field: string, message: string) {
+		super(redact(`Invalid parameter "${field}": ${message}`, [], 1000));
+		this.name = 'FluxParameterError';
+		this.field = field;
+	}
+}

@@ -1,0 +1,213 @@
+/**
+ * Retry and backoff policies, Retry-After parsing, an abortable sleep and the
+ * classification of network errors that decides the paid-job rule.
+ */
+
+/** Exponential backoff: delay(n) = min(maxDelayMs, initialDelayMs * factor^n), minus up to `jitter` of it at random. */
+export interface BackoffPolicy {
+	initialDelayMs: number;
+	factor: number;
+	maxDelayMs: number;
+	/** 0 = none, 1 = "full jitter"; the delay is reduced by `jitter * random()` of itself. */
+	jitter: number;
+}
+
+/** Polling policy (status polls). Transient poll errors use the same backoff. */
+export interface PollPolicy extends BackoffPolicy {
+	/** Delay before the first poll; defaults to `initialDelayMs`. */
+	firstPollDelayMs?: number;
+	/** Cap on a server-requested Retry-After while polling. */
+	maxRetryAfterMs: number;
+}
+
+/** Retry policy for submits (only when no task was created) and downloads. */
+export interface RetryPolicy extends BackoffPolicy {
+	/** Total attempts including the first. */
+	maxAttempts: number;
+	/** Cap on a server-requested Retry-After (seconds or HTTP date). */
+	maxRetryAfterMs: number;
+}
+
+/** Polling: ~500 ms, ×1.5, capped at 4 s, 20 % jitter. */
+export const DEFAULT_POLL_POLICY: Readonly<PollPolicy> = Object.freeze({
+	initialDelayMs: 500,
+	factor: 1.5,
+	maxDelayMs: 4_000,
+	jitter: 0.2,
+	maxRetryAfterMs: 30_000,
+});
+
+/** Submit retries (429, 503, connection never opened): 12 attempts, 1 s ×2 up to 30 s, Retry-After capped at 60 s. */
+export const DEFAULT_SUBMIT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+	maxAttempts: 12,
+	initialDelayMs: 1_000,
+	factor: 2,
+	maxDelayMs: 30_000,
+	jitter: 0.2,
+	maxRetryAfterMs: 60_000,
+});
+
+/** Download retries (network, truncation, 408/429/5xx): 5 attempts, 500 ms ×2 up to 8 s. */
+export const DEFAULT_DOWNLOAD_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+	maxAttempts: 5,
+	initialDelayMs: 500,
+	factor: 2,
+	maxDelayMs: 8_000,
+	jitter: 0.2,
+	maxRetryAfterMs: 30_000,
+});
+
+function finite(n: unknown, fallback: number, min = 0): number {
+	return typeof n === 'number' && Number.isFinite(n) && n >= min ? n : fallback;
+}
+
+/** Fills a partial policy from defaults and sanitises values (negative/NaN → default). */
+export function resolvePolicy<P extends BackoffPolicy>(defaults: Readonly<P>, partial?: Partial<P>): P {
+	const out = { ...defaults } as P;
+	if (partial) {
+		for (const [key, value] of Object.entries(partial)) {
+			if (value === undefined) continue;
+			const def = (defaults as Record<string, unknown>)[key];
+			(out as Record<string, unknown>)[key] =
+				typeof def === 'number' || def === undefined ? finite(value, (def as number) ?? 0) : value;
+		}
+	}
+	out.factor = Math.max(1, out.factor);
+	out.jitter = Math.min(1, Math.max(0, out.jitter));
+	out.maxDelayMs = Math.max(out.maxDelayMs, 0);
+	if ('maxAttempts' in out) {
+		const o = out as unknown as RetryPolicy;
+		o.maxAttempts = Math.max(1, Math.floor(o.maxAttempts));
+	}
+	return out;
+}
+
+/** Delay before retry/poll number `n` (0-based) under `policy`. */
+export function backoffDelay(policy: BackoffPolicy, n: number, random: () => number = Math.random): number {
+	const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * Math.pow(policy.factor, Math.max(0, n)));
+	const r = Math.min(1, Math.max(0, random()));
+	return Math.max(0, Math.round(base * (1 - policy.jitter * r)));
+}
+
+/**
+ * Parses a `Retry-After` header (delta seconds or HTTP date) into
+ * milliseconds from `now`; `undefined` when absent or unparseable.
+ */
+export function parseRetryAfter(value: string | string[] | undefined | null, now: number = Date.now()): number | undefined {
+	const raw = Array.isArray(value) ? value[0] : value;
+	if (raw === undefined || raw === null) return undefined;
+	const s = String(raw).trim();
+	if (s === '') return undefined;
+	if (/^\d+(\.\d+)?$/.test(s)) return Math.round(Number(s) * 1000);
+	if (/^-\d/.test(s)) return 0;
+	const date = Date.parse(s);
+	if (Number.isNaN(date)) return undefined;
+	return Math.max(0, date - now);
+}
+
+/** The error thrown by {@link sleep} when its signal fires: carries the signal's reason. */
+export class SleepAbortedError extends Error {
+	readonly reason: unknown;
+	constructor(reason: unknown) {
+		super('sleep aborted');
+		this.name = 'SleepAbortedError';
+		this.reason = reason;
+	}
+}
+
+/** Sleeps `ms`; rejects with {@link SleepAbortedError} as soon as `signal` fires (timer cleared). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+	return new Promise<void>((resolve, reject) => {
+		if (signal?.aborted) {
+			reject(new SleepAbortedError(signal.reason));
+			return;
+		}
+		const onAbort = () => {
+			clearTimeout(timer);
+			reject(new SleepAbortedError(signal?.reason));
+		};
+		const timer = setTimeout(() => {
+			signal?.removeEventListener('abort', onAbort);
+			resolve();
+		}, Math.max(0, ms));
+		signal?.addEventListener('abort', onAbort, { once: true });
+	});
+}
+
+/** Error codes that prove the connection never opened, so the request never reached the server. */
+const CONNECT_PHASE_CODES = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EAI_NONAME',
+	'EAI_NODATA',
+	'EAI_FAIL',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'EHOSTDOWN',
+	'ENETDOWN',
+	'EADDRNOTAVAIL',
+	'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** TLS certificate verification failures: the request was never sent, but retrying cannot help. */
+const TLS_CERT_CODES = new Set([
+	'CERT_HAS_EXPIRED',
+	'CERT_NOT_YET_VALID',
+	'CERT_REVOKED',
+	'DEPTH_ZERO_SELF_SIGNED_CERT',
+	'SELF_SIGNED_CERT_IN_CHAIN',
+	'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+	'UNABLE_TO_GET_ISSUER_CERT',
+	'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+	'ERR_TLS_CERT_ALTNAME_INVALID',
+	'HOSTNAME_MISMATCH',
+]);
+
+export type NetworkErrorClass =
+	/** The connection never opened (refused, DNS, connect timeout, TLS handshake): nothing was sent. */
+	| 'not_connected'
+	/** TLS certificate rejected: nothing was sent, and a retry would fail the same way. */
+	| 'tls_certificate'
+	/** Anything else (reset, socket closed, headers/body timeout…): the request may have been received. */
+	| 'ambiguous';
+
+/** Finds the most specific error code on an error, its `cause` chain and `AggregateError` members. */
+export function errorCode(err: unknown): string | undefined {
+	const seen = new Set<unknown>();
+	let current: unknown = err;
+	while (current && typeof current === 'object' && !seen.has(current)) {
+		seen.add(current);
+		const code = (current as { code?: unknown }).code;
+		if (typeof code === 'string' && code !== '') return code;
+		if (current instanceof AggregateError && current.errors.length > 0) {
+			const codes = current.errors.map(errorCode);
+			if (codes.every((c) => c !== undefined && c === codes[0])) return codes[0];
+			return codes.find((c) => c !== undefined);
+		}
+		current = (current as { cause?: unknown }).cause;
+	}
+	return undefined;
+}
+
+/**
+ * Classifies a request error for the paid-job rule. Only `not_connected`
+ * proves that no task was created upstream.
+ */
+export function classifyNetworkError(err: unknown): NetworkErrorClass {
+	if (err instanceof AggregateError && err.errors.length > 0) {
+		const classes = err.errors.map(classifyNetworkError);
+		if (classes.every((c) => c === 'not_connected')) return 'not_connected';
+		if (classes.every((c) => c !== 'ambiguous')) return 'tls_certificate';
+		return 'ambiguous';
+	}
+	const code = errorCode(err);
+	if (code === undefined) return 'ambiguous';
+	if (CONNECT_PHASE_CODES.has(code)) return 'not_connected';
+	if (TLS_CERT_CODES.has(code)) return 'tls_certificate';
+	if (/^ERR_(SSL|TLS)_/.test(code) && /HANDSHAKE|PROTOCOL_VERSION|WRONG_VERSION|UNSUPPORTED_PROTOCOL|NO_PROTOCOLS/.test(code)) {
+		// Handshake failures happen before any request byte is written.
+		return 'not_connected';
+	}
+	return 'ambiguous';
+}

@@ -1,0 +1,56 @@
+import { waitUnlessAborted } from './abortable';
+import { PoolCancelledError } from './errors';
+
+/** Admits at most `capacity` holders at once; further acquirers wait in FIFO order. */
+export class CapacityGate {
+	private held = 0;
+	private readonly waiters = new Set<(value: void) => void>();
+
+	/** `label` names the gate in the cancellation message, e.g. "image pool". */
+	constructor(
+		readonly capacity: number,
+		private readonly label: string,
+	) {
+		if (!Number.isInteger(capacity) || capacity < 1) {
+			throw new RangeError(`CapacityGate capacity must be a positive integer, got ${capacity}`);
+		}
+	}
+
+	/** Slots currently held. */
+	get inUse(): number {
+		return this.held;
+	}
+
+	/** Acquirers currently waiting. */
+	get waiting(): number {
+		return this.waiters.size;
+	}
+
+	/** Resolves once a slot is held; rejects with PoolCancelledError if `signal` aborts first. */
+	acquire(signal?: AbortSignal): Promise<void> {
+		if (!signal?.aborted && this.held < this.capacity && this.waiters.size === 0) {
+			this.held++;
+			return Promise.resolve();
+		}
+		return waitUnlessAborted<void>(
+			signal,
+			() => new PoolCancelledError(`Cancelled while waiting for a free slot in the ${this.label}.`),
+			(settle) => {
+				this.waiters.add(settle);
+				return () => this.waiters.delete(settle);
+			},
+		);
+	}
+
+	/** Frees a slot, handing it straight to the oldest waiter if there is one. */
+	release(): void {
+		const next = this.waiters.values().next();
+		if (!next.done) {
+			this.waiters.delete(next.value);
+			next.value();
+			return;
+		}
+		if (this.held === 0) throw new Error('CapacityGate.release() called more often than acquire()');
+		this.held--;
+	}
+}

@@ -1,0 +1,7 @@
+export * from './types';
+export * from './errors';
+export * from './config';
+export { CapacityGate } from './capacityGate';
+export { JobRegistry, type JobOutcome, type JobRegistryOptions } from './jobRegistry';
+export { WorkerPool, type CancelOptions } from './workerPool';
+export { createPoolSet, getPoolSet, poolFor, type PoolSet, type PoolSetOptions } from './poolSet';

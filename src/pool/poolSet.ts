@@ -1,0 +1,42 @@
+import { readPoolConfig, type PoolConfig } from './config';
+import { JobRegistry } from './jobRegistry';
+import type { JobKind } from './types';
+import { WorkerPool } from './workerPool';
+
+/** The image pool, the video pool and the registry they share. */
+export interface PoolSet {
+	image: WorkerPool;
+	video: WorkerPool;
+	registry: JobRegistry;
+	config: PoolConfig;
+}
+
+export interface PoolSetOptions {
+	/** Clock for the registry, epoch ms (default Date.now). */
+	now?: () => number;
+}
+
+/** Builds an isolated pool set (tests, benchmarks); production code uses getPoolSet(). */
+export function createPoolSet(config: PoolConfig, options: PoolSetOptions = {}): PoolSet {
+	const registry = new JobRegistry({ ttlMs: config.resultTtlMs, maxBytes: config.resultMaxBytes, now: options.now });
+	return {
+		image: new WorkerPool('image', config.image, registry),
+		video: new WorkerPool('video', config.video, registry),
+		registry,
+		config,
+	};
+}
+
+/** Shared by every copy of this module loaded in the process. */
+const POOL_SET_KEY = Symbol.for('n8n-nodes-flux-concurrent.poolSet');
+
+/** The process-wide pool set, created on first use from process.env. */
+export function getPoolSet(): PoolSet {
+	const store = globalThis as unknown as Record<symbol, PoolSet | undefined>;
+	return (store[POOL_SET_KEY] ??= createPoolSet(readPoolConfig(process.env, (message) => console.warn(message))));
+}
+
+/** The process-wide pool for a job kind. */
+export function poolFor(kind: JobKind): WorkerPool {
+	return getPoolSet()[kind];
+}

@@ -1,0 +1,130 @@
+import {
+	NodeConnectionTypes,
+	NodeOperationError,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
+
+import { poolFor } from '../pool';
+import type { ConcurrentSource } from './concurrentSource';
+import { toNodeError } from '../nodes/nodeErrors';
+import { watchExecutionCancel } from './executionCancel';
+import { makeTaskItemJson } from './taskItem';
+
+/** What the twin changes besides outputs and execute: its identity. */
+export interface TwinIdentity {
+	name: string;
+	displayName: string;
+	description: string;
+	icon: INodeTypeDescription['icon'];
+	defaultName: string;
+}
+
+/**
+ * Make the concurrent twin of a serial node's description: a deep copy of the
+ * same property list (so a parameter added to the serial node appears here with
+ * no other edit), with only identity, outputs and hints changed.
+ */
+export function makeConcurrentTwinDescription(
+	serial: INodeTypeDescription,
+	identity: TwinIdentity,
+): INodeTypeDescription {
+	const copy = structuredClone(serial);
+	return {
+		...copy,
+		name: identity.name,
+		displayName: identity.displayName,
+		description: identity.description,
+		icon: identity.icon,
+		defaults: { ...copy.defaults, name: identity.defaultName },
+		subtitle: '={{"task · " + $parameter["resolution"]}}',
+		outputs: [NodeConnectionTypes.Main],
+		outputNames: ['Task'],
+		usableAsTool: undefined,
+		hints: [
+			...(copy.hints ?? []),
+			{
+				message:
+					'This node outputs tasks, not images. Connect it to a Concurrent Collect Images node, which waits for the jobs and returns the images in order.',
+				type: 'info',
+				location: 'outputPane',
+				whenToDisplay: 'afterExecution',
+			},
+		],
+	};
+}
+
+/**
+ * Make the concurrent twin node type of a serial source: each input item is
+ * validated, handed to the pool of the source's output kind, and becomes a task
+ * item at once. The node returns as soon as every job is admitted.
+ */
+export function makeConcurrentTwin<Prepared, Result>(
+	source: ConcurrentSource<Prepared, Result>,
+	identity: TwinIdentity,
+): new () => INodeType {
+	const description = makeConcurrentTwinDescription(source.description, identity);
+
+	return class ConcurrentTwin implements INodeType {
+		description = description;
+
+		methods = source.methods;
+
+		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+			const items = this.getInputData();
+			const pool = poolFor(source.outputKind);
+			const owner = this.getExecutionId();
+			const signal = this.getExecutionCancelSignal();
+			watchExecutionCancel(signal, owner, pool);
+
+			// Validate every item before submitting any: a bad item 7 must not leave
+			// items 1-6 running (and paid for) behind an error.
+			const prepared: Array<{ itemIndex: number; value: Prepared } | { itemIndex: number; error: Error }> = [];
+			for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+				try {
+					prepared.push({ itemIndex, value: await source.prepare(this, itemIndex) });
+				} catch (error) {
+					const nodeError = toNodeError(this.getNode(), error, itemIndex);
+					if (!this.continueOnFail()) throw nodeError;
+					prepared.push({ itemIndex, error: nodeError });
+				}
+			}
+
+			const output: INodeExecutionData[] = [];
+			for (const entry of prepared) {
+				const pairedItem = { item: entry.itemIndex };
+				if ('error' in entry) {
+					output.push({ json: { error: entry.error.message }, pairedItem });
+					continue;
+				}
+				let jobId: string;
+				try {
+					jobId = await pool.submit((job) => source.run(entry.value, job), {
+						owner,
+						signal,
+						sizeOf: source.sizeOf,
+						meta: { node: this.getNode().name, itemIndex: entry.itemIndex },
+					});
+				} catch (error) {
+					throw new NodeOperationError(this.getNode(), (error as Error).message, {
+						itemIndex: entry.itemIndex,
+						description: 'The execution was cancelled while this item waited for a free slot in the pool.',
+					});
+				}
+				output.push({
+					json: makeTaskItemJson({
+						jobId,
+						kind: source.outputKind,
+						model: source.model,
+						node: this.getNode().name,
+						submittedAt: new Date(),
+					}),
+					pairedItem,
+				});
+			}
+			return [output];
+		}
+	};
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+import type { JobKind } from '../pool';
+
+/** The value of `json.type` that marks an item as a concurrent task. */
+export const TASK_ITEM_TYPE = 'n8n-nodes-flux-concurrent.task';
+
+const taskItemSchema = z.object({
+	type: z.literal(TASK_ITEM_TYPE),
+	version: z.literal(1),
+	jobId: z.string().min(1),
+	kind: z.enum(['image', 'video']),
+	model: z.string(),
+	node: z.string(),
+	submittedAt: z.string(),
+});
+
+/** A task item's JSON: a handle on a job in the pool. It never carries secrets. */
+export type TaskItemJson = z.infer<typeof taskItemSchema>;
+
+export function makeTaskItemJson(fields: {
+	jobId: string;
+	kind: JobKind;
+	model: string;
+	node: string;
+	submittedAt: Date;
+}): TaskItemJson {
+	return {
+		type: TASK_ITEM_TYPE,
+		version: 1,
+		jobId: fields.jobId,
+		kind: fields.kind,
+		model: fields.model,
+		node: fields.node,
+		submittedAt: fields.submittedAt.toISOString(),
+	};
+}
+
+/** The task in an item's JSON, or undefined when the item is not a task. */
+export function readTaskItemJson(json: unknown): TaskItemJson | undefined {
+	const parsed = taskItemSchema.safeParse(json);
+	return parsed.success ? parsed.data : undefined;
+}

@@ -1,0 +1,60 @@
+/** State shared by the simulator's route handlers. */
+import { FaultBook } from './faults';
+import { createLog } from './log';
+import { TaskStore } from './tasks';
+import type { RelaySimOptions, SimLog } from './types';
+
+export const DEFAULT_API_KEY = 'sim-test-key-0123456789abcdef';
+
+export interface SimSettings {
+	maxActiveTasks?: number;
+	retryAfterSeconds: number;
+	imageBytes?: number;
+	imageSize?: { width: number; height: number };
+	signedUrlTtlMs: number;
+	maxBodyBytes: number;
+	credits: number;
+}
+
+export interface SimContext {
+	url: string; // set once listening
+	hostHeader: string; // '127.0.0.1:PORT'
+	port: number;
+	apiKey: string;
+	log: SimLog;
+	faults: FaultBook;
+	tasks: TaskStore;
+	now: () => number;
+	settings: SimSettings;
+	timers: Set<NodeJS.Timeout>; // slow-download timers, cleared by close()
+	inFlight: number;
+}
+
+export function createContext(options: RelaySimOptions): SimContext {
+	const log = createLog();
+	const faults = new FaultBook();
+	const now = options.now ?? Date.now;
+	const tasks = new TaskStore(faults, log, now);
+	tasks.setLatency(options.latencyMs);
+	return {
+		url: '',
+		hostHeader: '',
+		port: 0,
+		apiKey: options.apiKey ?? DEFAULT_API_KEY,
+		log,
+		faults,
+		tasks,
+		now,
+		settings: {
+			maxActiveTasks: options.maxActiveTasks,
+			retryAfterSeconds: options.retryAfterSeconds ?? 1,
+			imageBytes: options.imageBytes,
+			imageSize: options.imageSize,
+			signedUrlTtlMs: options.signedUrlTtlMs ?? 600_000,
+			maxBodyBytes: options.maxBodyBytes ?? 64 * 1024 * 1024,
+			credits: options.credits ?? 1000,
+		},
+		timers: new Set(),
+		inFlight: 0,
+	};
+}

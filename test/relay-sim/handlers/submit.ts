@@ -1,0 +1,75 @@
+/** POST /bfl/v1/flux-3-image (relay, Bearer) and POST /v1/flux-3-image (bfl, x-key). */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SimContext } from '../context';
+import { BodyTooLargeError, checkAuth, readBody, retryHeaders, sendError, sendJson } from '../http';
+import { increment } from '../log';
+import type { ApiStyle } from '../types';
+import { validateSubmit } from '../validate';
+
+const AMBIGUOUS = new Set([500, 502, 504]);
+
+export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: ServerResponse, style: ApiStyle): Promise<void> {
+	let raw: Buffer;
+	try {
+		raw = await readBody(req, ctx.settings.maxBodyBytes);
+	} catch (err) {
+		if (err instanceof BodyTooLargeError) {
+			sendError(res, 413, err.message, { Connection: 'close' });
+			return;
+		}
+		throw err;
+	}
+	const validation = validateSubmit(raw);
+	const parsed = validation.parsed as { prompt?: unknown } | undefined;
+	const prompt = typeof parsed?.prompt === 'string' ? parsed.prompt : '';
+	const record = (status: number, taskId?: string) => {
+		ctx.log.submits.push({ prompt, taskId, status, at: ctx.now(), style, body: validation.parsed });
+		increment(ctx.log.submitsByPrompt, prompt);
+	};
+
+	if (!checkAuth(ctx, req, res, style)) return record(401);
+	if (!validation.ok) {
+		sendError(res, validation.status, validation.message);
+		return record(validation.status);
+	}
+
+	const action = ctx.faults.submitAction(prompt);
+	if (action?.kind === 'status') {
+		const { fault } = action;
+		const created = fault.createTask ?? AMBIGUOUS.has(fault.status);
+		const task = created ? ctx.tasks.create(prompt, style) : undefined;
+		const headers = retryHeaders(fault.status, fault.retryAfter ?? ctx.settings.retryAfterSeconds);
+		sendJson(res, fault.status, fault.body ?? { detail: `Simulated HTTP ${fault.status}` }, headers);
+		return record(fault.status, task?.id);
+	}
+	if (action?.kind === 'reset') {
+		// The request was read and the task exists: a client cannot know whether it was accepted.
+		const task = ctx.tasks.create(prompt, style);
+		record(0, task.id);
+		req.socket.destroy();
+		return;
+	}
+	if (action?.kind === 'hang') {
+		const task = ctx.tasks.create(prompt, style);
+		record(-1, task.id);
+		return; // never answered; close() destroys the socket
+	}
+
+	const max = ctx.settings.maxActiveTasks;
+	if (max !== undefined && ctx.tasks.activeCount() >= max) {
+		const seconds = ctx.settings.retryAfterSeconds;
+		sendError(res, 429, `Too many active tasks (limit ${max}); retry later`, { 'Retry-After': String(seconds) });
+		return record(429);
+	}
+
+	const task = ctx.tasks.create(prompt, style);
+	const pollingHost = ctx.faults.pollingUrlHost(prompt);
+	const ownPollingUrl = `http://${pollingHost ? `${pollingHost}:${ctx.port}` : ctx.hostHeader}/v1/get_result?id=${task.id}`;
+	if (style === 'bfl') {
+		sendJson(res, 200, { id: task.id, polling_url: ownPollingUrl, cost: 3, input_mp: 0, output_mp: 1 });
+	} else {
+		// A relay may echo the upstream polling_url; it needs a BFL key (x-key), so clients must ignore it.
+		sendJson(res, 200, { id: task.id, polling_url: `${ctx.url}/v1/get_result?id=${task.id}`, cost: 3 });
+	}
+	record(200, task.id);
+}

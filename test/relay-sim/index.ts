@@ -1,0 +1,16 @@
+/** The relay simulator: see docs/CONTRACTS.md, section "test/relay-sim". */
+export { startRelaySimulator } from './server';
+export { DEFAULT_API_KEY } from './context';
+export { makePromptPng, readPromptFromPng, readPngText, verifyPng, PNG_SIGNATURE } from './png';
+export type { PromptPngOptions, PngInfo } from './png';
+export type {
+	ApiStyle,
+	Fault,
+	FinalStatus,
+	LatencySpec,
+	RelaySimOptions,
+	RelaySimulator,
+	SimLog,
+	SubmitLogEntry,
+	TaskLogEntry,
+} from './types';

@@ -1,0 +1,43 @@
+/** The simulator's request log: a live object that tests and benchmarks read directly. */
+import type { SimLog } from './types';
+
+export function createLog(): SimLog {
+	return {
+		submits: [],
+		submitsByPrompt: new Map(),
+		tasks: new Map(),
+		polls: 0,
+		pollsByTask: new Map(),
+		downloads: 0,
+		downloadsByTask: new Map(),
+		redirects: 0,
+		peakActiveTasks: 0,
+		peakConcurrentRequests: 0,
+		credentialOnDownload: false,
+		unauthorized: 0,
+		foreignHostRequests: 0,
+		creditChecks: 0,
+	};
+}
+
+/** Clear in place, so references held by tests stay valid. */
+export function clearLog(log: SimLog): void {
+	Object.assign(log, createLog(), {
+		submits: log.submits,
+		submitsByPrompt: log.submitsByPrompt,
+		tasks: log.tasks,
+		pollsByTask: log.pollsByTask,
+		downloadsByTask: log.downloadsByTask,
+	});
+	log.submits.length = 0;
+	log.submitsByPrompt.clear();
+	log.tasks.clear();
+	log.pollsByTask.clear();
+	log.downloadsByTask.clear();
+}
+
+export function increment<K>(map: Map<K, number>, key: K): number {
+	const n = (map.get(key) ?? 0) + 1;
+	map.set(key, n);
+	return n;
+}

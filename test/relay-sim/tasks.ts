@@ -1,0 +1,129 @@
+/**
+ * Task store. A task's state is computed from timestamps when it is polled (no per-task timers):
+ * it is Ready once `createdAt + latencyMs` has passed and any progress statuses were shown.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FaultBook } from './faults';
+import { increment } from './log';
+import { uniformFor } from './prng';
+import type { ApiStyle, LatencySpec, SimLog } from './types';
+
+export interface Task {
+	id: string;
+	prompt: string;
+	style: ApiStyle;
+	createdAt: number;
+	latencyMs: number;
+	progressShown: number; // progress-status polls answered so far
+	progressDoneAt?: number; // when the last progress status was shown
+	reported?: string; // final status once a poll reported it
+	sig: string; // the sample URL's signature
+	sampleExpiresAt?: number; // set when Ready is first reported
+}
+
+export type TaskView =
+	| { state: 'progress'; status: string; progress: number }
+	| { state: 'pending'; progress: number }
+	| { state: 'final'; status: string; readyAt: number };
+
+export class TaskStore {
+	readonly byId = new Map<string, Task>();
+	private readonly active = new Set<Task>();
+	private readonly acceptedByPrompt = new Map<string, number>();
+	private latency: LatencySpec = 0;
+
+	constructor(
+		private readonly faults: FaultBook,
+		private readonly log: SimLog,
+		private readonly now: () => number,
+	) {}
+
+	setLatency(latency: LatencySpec | undefined): void {
+		const spec = latency ?? 0;
+		if (typeof spec === 'number' && !(spec >= 0)) throw new RangeError('relay-sim: latency must be >= 0');
+		if (typeof spec === 'object' && !(spec.min >= 0 && spec.max >= spec.min)) {
+			throw new RangeError('relay-sim: latency jitter needs 0 <= min <= max');
+		}
+		this.latency = spec;
+	}
+
+	private latencyFor(prompt: string): number {
+		const spec = this.latency;
+		if (typeof spec === 'number') return spec;
+		if (typeof spec === 'function') return Math.max(0, Number(spec(prompt)) || 0);
+		// deterministic per (seed, prompt, nth task of that prompt), whatever the arrival order
+		const nth = increment(this.acceptedByPrompt, prompt);
+		return uniformFor(`${spec.seed ?? 0}\u0000${prompt}\u0000${nth}`, spec.min, spec.max);
+	}
+
+	create(prompt: string, style: ApiStyle): Task {
+		const createdAt = this.now();
+		const task: Task = {
+			id: randomUUID(), // uuid-shaped like BFL's ids
+			prompt,
+			style,
+			createdAt,
+			latencyMs: this.latencyFor(prompt),
+			progressShown: 0,
+			sig: randomBytes(24).toString('base64url'),
+		};
+		this.byId.set(task.id, task);
+		this.active.add(task);
+		this.log.tasks.set(task.id, { prompt, createdAt, latencyMs: task.latencyMs, style });
+		this.log.peakActiveTasks = Math.max(this.log.peakActiveTasks, this.active.size);
+		return task;
+	}
+
+	/** Tasks submitted and not yet final, now. */
+	activeCount(): number {
+		const now = this.now();
+		for (const task of this.active) {
+			if (this.isFinal(task, now)) this.active.delete(task);
+		}
+		return this.active.size;
+	}
+
+	private readyTime(task: Task): number {
+		return Math.max(task.createdAt + task.latencyMs, task.progressDoneAt ?? 0);
+	}
+
+	private isFinal(task: Task, now: number): boolean {
+		if (task.reported) return true;
+		if (task.progressShown < this.faults.progressStatuses(task.prompt).length) return false;
+		return now >= this.readyTime(task);
+	}
+
+	/** Advance the task for one poll and say what to answer. */
+	poll(task: Task): TaskView {
+		const now = this.now();
+		const progress = this.faults.progressStatuses(task.prompt);
+		if (!task.reported && task.progressShown < progress.length) {
+			const status = progress[task.progressShown++];
+			if (task.progressShown === progress.length) task.progressDoneAt = now;
+			return { state: 'progress', status, progress: fraction(task.progressShown, progress.length + 1) };
+		}
+		const readyAt = this.readyTime(task);
+		if (!task.reported && now < readyAt) {
+			return { state: 'pending', progress: fraction(now - task.createdAt, readyAt - task.createdAt) };
+		}
+		if (!task.reported) {
+			task.reported = this.faults.finalStatus(task.prompt) ?? 'Ready';
+			this.active.delete(task);
+			const entry = this.log.tasks.get(task.id);
+			if (entry) {
+				entry.finalStatus = task.reported;
+				if (task.reported === 'Ready') entry.readyAt = readyAt;
+			}
+		}
+		return { state: 'final', status: task.reported, readyAt };
+	}
+
+	/** Restart the per-prompt jitter sequence (tasks themselves keep working). */
+	resetSequence(): void {
+		this.acceptedByPrompt.clear();
+	}
+}
+
+function fraction(done: number, total: number): number {
+	return total <= 0 ? 1 : Math.min(1, Math.max(0, Math.round((done / total) * 100) / 100));
+}

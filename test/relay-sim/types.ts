@@ -1,0 +1,91 @@
+/** Public types of the relay simulator (see docs/CONTRACTS.md, section "test/relay-sim"). */
+
+export type ApiStyle = 'relay' | 'bfl';
+
+export type LatencySpec =
+	| number
+	| { min: number; max: number; seed?: number | string }
+	| ((prompt: string) => number);
+
+export interface RelaySimOptions {
+	port?: number; // 0 = random (default)
+	host?: string; // default '127.0.0.1' (stay on loopback)
+	apiKey?: string; // default 'sim-test-key-0123456789abcdef'
+	latencyMs?: LatencySpec; // submit → Ready, default 0
+	maxActiveTasks?: number; // beyond it, submit answers 429 + Retry-After (default: no cap)
+	retryAfterSeconds?: number; // default 1
+	imageBytes?: number; // pad generated PNGs up to about this size (default: small 8×8 PNG)
+	imageSize?: { width: number; height: number }; // PNG dimensions (default 8×8 or chosen by imageBytes)
+	now?: () => number; // injectable clock (epoch ms), default Date.now
+	signedUrlTtlMs?: number; // sample URLs expire after this (403 on download), default 600_000
+	maxBodyBytes?: number; // submit bodies above this get 413, default 64 MB
+	credits?: number; // value returned by the credits routes, default 1000
+}
+
+export type FinalStatus = 'Request Moderated' | 'Content Moderated' | 'Error' | 'Task not found';
+
+export type Fault =
+	/** times: first N matching submits only. createTask: the task is created anyway (ambiguous 5xx);
+	 *  default true for 500/502/504, false otherwise. */
+	| { on: 'submit'; status: number; times?: number; retryAfter?: number; body?: unknown; createTask?: boolean }
+	| { on: 'submit'; reset: true } // task created, then the socket is destroyed after the body was read
+	| { on: 'submit'; hang: true } // task created, never answered (read timeout)
+	| { on: 'poll'; status: number; times?: number; retryAfter?: number; body?: unknown } // times: first N polls of each task
+	| { on: 'poll'; finalStatus: FinalStatus } // returned instead of Ready once the latency has elapsed
+	| { on: 'poll'; progressStatuses: string[] } // the first polls of each task answer these, in order, then Pending/Ready
+	| { on: 'poll'; pollingUrlHost: string } // BFL: submit returns a polling_url on this host (same port)
+	| { on: 'download'; truncated: true } // Content-Length of the full file, half the bytes sent, socket destroyed
+	| { on: 'download'; nonImage: true } // an HTML body served as image/png
+	| { on: 'download'; slowBytesPerSecond: number }
+	| { on: 'download'; sizeBytes: number; chunked?: boolean } // a valid PNG of that size; chunked: no Content-Length
+	| { on: 'download'; redirects: number; redirectStatus?: 301 | 302 | 303 | 307 | 308 } // n hops (default 302) before the file
+	| { on: 'download'; status: number; times?: number }; // first N downloads of each task
+
+export interface SubmitLogEntry {
+	prompt: string;
+	taskId?: string;
+	status: number; // HTTP status answered; 0 = socket reset, -1 = hung (never answered)
+	at: number;
+	style: ApiStyle;
+	body?: unknown; // the parsed JSON body as received (to check what the client sent)
+}
+
+export interface TaskLogEntry {
+	prompt: string;
+	createdAt: number;
+	readyAt?: number; // when the task became Ready (createdAt + latency), set once a poll saw it Ready
+	finalStatus?: string; // 'Ready' or the final status of a fault, set on the poll that reported it
+	latencyMs: number;
+	style: ApiStyle;
+}
+
+export interface SimLog {
+	submits: SubmitLogEntry[];
+	submitsByPrompt: Map<string, number>; // accepted + rejected submit requests per prompt
+	tasks: Map<string, TaskLogEntry>;
+	polls: number;
+	pollsByTask: Map<string, number>;
+	downloads: number; // /files requests not answered with a redirect
+	downloadsByTask: Map<string, number>;
+	redirects: number; // /files requests answered with a redirect
+	peakActiveTasks: number;
+	peakConcurrentRequests: number;
+	credentialOnDownload: boolean; // true if an Authorization or x-key header ever reached /files/
+	unauthorized: number; // requests answered 401
+	foreignHostRequests: number; // requests whose Host header was not the simulator's own host:port
+	creditChecks: number; // authenticated calls to the credits routes
+}
+
+export interface RelaySimulator {
+	url: string; // 'http://127.0.0.1:PORT'
+	port: number;
+	apiKey: string;
+	log: SimLog; // live object; reset() clears it in place
+	setFault(promptSubstring: string, fault: Fault): void;
+	clearFaults(): void;
+	setLatency(latency: LatencySpec): void;
+	setMaxActiveTasks(max: number | undefined): void;
+	activeTasks(): number; // submitted and not yet final, now
+	reset(): void; // clear faults and log (tasks already created keep working)
+	close(): Promise<void>;
+}
