@@ -6,6 +6,6 @@ module.exports = {
 	testMatch: ['**/*.test.ts'],
 	// The real-n8n end-to-end test runs on its own (npm run test:e2e): it installs n8n.
 	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/'],
-	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 	testTimeout: 30000,
 };

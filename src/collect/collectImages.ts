@@ -76,15 +76,20 @@ async function slotItem(
 		const binary = await ctx.helpers.prepareBinaryData(buffer, `${fileBase}.${fileExtension}`, mimeType);
 		return { json, binary: { [params.binaryPropertyName]: binary }, pairedItem };
 	}
-	if (params.failureMode === 'placeholder' && ctx.getNode().onError !== 'continueErrorOutput') {
+	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
+	if (!toErrorOutput) {
+		// Placeholder mode, or "continue (regular output)": the slot stays in place with status failed.
+		if (params.failureMode !== 'placeholder') return { json, pairedItem };
 		const binary = await ctx.helpers.prepareBinaryData(failedSlotPng(), `${fileBase}.png`, 'image/png');
 		return { json, binary: { [params.binaryPropertyName]: binary }, pairedItem };
 	}
-	// Continue on fail: the failed slot is an error item. An item with `error` set is what n8n
-	// moves to the error output under "continue (using error output)".
-	const error = new NodeOperationError(ctx.getNode(), `Slot ${outcome.slot.slot} ${outcome.status}: ${outcome.error ?? 'unknown error'}`, {
-		itemIndex: outcome.slot.itemIndex,
-	});
+	// "Continue (using error output)": n8n moves an item with `error` set to the error output
+	// (its json becomes { error: message }, paired to the task item).
+	const error = new NodeOperationError(
+		ctx.getNode(),
+		`Slot ${outcome.slot.slot} ${outcome.status}: ${outcome.error ?? 'unknown error'}`,
+		{ itemIndex: outcome.slot.itemIndex },
+	);
 	return { json, pairedItem, error };
 }
 

@@ -1,4 +1,7 @@
+import { setMaxListeners } from 'node:events';
+
 import { PoolCancelledError, type JobSnapshot, type WorkerPool } from '../pool';
+import { MAX_SIGNAL_LISTENERS } from '../twin/executionCancel';
 import type { ImageJobResult } from '../nodes/imageJobResult';
 import { describeJobError } from './describeJobError';
 import type { Slot } from './slots';
@@ -93,6 +96,7 @@ export async function waitForSlots(
 ): Promise<SlotOutcome[]> {
 	const stop = new AbortController();
 	const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+	setMaxListeners(MAX_SIGNAL_LISTENERS, signal);
 	let firstFailure: SlotOutcome | undefined;
 
 	const outcomes = await Promise.allSettled(

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/flux knows nothing of n8n: it throws typed FluxError / FluxParameterError, which the node layer turns into NodeApiError / NodeOperationError. */
 import { getDomain, parse as parseDomain } from 'tldts';
 import { FluxError } from './errors';
 
@@ -71,11 +72,12 @@ export function resolveEndpoints(creds: FluxCredentials): FluxEndpoints {
 	if (apiKey === '') {
 		throw new FluxError('auth', 'The API key is empty: check the FLUX API credential');
 	}
-	// eslint-disable-next-line no-control-regex
-	if (/[\u0000-\u001f\u007f]/.test(apiKey)) {
-		throw new FluxError('auth', 'The API key contains control characters: check the FLUX API credential', {
-			secrets: [apiKey],
-		});
+	if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+		throw new FluxError(
+			'auth',
+			'The API key contains spaces or characters not allowed in an HTTP header: check the FLUX API credential',
+			{ secrets: [apiKey] },
+		);
 	}
 	const baseUrl = normalizeBaseUrl(creds.baseUrl);
 	const prefix = style === 'relay' ? `${baseUrl}/bfl/v1` : `${baseUrl}/v1`;

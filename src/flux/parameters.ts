@@ -1,25 +1,10 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/flux knows nothing of n8n: it throws typed FluxError / FluxParameterError, which the node layer turns into NodeApiError / NodeOperationError. */
 import { z } from 'zod';
 import { FluxParameterError } from './errors';
+import { ASPECT_RATIOS, AspectRatio, RESOLUTIONS, Resolution } from './options';
 
-/** Option values of the Resolution parameter (PRODUCT.md; stable). */
-export const RESOLUTIONS = ['768sq', '1k', '1.5k', '2k', '4k'] as const;
-/** Option values of the Aspect Ratio parameter (PRODUCT.md; stable). */
-export const ASPECT_RATIOS = [
-	'auto',
-	'21:9',
-	'16:9',
-	'3:2',
-	'4:3',
-	'5:4',
-	'1:1',
-	'4:5',
-	'3:4',
-	'2:3',
-	'9:16',
-	'9:21',
-] as const;
-export type Resolution = (typeof RESOLUTIONS)[number];
-export type AspectRatio = (typeof ASPECT_RATIOS)[number];
+export { ASPECT_RATIOS, RESOLUTIONS };
+export type { AspectRatio, Resolution };
 
 /** Maximum prompt length in characters (Unicode code points). */
 export const MAX_PROMPT_CHARS = 20_480;
@@ -214,7 +199,7 @@ export function classifyReferenceEntry(value: string, field: string): { kind: 'u
 		return { kind: 'url', url: entry };
 	}
 	if (/^\/\//.test(entry) || /^www\./i.test(entry)) {
-		throw new FluxParameterError(field, 'looks like a URL without http:// or https://; add the scheme');
+		throw new FluxParameterError(field, 'looks like a URL without its scheme: start it with https:// (or http://)');
 	}
 	return { kind: 'binary', property: entry };
 }

@@ -18,14 +18,13 @@ function escapeRegExp(s: string): string {
 }
 
 // Any scheme://… run of non-space characters, plus data: URIs (which can be huge base64 blobs).
-const URL_RE = /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s"'<>`]*/gi;
+const URL_RE = /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s"'<>`]+/gi;
 const DATA_URI_RE = /\bdata:[a-z0-9.+/-]*(?:;[a-z0-9=.+-]*)*,[^\s"'<>`]*/gi;
 const BEARER_RE = /\b(Bearer)\s+[^\s"',;]+/gi;
 const XKEY_RE = /\b(x-key)(["']?\s*[:=]\s*["']?)[^\s"',;}]+/gi;
 // Common credential-carrying query/JSON fields that may appear outside a URL.
 const FIELD_RE =
 	/\b(api[_-]?key|apikey|access[_-]?token|token|sig|signature|password|secret)(["']?\s*[:=]\s*["']?)(?!\[REDACTED\])[^\s"',;&}]+/gi;
-// eslint-disable-next-line no-control-regex
 const CONTROL_RE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 
 /**

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/flux knows nothing of n8n: it throws typed FluxError / FluxParameterError, which the node layer turns into NodeApiError / NodeOperationError. */
 import { FluxParameterError } from './errors';
 import { detectReferenceImageType } from './imageType';
 import { MAX_REFERENCE_IMAGES, ReferenceImage, ReferenceImageEntry, classifyReferenceEntry } from './parameters';

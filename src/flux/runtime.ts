@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/flux knows nothing of n8n: it throws typed FluxError / FluxParameterError, which the node layer turns into NodeApiError / NodeOperationError. */
 import { Dispatcher, request } from 'undici';
 import { FluxEndpoints } from './endpoints';
 import { FluxError, isFluxError } from './errors';
@@ -66,6 +67,8 @@ export class JobRuntime {
 	taskId?: string;
 	/** True while a submit request is on the wire (its outcome unknown). */
 	submitInFlight = false;
+	/** The last status seen while polling (for timeout messages). */
+	lastStatus?: string;
 
 	private readonly controller = new AbortController();
 	private readonly timer: NodeJS.Timeout;
@@ -130,7 +133,8 @@ export class JobRuntime {
 				: '';
 		if (cancelled) return this.error('cancelled', `FLUX job cancelled ${where}${task}${upstream}`);
 		const seconds = Math.round(this.options.timeoutMs / 100) / 10;
-		return this.error('timeout', `FLUX job timed out after ${seconds} s ${where}${task}${upstream}`);
+		const last = this.phase === 'poll' && this.lastStatus ? ` (last status: ${this.lastStatus})` : '';
+		return this.error('timeout', `FLUX job timed out after ${seconds} s ${where}${task}${last}${upstream}`);
 	}
 
 	/** Throws the abort error if the job was cancelled or timed out. */
@@ -168,7 +172,8 @@ export class JobRuntime {
 			return this.abortError();
 		}
 		if (isFluxError(err)) {
-			const fe = err instanceof FluxError ? err : new FluxError(err.kind, err.message, { secrets: this.secrets });
+			const other = err as { kind: FluxError['kind']; message: string };
+			const fe = err instanceof FluxError ? err : new FluxError(other.kind, other.message, { secrets: this.secrets });
 			return fe.withTaskId(this.taskId, this.secrets);
 		}
 		const code = errorCode(err);

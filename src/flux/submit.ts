@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FluxError, isFluxError } from './errors';
+import { isFluxError } from './errors';
 import { JobRuntime, apiErrorMessage, drainBody, headerValue, readBodyText } from './runtime';
 import { backoffDelay, classifyNetworkError, errorCode, parseRetryAfter } from './retryPolicy';
 
@@ -78,6 +78,11 @@ export async function submitTask(rt: JobRuntime, body: Record<string, unknown>):
 			}
 			const cls = classifyNetworkError(err);
 			const code = errorCode(err) ?? 'unknown error';
+			if (code === 'UND_ERR_INVALID_ARG') {
+				// Rejected by the HTTP client before anything was sent.
+				rt.submitInFlight = false;
+				throw rt.error('bad_request', `The FLUX request could not be built (${describeNetworkError(err)}); the job was not submitted`, { code });
+			}
 			if (cls === 'not_connected') {
 				rt.submitInFlight = false;
 				return { reason: 'not_connected', delayMs: backoff(), detail: `could not connect to the FLUX API (${code})` };
@@ -164,5 +169,3 @@ export function describeNetworkError(err: unknown): string {
 	const msg = err instanceof Error ? err.message : String(err);
 	return code ? `${code}: ${msg}` : msg;
 }
-
-export type { FluxError };

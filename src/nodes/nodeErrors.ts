@@ -1,6 +1,7 @@
 import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
 
 import { FluxError, redact, type FluxErrorKind } from '../flux';
+import { PoolCancelledError } from '../pool';
 
 const HINTS: Partial<Record<FluxErrorKind, string>> = {
 	auth: 'Check the FLUX API credential (API style, base URL and key).',
@@ -19,6 +20,10 @@ const HINTS: Partial<Record<FluxErrorKind, string>> = {
  */
 export function toNodeError(node: INode, error: unknown, itemIndex?: number): NodeOperationError | NodeApiError {
 	if (error instanceof NodeOperationError || error instanceof NodeApiError) return error;
+	if (error instanceof PoolCancelledError) {
+		// n8n recognises a cancelled run by "canceled" in the node error's message.
+		return new NodeOperationError(node, 'Execution canceled', { itemIndex, description: error.message });
+	}
 	if (error instanceof FluxError) {
 		return new NodeOperationError(node, error.message, {
 			itemIndex,

@@ -1,4 +1,9 @@
+import { setMaxListeners } from 'node:events';
+
 import type { WorkerPool } from '../pool';
+
+/** Every admitted job and every collector slot may listen to the execution's signal. */
+export const MAX_SIGNAL_LISTENERS = 1_000;
 
 /**
  * When the n8n execution is cancelled, drop its queued jobs and abort its
@@ -11,6 +16,7 @@ export function watchExecutionCancel(
 	pool: WorkerPool,
 ): void {
 	if (!signal || owner === undefined) return;
+	setMaxListeners(MAX_SIGNAL_LISTENERS, signal);
 	if (signal.aborted) {
 		pool.cancelOwner(owner, 'The n8n execution was cancelled');
 		return;

@@ -41,6 +41,10 @@ import {
 	WorkflowExecute,
 } from 'n8n-core';
 import type { BinaryDataConfig } from 'n8n-core';
+// Not re-exported from n8n-core's index; both start a *ref'd* setInterval in their constructor
+// (created lazily via Container.get on the first node execution), which keeps jest from exiting.
+import { ScheduledTaskManager } from 'n8n-core/dist/execution-engine/scheduled-task-manager';
+import { SSHClientsManager } from 'n8n-core/dist/execution-engine/ssh-clients-manager';
 import {
 	ICredentialsHelper,
 	NodeHelpers,
@@ -49,6 +53,7 @@ import {
 } from 'n8n-workflow';
 import type {
 	ExecutionError,
+	IBinaryData,
 	IConnections,
 	ICredentialDataDecryptedObject,
 	ICredentialType,
@@ -96,7 +101,6 @@ function makeLogger(): Logger {
 		(level: LogEntry['level']) =>
 		(message: string, meta?: unknown): void => {
 			engineLogs.push({ level, message, meta });
-			// eslint-disable-next-line no-console
 			if (echo) console.log(`[n8n ${level}] ${message}`);
 		};
 	const logger = {
@@ -161,7 +165,7 @@ export async function configureEngine(options: ConfigureEngineOptions = {}): Pro
 		hostId: 'main-engine-harness',
 		isMultiMainEnabled: false,
 		isMultiMainLicensed: false,
-	}) as InstanceSettings;
+	}) as unknown as InstanceSettings;
 	Container.set(InstanceSettings, instanceSettings);
 
 	let storageDir: string | undefined;
@@ -187,16 +191,40 @@ export async function configureEngine(options: ConfigureEngineOptions = {}): Pro
 	if (mode === 'filesystem') await binaryDataService.init();
 	Container.set(BinaryDataService, binaryDataService);
 
+	// Every ExecuteContext does Container.get(SSHClientsManager) (for this.helpers.getSSHClient), and
+	// every TriggerContext Container.get(ScheduledTaskManager). Their constructors start ref'd
+	// intervals (SSH idle cleanup every 60s; cron logging) that would keep the jest worker alive
+	// ("Jest did not exit one second after the test run has completed", and --detectOpenHandles
+	// hangs without naming them). Create them now and unref the timers; teardownEngine() clears them.
+	unrefTimer(Container.get(SSHClientsManager), 'cleanupTimer');
+	unrefTimer(Container.get(ScheduledTaskManager), 'logInterval');
+
 	engineState = { mode, storageDir, ownsStorageDir };
 }
 
-/** Removes the temp binary-data dir (if the harness created one). Use in afterAll(). */
+function unrefTimer(service: object, field: string): void {
+	const timer = (service as Record<string, unknown>)[field] as NodeJS.Timeout | undefined;
+	timer?.unref();
+}
+
+/**
+ * Clears the n8n-core timers and removes the temp binary-data dir (if the harness created one).
+ * Registered as an afterAll() automatically when the harness is imported by a jest test file;
+ * safe to call more than once.
+ */
 export function teardownEngine(): void {
-	if (engineState?.ownsStorageDir && engineState.storageDir) {
+	if (!engineState) return;
+	Container.get(SSHClientsManager).onShutdown();
+	const scheduler = Container.get(ScheduledTaskManager);
+	scheduler.deregisterAllCrons();
+	clearInterval((scheduler as unknown as { logInterval?: NodeJS.Timeout }).logInterval);
+	if (engineState.ownsStorageDir && engineState.storageDir) {
 		rmSync(engineState.storageDir, { recursive: true, force: true });
 	}
 	engineState = undefined;
 }
+
+if (typeof afterAll === 'function') afterAll(() => teardownEngine());
 
 // ---------------------------------------------------------------------------------------------
 // Node types
@@ -351,7 +379,10 @@ export interface RunWorkflowOptions {
 	connections: IConnections;
 	/** node type name → node type instance. MANUAL_TRIGGER_TYPE is added automatically. */
 	nodeTypes: Record<string, INodeType | IVersionedNodeType>;
-	/** credential type name → decrypted data returned to `this.getCredentials(type)`. */
+	/**
+	 * credential type name → decrypted data returned to `this.getCredentials(type)`. Nodes whose type
+	 * declares that credential get `node.credentials[type]` filled in if they don't reference one.
+	 */
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
 	/** credential type definitions, only needed for `httpRequestWithAuthentication` (authenticate). */
 	credentialTypes?: ICredentialType[];
@@ -424,7 +455,16 @@ export async function runWorkflow(opts: RunWorkflowOptions): Promise<EngineRun> 
 		[MANUAL_TRIGGER_TYPE]: makeManualTrigger(triggerItems),
 		...opts.nodeTypes,
 	});
-	for (const node of nodes) nodeTypes.getByName(node.type); // fail fast on unknown types
+	for (const node of nodes) {
+		const description = nodeTypes.getByNameAndVersion(node.type, node.typeVersion).description; // throws on unknown types
+		// n8n only hands credentials to a node whose INode.credentials references that type
+		// ("Node does not have any credentials set" otherwise). Reference the in-memory ones for you.
+		for (const { name } of description.credentials ?? []) {
+			if (opts.credentials?.[name] && !node.credentials?.[name]) {
+				node.credentials = { ...node.credentials, [name]: { id: `cred-${name}`, name: `${name} (harness)` } };
+			}
+		}
+	}
 
 	const workflow = new Workflow({
 		id: workflowId,
@@ -548,6 +588,12 @@ export async function runWorkflow(opts: RunWorkflowOptions): Promise<EngineRun> 
 			return await Container.get(BinaryDataService).getAsBuffer(binary);
 		},
 	};
+}
+
+/** For 'filesystem' binary mode: the file an item's binary was stored in. */
+export function binaryFilePath(binary: IBinaryData): string {
+	if (!binary.id) throw new Error('engine harness: binary has no id (in-memory binary data mode?)');
+	return Container.get(BinaryDataService).getPath(binary.id);
 }
 
 // ---------------------------------------------------------------------------------------------

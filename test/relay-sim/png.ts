@@ -1,10 +1,12 @@
 /**
- * Tiny, dependency-free PNG encoder/reader for the relay simulator.
+ * Prompt-tagged PNGs for the relay simulator, built on the package's encoder (src/images/solidPng.ts),
+ * plus a reader/validator for tests.
  *
  * Every image is a valid 8-bit RGB PNG whose colour is derived from a hash of the prompt and
  * whose prompt is stored in a text chunk, so a test can tell which prompt produced which image.
  */
-import { crc32, deflateSync, inflateSync } from 'node:zlib';
+import { crc32, inflateSync } from 'node:zlib';
+import { encodeRgbPng, pngChunk } from '../../src/images/solidPng';
 import { hash32, mulberry32 } from './prng';
 
 export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -34,17 +36,16 @@ export function makePromptPng(prompt: string, options: PromptPngOptions = {}): B
 	const width = clampSide(options.width ?? DEFAULT_SIDE);
 	const height = clampSide(options.height ?? DEFAULT_SIDE);
 	const seed = hash32(prompt);
-	const colour = [(seed >>> 16) & 0xff, (seed >>> 8) & 0xff, seed & 0xff];
-	const chunks = [chunk('IHDR', ihdr(width, height)), textChunk(PROMPT_KEYWORD, prompt)];
-	for (const [key, value] of Object.entries(options.text ?? {})) chunks.push(textChunk(key, value));
-	chunks.push(chunk('IDAT', deflateSync(solidPixels(width, height, colour))));
-	const size = PNG_SIGNATURE.length + chunks.reduce((n, c) => n + c.length, 0) + 12; /* IEND */
-	const missing = (options.padToBytes ?? 0) - size;
+	const pixels = solidPixels(width, height, [(seed >>> 16) & 0xff, (seed >>> 8) & 0xff, seed & 0xff]);
+	const texts = [textChunk(PROMPT_KEYWORD, prompt)];
+	for (const [key, value] of Object.entries(options.text ?? {})) texts.push(textChunk(key, value));
+	const png = encodeRgbPng(width, height, pixels, texts);
+	const missing = (options.padToBytes ?? 0) - png.length;
+	if (missing < 12) return png;
 	// Padding: a private ancillary chunk (decoders skip it) of incompressible noise, so neither
-	// zlib nor transport compression shrinks the file. Cheap: the noise is generated once.
-	if (missing >= 12) chunks.push(chunk(PAD_CHUNK, noise(missing - 12)));
-	chunks.push(chunk('IEND', Buffer.alloc(0)));
-	return Buffer.concat([PNG_SIGNATURE, ...chunks]);
+	// zlib nor transport compression shrinks the file. Its CRC uses native zlib.crc32: a 4 MB
+	// image costs a few ms, so benchmarks measure the client, not the simulator.
+	return encodeRgbPng(width, height, pixels, [...texts, fastChunk(PAD_CHUNK, noise(missing - 12))]);
 }
 
 /** The prompt stored by makePromptPng, or undefined when the buffer is not such a PNG. */
@@ -129,15 +130,16 @@ function parseItxt(data: Buffer): [string, string] | undefined {
 function textChunk(keyword: string, value: string): Buffer {
 	// tEXt is Latin-1 without NUL; anything else goes into an uncompressed UTF-8 iTXt chunk.
 	if (/^[\x01-\xff]*$/.test(value)) {
-		return chunk('tEXt', Buffer.concat([Buffer.from(keyword, 'latin1'), Buffer.from([0]), Buffer.from(value, 'latin1')]));
+		return pngChunk('tEXt', Buffer.concat([Buffer.from(keyword, 'latin1'), Buffer.from([0]), Buffer.from(value, 'latin1')]));
 	}
-	return chunk(
+	return pngChunk(
 		'iTXt',
 		Buffer.concat([Buffer.from(keyword, 'latin1'), Buffer.from([0, 0, 0, 0, 0]), Buffer.from(value, 'utf8')]),
 	);
 }
 
-function chunk(type: string, data: Buffer): Buffer {
+/** Same bytes as pngChunk, with the native CRC (for megabyte-sized chunks). */
+function fastChunk(type: string, data: Buffer): Buffer {
 	const out = Buffer.alloc(12 + data.length);
 	out.writeUInt32BE(data.length, 0);
 	out.write(type, 4, 'latin1');
@@ -146,21 +148,11 @@ function chunk(type: string, data: Buffer): Buffer {
 	return out;
 }
 
-function ihdr(width: number, height: number): Buffer {
-	const data = Buffer.alloc(13);
-	data.writeUInt32BE(width, 0);
-	data.writeUInt32BE(height, 4);
-	data[8] = 8; // bit depth
-	data[9] = 2; // colour type: RGB
-	return data; // compression, filter, interlace: 0
-}
-
-function solidPixels(width: number, height: number, colour: number[]): Buffer {
-	const row = Buffer.alloc(1 + width * 3);
-	for (let x = 0; x < width; x++) row.set(colour, 1 + x * 3);
-	const raw = Buffer.alloc(row.length * height);
-	for (let y = 0; y < height; y++) row.copy(raw, y * row.length);
-	return raw;
+/** width*height*3 bytes, row by row (encodeRgbPng adds the filter bytes). */
+function solidPixels(width: number, height: number, colour: readonly number[]): Buffer {
+	const pixels = Buffer.alloc(width * height * 3);
+	for (let i = 0; i < pixels.length; i += 3) pixels.set(colour, i);
+	return pixels;
 }
 
 let noiseCache = Buffer.alloc(0);

@@ -39,7 +39,7 @@ export async function startRelaySimulator(options: RelaySimOptions = {}): Promis
 		activeTasks: () => ctx.tasks.activeCount(),
 		reset: () => {
 			ctx.faults.clear();
-			ctx.tasks.resetSequence();
+			ctx.tasks.clear();
 			clearLog(ctx.log);
 		},
 		close: () => {

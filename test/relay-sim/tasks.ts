@@ -118,8 +118,10 @@ export class TaskStore {
 		return { state: 'final', status: task.reported, readyAt };
 	}
 
-	/** Restart the per-prompt jitter sequence (tasks themselves keep working). */
-	resetSequence(): void {
+	/** Forget every task (polls of old ids answer Task not found) and restart the jitter sequence. */
+	clear(): void {
+		this.byId.clear();
+		this.active.clear();
 		this.acceptedByPrompt.clear();
 	}
 }

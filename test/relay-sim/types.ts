@@ -86,6 +86,6 @@ export interface RelaySimulator {
 	setLatency(latency: LatencySpec): void;
 	setMaxActiveTasks(max: number | undefined): void;
 	activeTasks(): number; // submitted and not yet final, now
-	reset(): void; // clear faults and log (tasks already created keep working)
+	reset(): void; // clear faults, log and tasks (latency and the active cap stay as set)
 	close(): Promise<void>;
 }

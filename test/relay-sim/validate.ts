@@ -1,14 +1,14 @@
 /** Validation of the flux-3-image submit body (FLUX_API.md). Strict on purpose: catches client bugs. */
 import { z } from 'zod';
+import { RESOLUTIONS } from '../../src/flux/options';
 
 export const MAX_REFERENCE_IMAGES = 10;
-const RESOLUTIONS = ['768sq', '1k', '1.5k', '2k', '4k'] as const;
 
 const imageRef = z
 	.string()
 	.min(1, 'must be a non-empty string')
 	.refine((s) => !/^data:/i.test(s), 'send plain base64, not a data: URI')
-	.refine((s) => /^https?:\/\//i.test(s) || /^[A-Za-z0-9+/_=\s-]+$/.test(s), 'must be an http(s) URL or base64');
+	.refine((s) => /^data:/i.test(s) || /^https?:\/\//i.test(s) || /^[A-Za-z0-9+/_=\s-]+$/.test(s), 'must be an http(s) URL or base64');
 
 const submitBody = z
 	.object({
@@ -46,7 +46,7 @@ export function validateSubmit(raw: Buffer): Validation & { parsed?: unknown } {
 	if (result.success) return { ok: true, body: result.data, parsed };
 	const message = result.error.issues
 		.map((issue) => {
-			const path = issue.path.length ? issue.path.join('.') : 'body';
+			const path = issue.path.length ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').slice(1) : 'body';
 			return issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : `${path}: ${issue.message}`;
 		})
 		.join('; ');

@@ -1,0 +1,187 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/flux knows nothing of n8n: it throws typed FluxError / FluxParameterError, which the node layer turns into NodeApiError / NodeOperationError. */
+import { Dispatcher } from 'undici';
+import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage } from './download';
+import { FluxCredentials, resolveEndpoints } from './endpoints';
+import { FluxError, FluxParameterError, isFluxError } from './errors';
+import { ResultExtension, ResultMimeType } from './imageType';
+import { FluxImageRequest, buildRequestBody, validateFluxImageRequest } from './parameters';
+import { pollUntilReady } from './poll';
+import {
+	DEFAULT_DOWNLOAD_RETRY_POLICY,
+	DEFAULT_POLL_POLICY,
+	DEFAULT_SUBMIT_RETRY_POLICY,
+	PollPolicy,
+	RetryPolicy,
+	resolvePolicy,
+} from './retryPolicy';
+import { AttemptCounts, JobRuntime } from './runtime';
+import { redact } from './redact';
+import { submitTask } from './submit';
+
+/** Default overall job timeout: 10 minutes. */
+export const DEFAULT_JOB_TIMEOUT_MS = 600_000;
+/** Default per-request headers/body-idle timeout: 60 s. A submit that times out is `maybe_submitted`. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** Options of {@link generateImage} (CONTRACTS.md, plus the optional extras marked "extra"). */
+export interface GenerateOptions {
+	/** The job's cancel signal: aborts in-flight requests and sleeps; the job fails with kind `cancelled`. */
+	signal?: AbortSignal;
+	/** Overall job timeout (default 600 000 ms); kind `timeout`. */
+	timeoutMs?: number;
+	/** Download size cap (default 50 MB); kind `too_large`. */
+	maxDownloadBytes?: number;
+	/** Called after every HTTP attempt starts, with the running total. */
+	onAttempt?: (total: number) => void;
+	/** Poll backoff (defaults: 500 ms ×1.5 up to 4 s, 20 % jitter). */
+	poll?: Partial<PollPolicy>;
+	/** Clock for timings and deadline arithmetic (epoch ms). */
+	now?: () => number;
+	/** Extra: submit retry policy (429 / 503 / connection never opened). */
+	submitRetry?: Partial<RetryPolicy>;
+	/** Extra: download retry policy (network, truncation, 408/429/5xx). */
+	downloadRetry?: Partial<RetryPolicy>;
+	/** Extra: per-request headers and body-idle timeout (default 60 000 ms). */
+	requestTimeoutMs?: number;
+	/** Extra: jitter source (default Math.random), for reproducible benchmarks. */
+	random?: () => number;
+	/** Extra: an undici dispatcher instead of the shared agent (tests, benchmarks). */
+	dispatcher?: Dispatcher;
+}
+
+/** A generated image (CONTRACTS.md). */
+export interface FluxImageResult {
+	buffer: Buffer;
+	mimeType: ResultMimeType;
+	fileExtension: ResultExtension;
+	taskId: string;
+	/** Epoch ms: task accepted, seen Ready, image downloaded. */
+	timings: { submittedAt: number; readyAt: number; downloadedAt: number };
+	attempts: AttemptCounts;
+}
+
+function positive(n: number | undefined, fallback: number): number {
+	return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+/**
+ * Generates one FLUX 3 image: submit (paid-job rule), poll with backoff,
+ * download and verify. Resolves with the image, or rejects with a
+ * {@link FluxError} whose `kind` says why and whose message is redacted.
+ */
+export async function generateImage(
+	creds: FluxCredentials,
+	req: FluxImageRequest,
+	opts: GenerateOptions = {},
+): Promise<FluxImageResult> {
+	const secrets = creds && typeof creds.apiKey === 'string' ? [creds.apiKey] : [];
+	let endpoints;
+	let request: FluxImageRequest;
+	try {
+		endpoints = resolveEndpoints(creds);
+		request = validateFluxImageRequest(req);
+	} catch (err) {
+		if (err instanceof FluxParameterError) throw new FluxError('bad_request', err.message, { secrets });
+		if (isFluxError(err)) throw err;
+		throw new FluxError('bad_request', err instanceof Error ? err.message : String(err), { secrets });
+	}
+	if (opts.signal?.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
+
+	const now = opts.now ?? Date.now;
+	const rt = new JobRuntime({
+		endpoints,
+		signal: opts.signal,
+		timeoutMs: positive(opts.timeoutMs, DEFAULT_JOB_TIMEOUT_MS),
+		requestTimeoutMs: positive(opts.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
+		maxDownloadBytes: positive(opts.maxDownloadBytes, DEFAULT_MAX_DOWNLOAD_BYTES),
+		poll: resolvePolicy(DEFAULT_POLL_POLICY, opts.poll),
+		submitRetry: resolvePolicy(DEFAULT_SUBMIT_RETRY_POLICY, opts.submitRetry),
+		downloadRetry: resolvePolicy(DEFAULT_DOWNLOAD_RETRY_POLICY, opts.downloadRetry),
+		dispatcher: opts.dispatcher,
+		now,
+		random: opts.random ?? Math.random,
+		onAttempt: opts.onAttempt,
+	});
+	try {
+		const task = await submitTask(rt, buildRequestBody(request));
+		const submittedAt = now();
+		const { sampleUrl } = await pollUntilReady(rt, task);
+		const readyAt = now();
+		const image = await downloadImage(rt, sampleUrl);
+		const downloadedAt = now();
+		return {
+			buffer: image.buffer,
+			mimeType: image.mimeType,
+			fileExtension: image.fileExtension,
+			taskId: task.taskId,
+			timings: { submittedAt, readyAt, downloadedAt },
+			attempts: { ...rt.attempts },
+		};
+	} catch (err) {
+		throw rt.toFluxError(err);
+	} finally {
+		rt.dispose();
+	}
+}
+
+/** Result of {@link checkFluxCredentials}. */
+export interface CredentialTestResult {
+	ok: boolean;
+	message: string;
+	statusCode?: number;
+}
+
+/**
+ * The credential test: one cheap authenticated `GET …/credits`. Never throws;
+ * the message is redacted.
+ */
+export async function checkFluxCredentials(
+	creds: FluxCredentials,
+	opts: { signal?: AbortSignal; timeoutMs?: number; dispatcher?: Dispatcher } = {},
+): Promise<CredentialTestResult> {
+	const secrets = creds && typeof creds.apiKey === 'string' ? [creds.apiKey] : [];
+	let endpoints;
+	try {
+		endpoints = resolveEndpoints(creds);
+	} catch (err) {
+		return { ok: false, message: redact(err instanceof Error ? err.message : String(err), secrets) };
+	}
+	const rt = new JobRuntime({
+		endpoints,
+		signal: opts.signal,
+		timeoutMs: positive(opts.timeoutMs, 15_000),
+		requestTimeoutMs: positive(opts.timeoutMs, 15_000),
+		maxDownloadBytes: 0,
+		poll: { ...DEFAULT_POLL_POLICY },
+		submitRetry: { ...DEFAULT_SUBMIT_RETRY_POLICY },
+		downloadRetry: { ...DEFAULT_DOWNLOAD_RETRY_POLICY },
+		dispatcher: opts.dispatcher,
+		now: Date.now,
+		random: Math.random,
+	});
+	try {
+		const res = await rt.http(endpoints.creditsUrl, {
+			method: 'GET',
+			headers: { ...endpoints.authHeaders, accept: 'application/json' },
+		});
+		const status = res.statusCode;
+		await res.body.text().catch(() => '');
+		if (status >= 200 && status < 300) return { ok: true, message: 'Connection successful: the API key was accepted', statusCode: status };
+		if (status === 401 || status === 403) {
+			return { ok: false, message: `The API key was refused (HTTP ${status}): check the FLUX API credential`, statusCode: status };
+		}
+		if (status === 404) {
+			return {
+				ok: false,
+				message: 'The API was not found at this Base URL (HTTP 404): check the Base URL and the API style',
+				statusCode: status,
+			};
+		}
+		return { ok: false, message: `The FLUX API answered HTTP ${status}`, statusCode: status };
+	} catch (err) {
+		const fe = rt.toFluxError(err);
+		return { ok: false, message: `Could not reach the FLUX API: ${fe.message}` };
+	} finally {
+		rt.dispose();
+	}
+}

@@ -1,0 +1,34 @@
+import { closeFluxAgent, checkFluxCredentials } from '../../src/flux';
+import { RelaySimulator, startRelaySimulator } from '../relay-sim';
+import { credsFor } from './helpers';
+
+let sim: RelaySimulator;
+beforeAll(async () => {
+	sim = await startRelaySimulator();
+});
+afterAll(async () => {
+	await sim.close();
+	await closeFluxAgent();
+});
+
+describe('checkFluxCredentials (one cheap authenticated request)', () => {
+	it.each(['relay', 'bfl'] as const)('%s: a good key passes', async (style) => {
+		const before = sim.log.creditChecks;
+		const r = await checkFluxCredentials(credsFor(sim, style));
+		expect(r).toMatchObject({ ok: true, statusCode: 200 });
+		expect(sim.log.creditChecks).toBe(before + 1);
+	});
+
+	it.each(['relay', 'bfl'] as const)('%s: a wrong key says to check the credential', async (style) => {
+		const r = await checkFluxCredentials(credsFor(sim, style, 'nope-nope-nope-123'));
+		expect(r.ok).toBe(false);
+		expect(r.message).toMatch(/check the FLUX API credential/);
+		expect(r.message).not.toContain('nope-nope-nope-123');
+	});
+
+	it('a bad base URL is reported without a request', async () => {
+		const r = await checkFluxCredentials({ apiStyle: 'relay', baseUrl: 'file:///tmp', apiKey: 'abcdef123' });
+		expect(r.ok).toBe(false);
+		expect(r.message).toMatch(/Base URL/);
+	});
+});

@@ -1,0 +1,58 @@
+import { FluxCredentials, FluxError, FluxImageRequest, GenerateOptions, generateImage, isFluxError } from '../../src/flux';
+import type { RelaySimulator } from '../relay-sim';
+
+/** Tiny poll/backoff intervals so the suite runs fast. */
+export const FAST: GenerateOptions = {
+	timeoutMs: 10_000,
+	requestTimeoutMs: 5_000,
+	poll: { initialDelayMs: 2, factor: 1.5, maxDelayMs: 10, jitter: 0, maxRetryAfterMs: 20 },
+	submitRetry: { initialDelayMs: 2, factor: 2, maxDelayMs: 10, jitter: 0, maxRetryAfterMs: 20, maxAttempts: 5 },
+	downloadRetry: { initialDelayMs: 2, factor: 2, maxDelayMs: 10, jitter: 0, maxRetryAfterMs: 20, maxAttempts: 3 },
+};
+
+export function credsFor(sim: RelaySimulator, apiStyle: 'relay' | 'bfl' = 'relay', apiKey = sim.apiKey): FluxCredentials {
+	return { apiStyle, baseUrl: `${sim.url}/`, apiKey };
+}
+
+let counter = 0;
+/** A unique prompt (fault substrings match per prompt). */
+export function uniquePrompt(label: string): string {
+	counter++;
+	return `${label} #${counter} ${Date.now().toString(36)}`;
+}
+
+export function requestFor(prompt: string, extra: Partial<FluxImageRequest> = {}): FluxImageRequest {
+	return { prompt, resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images: [], ...extra };
+}
+
+/** Awaits a rejection and returns it as a FluxError (fails the test otherwise). */
+export async function failureOf(p: Promise<unknown>): Promise<FluxError> {
+	try {
+		await p;
+	} catch (err) {
+		if (!isFluxError(err)) throw err;
+		return err;
+	}
+	throw new Error('expected a FluxError, but the job succeeded');
+}
+
+/** Asserts that a message carries no secret and no URL. */
+export function expectRedacted(message: string, sim: RelaySimulator): void {
+	expect(message).not.toContain(sim.apiKey);
+	expect(message).not.toMatch(/https?:\/\//);
+	expect(message).not.toContain(sim.url);
+	expect(message).not.toMatch(/sig=|\/files\//);
+	expect(message.length).toBeLessThanOrEqual(500);
+}
+
+export function generate(sim: RelaySimulator, prompt: string, style: 'relay' | 'bfl' = 'relay', opts: GenerateOptions = {}) {
+	return generateImage(credsFor(sim, style), requestFor(prompt), { ...FAST, ...opts });
+}
+
+export function submitsFor(sim: RelaySimulator, prompt: string): number {
+	return sim.log.submitsByPrompt.get(prompt) ?? 0;
+}
+
+export function tasksFor(sim: RelaySimulator, prompt: string): string[] {
+	return [...sim.log.tasks.entries()].filter(([, t]) => t.prompt === prompt).map(([id]) => id);
+}

@@ -1,0 +1,216 @@
+import { createServer } from 'node:net';
+import { closeFluxAgent } from '../../src/flux';
+import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../relay-sim';
+import { expectRedacted, failureOf, generate, submitsFor, tasksFor, uniquePrompt } from './helpers';
+
+let sim: RelaySimulator;
+beforeAll(async () => {
+	sim = await startRelaySimulator({ latencyMs: 10 });
+});
+afterEach(() => sim.reset());
+afterAll(async () => {
+	await sim.close();
+	await closeFluxAgent();
+});
+
+const MAYBE = /may exist upstream and was not retried to avoid paying twice/;
+
+describe.each(['relay', 'bfl'] as const)('submit HTTP errors (%s)', (style) => {
+	it.each([
+		[400, 'bad_request'],
+		[422, 'bad_request'],
+	] as const)('%i → %s with the API message, not retried', async (status, kind) => {
+		const prompt = uniquePrompt(`submit ${status}`);
+		sim.setFault(prompt, { on: 'submit', status, body: { detail: [{ loc: ['body', 'prompt'], msg: 'prompt is too spicy' }] } });
+		const err = await failureOf(generate(sim, prompt, style));
+		expect(err.kind).toBe(kind);
+		expect(err.statusCode).toBe(status);
+		expect(err.message).toMatch(/prompt: prompt is too spicy/);
+		expect(submitsFor(sim, prompt)).toBe(1);
+		expectRedacted(err.message, sim);
+	});
+
+	it('the API message is redacted (URLs and keys inside it are removed)', async () => {
+		const prompt = uniquePrompt('submit 400 leaky');
+		sim.setFault(prompt, { on: 'submit', status: 400, body: { detail: `bad image https://cdn.example.com/x.png?sig=abc for key ${sim.apiKey}` } });
+		const err = await failureOf(generate(sim, prompt, style));
+		expect(err.kind).toBe('bad_request');
+		expect(err.message).toMatch(/bad image \[URL\] for key \[REDACTED\]/);
+		expectRedacted(err.message, sim);
+	});
+
+	it.each([401, 403])('%i → auth: "check the FLUX API credential", not retried', async (status) => {
+		const prompt = uniquePrompt(`submit ${status}`);
+		sim.setFault(prompt, { on: 'submit', status });
+		const err = await failureOf(generate(sim, prompt, style));
+		expect(err.kind).toBe('auth');
+		expect(err.message).toMatch(/check the FLUX API credential/);
+		expect(submitsFor(sim, prompt)).toBe(1);
+	});
+
+	it('402 → credits, says so, not retried', async () => {
+		const prompt = uniquePrompt('submit 402');
+		sim.setFault(prompt, { on: 'submit', status: 402 });
+		const err = await failureOf(generate(sim, prompt, style));
+		expect(err.kind).toBe('credits');
+		expect(err.message).toMatch(/out of credits/);
+		expect(submitsFor(sim, prompt)).toBe(1);
+	});
+
+	it('429 → retried (the task was not created), then succeeds with exactly one task', async () => {
+		const prompt = uniquePrompt('submit 429');
+		sim.setFault(prompt, { on: 'submit', status: 429, times: 2 });
+		const result = await generate(sim, prompt, style);
+		expect(readPromptFromPng(result.buffer)).toBe(prompt);
+		expect(submitsFor(sim, prompt)).toBe(3);
+		expect(result.attempts.submit).toBe(3);
+		expect(tasksFor(sim, prompt)).toEqual([result.taskId]);
+	});
+
+	it('503 → retried, then succeeds with exactly one task', async () => {
+		const prompt = uniquePrompt('submit 503');
+		sim.setFault(prompt, { on: 'submit', status: 503, times: 2 });
+		const result = await generate(sim, prompt, style);
+		expect(submitsFor(sim, prompt)).toBe(3);
+		expect(tasksFor(sim, prompt)).toEqual([result.taskId]);
+	});
+
+	it.each([500, 502, 504])('%i → maybe_submitted, exactly one submit', async (status) => {
+		const prompt = uniquePrompt(`submit ${status}`);
+		sim.setFault(prompt, { on: 'submit', status });
+		const err = await failureOf(generate(sim, prompt, style));
+		expect(err.kind).toBe('maybe_submitted');
+		expect(err.statusCode).toBe(status);
+		expect(err.message).toMatch(MAYBE);
+		expect(submitsFor(sim, prompt)).toBe(1);
+		expectRedacted(err.message, sim);
+	});
+
+	it('reset after the body was sent → maybe_submitted, exactly one submit', async () => {
+		const prompt = uniquePrompt('submit reset');
+		sim.setFault(prompt, { on: 'submit', reset: true });
+		const err = await failureOf(generate(sim, prompt, style));
+		expect(err.kind).toBe('maybe_submitted');
+		expect(err.message).toMatch(MAYBE);
+		expect(submitsFor(sim, prompt)).toBe(1);
+		expect(tasksFor(sim, prompt)).toHaveLength(1); // it did exist upstream
+	});
+
+	it('read timeout (hang) → maybe_submitted, exactly one submit', async () => {
+		const prompt = uniquePrompt('submit hang');
+		sim.setFault(prompt, { on: 'submit', hang: true });
+		const err = await failureOf(generate(sim, prompt, style, { requestTimeoutMs: 150 }));
+		expect(err.kind).toBe('maybe_submitted');
+		expect(err.code).toBe('UND_ERR_HEADERS_TIMEOUT');
+		expect(err.message).toMatch(MAYBE);
+		expect(submitsFor(sim, prompt)).toBe(1);
+	});
+
+	it('unexpected JSON on 200 (no id) → maybe_submitted, exactly one submit', async () => {
+		const prompt = uniquePrompt('submit 200 garbage');
+		sim.setFault(prompt, { on: 'submit', status: 200, body: 'surprise', createTask: true });
+		const err = await failureOf(generate(sim, prompt, style));
+		expect(err.kind).toBe('maybe_submitted');
+		expect(err.message).toMatch(MAYBE);
+		expect(submitsFor(sim, prompt)).toBe(1);
+	});
+});
+
+describe('submit retry details', () => {
+	it('honours Retry-After seconds on 429', async () => {
+		const prompt = uniquePrompt('retry-after');
+		sim.setFault(prompt, { on: 'submit', status: 429, times: 1, retryAfter: 1 });
+		await generate(sim, prompt, 'relay', {
+			submitRetry: { initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetryAfterMs: 5_000, maxAttempts: 3 },
+		});
+		const [first, second] = sim.log.submits.filter((s) => s.prompt === prompt);
+		expect(first.status).toBe(429);
+		expect(second.status).toBe(200);
+		expect(second.at - first.at).toBeGreaterThanOrEqual(900);
+	});
+
+	it('persistent 429 → rate_limited after the attempt cap, no task created', async () => {
+		const prompt = uniquePrompt('429 forever');
+		sim.setFault(prompt, { on: 'submit', status: 429 });
+		const err = await failureOf(generate(sim, prompt));
+		expect(err.kind).toBe('rate_limited');
+		expect(err.message).toMatch(/not created/);
+		expect(submitsFor(sim, prompt)).toBe(5);
+		expect(tasksFor(sim, prompt)).toHaveLength(0);
+	});
+
+	it("the simulator's active-task cap (429 + Retry-After) is waited out", async () => {
+		sim.setMaxActiveTasks(1);
+		sim.setLatency(60);
+		try {
+			const prompts = [uniquePrompt('cap one'), uniquePrompt('cap two')];
+			const results = await Promise.all(prompts.map((p) => generate(sim, p)));
+			results.forEach((r, i) => expect(readPromptFromPng(r.buffer)).toBe(prompts[i]));
+			expect(sim.log.submits.some((s) => s.status === 429)).toBe(true);
+			expect(sim.log.tasks.size).toBe(2);
+		} finally {
+			sim.setMaxActiveTasks(undefined);
+			sim.setLatency(10);
+		}
+	});
+
+	it('a 429 wait that would pass the job timeout fails at once as rate_limited', async () => {
+		const prompt = uniquePrompt('429 long wait');
+		sim.setFault(prompt, { on: 'submit', status: 429, retryAfter: 120 });
+		const err = await failureOf(
+			generate(sim, prompt, 'relay', { timeoutMs: 2_000, submitRetry: { maxRetryAfterMs: 60_000, maxAttempts: 5 } }),
+		);
+		expect(err.kind).toBe('rate_limited');
+		expect(submitsFor(sim, prompt)).toBe(1);
+	});
+});
+
+async function closedPort(): Promise<number> {
+	const server = createServer();
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as { port: number };
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+	return port;
+}
+
+describe('connection never opened (ECONNREFUSED) → retried', () => {
+	it('retries up to the cap and fails as network; nothing was created', async () => {
+		const port = await closedPort();
+		let attempts = 0;
+		const err = await failureOf(
+			generate({ ...sim, url: `http://127.0.0.1:${port}` } as RelaySimulator, uniquePrompt('refused'), 'relay', {
+				onAttempt: (n) => (attempts = n),
+			}),
+		);
+		expect(err.kind).toBe('network');
+		expect(err.message).toMatch(/ECONNREFUSED/);
+		expect(err.message).toMatch(/not created/);
+		expect(attempts).toBe(5);
+		expect(sim.log.submits).toHaveLength(0);
+		expectRedacted(err.message, sim);
+	});
+
+	it('keeps retrying until the server comes up, then creates exactly one task', async () => {
+		const port = await closedPort();
+		const prompt = uniquePrompt('refused then up');
+		let late: RelaySimulator | undefined;
+		let starting: Promise<RelaySimulator> | undefined;
+		try {
+			const job = generate({ ...sim, url: `http://127.0.0.1:${port}` } as RelaySimulator, prompt, 'relay', {
+				submitRetry: { initialDelayMs: 20, factor: 1, maxDelayMs: 20, jitter: 0, maxAttempts: 200 },
+				onAttempt: (n) => {
+					if (n === 3 && !starting) starting = startRelaySimulator({ port, latencyMs: 5 });
+				},
+			});
+			const result = await job;
+			late = await starting;
+			expect(readPromptFromPng(result.buffer)).toBe(prompt);
+			expect(result.attempts.submit).toBeGreaterThanOrEqual(3);
+			expect(late!.log.submits).toHaveLength(1);
+			expect(late!.log.tasks.size).toBe(1);
+		} finally {
+			late = late ?? (await starting);
+			await late?.close();
+		}
+	});
+});

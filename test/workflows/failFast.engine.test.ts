@@ -1,0 +1,54 @@
+/**
+ * Fail fast with a pool narrower than the batch: the first failure stops the
+ * collector, and the jobs still queued behind the two workers never reach the API.
+ */
+import { connect, manualTrigger, runWorkflow, teardownEngine } from '../engine/harness';
+import { startRelaySimulator, type RelaySimulator } from '../relay-sim';
+import { closeFluxAgent } from '../../src/flux';
+import { poolFor } from '../../src/pool';
+import { collectNode, fluxCredentials, items, nodeTypes, submitNode } from './setup';
+
+// Read once, when the pool set is first used (lazily, inside the run below).
+process.env.COMFLY_IMAGE_CONCURRENCY = '2';
+process.env.COMFLY_IMAGE_PENDING = '30';
+
+let sim: RelaySimulator;
+beforeAll(async () => {
+	sim = await startRelaySimulator({ latencyMs: 1_000 });
+});
+afterAll(async () => {
+	await sim.close();
+	await closeFluxAgent();
+	teardownEngine();
+});
+
+it('the first failure throws naming the slot, and queued jobs are cancelled before being sent', async () => {
+	sim.setFault('refused', { on: 'submit', status: 400, body: { detail: 'bad prompt' } });
+	const prompts = ['refused 1', ...Array.from({ length: 29 }, (_, i) => `waiting ${i + 2}`)];
+	const result = await runWorkflow({
+		nodes: [manualTrigger('Trigger'), submitNode('Submit', { prompt: '={{ $json.prompt }}' }), collectNode('Collect', {})],
+		connections: connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
+		nodeTypes,
+		credentials: fluxCredentials(sim),
+		triggerItems: items(...prompts.map((prompt) => ({ prompt }))),
+	});
+	const pool = poolFor('image');
+	expect(pool.workers).toBe(2);
+	expect(result.status).toBe('error');
+	const error = result.errorOf('Collect');
+	expect(error?.message).toMatch(/^Slot 1 failed: .*bad prompt/);
+	expect(error?.message).not.toContain(sim.apiKey);
+	expect(error?.description).toMatch(/Placeholder/);
+
+	// Let the job that was already running finish; then look at what reached the API.
+	const jobIds = result.outputOf('Submit').map((item) => String(item.json.jobId));
+	const snapshots = await Promise.all(jobIds.map(async (id) => await pool.wait(id)));
+	const states = snapshots.map((snapshot) => snapshot.state);
+	expect(states[0]).toBe('failed');
+	// Slot 2 was running when slot 1 failed; slot 3 may have been picked up by the freed worker
+	// in the same instant. Everything after that was still queued: cancelled, never sent.
+	expect(states.slice(3).every((state) => state === 'cancelled')).toBe(true);
+	for (const prompt of prompts.slice(3)) expect(sim.log.submitsByPrompt.get(prompt) ?? 0).toBe(0);
+	expect(sim.log.submits.length).toBeLessThanOrEqual(3);
+	expect(pool.stats()).toMatchObject({ running: 0, queued: 0, admitted: 0 });
+});

@@ -1,0 +1,42 @@
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { ConcurrentCollect } from '../../nodes/ConcurrentCollect/ConcurrentCollect.node';
+import { FluxConcurrentSubmit } from '../../nodes/FluxConcurrentSubmit/FluxConcurrentSubmit.node';
+import { FluxImage } from '../../nodes/FluxImage/FluxImage.node';
+import type { HarnessNode } from '../engine/harness';
+import type { RelaySimulator } from '../relay-sim';
+
+/** Node types as n8n names them when the package is installed. */
+export const TYPES = {
+	image: 'n8n-nodes-flux-concurrent.fluxImage',
+	submit: 'n8n-nodes-flux-concurrent.fluxConcurrentSubmit',
+	collect: 'n8n-nodes-flux-concurrent.concurrentCollect',
+} as const;
+
+export const nodeTypes = {
+	[TYPES.image]: new FluxImage(),
+	[TYPES.submit]: new FluxConcurrentSubmit(),
+	[TYPES.collect]: new ConcurrentCollect(),
+};
+
+export function fluxCredentials(sim: RelaySimulator, apiStyle: 'relay' | 'bfl' = 'relay') {
+	return { fluxApi: { apiStyle, baseUrl: sim.url, apiKey: sim.apiKey } };
+}
+
+const credentialRef = { fluxApi: { id: 'cred-1', name: 'FLUX (simulator)' } };
+
+export function submitNode(name: string, parameters: IDataObject, extra: Partial<HarnessNode> = {}): HarnessNode {
+	return { name, type: TYPES.submit, parameters, credentials: credentialRef, ...extra };
+}
+
+export function imageNode(name: string, parameters: IDataObject, extra: Partial<HarnessNode> = {}): HarnessNode {
+	return { name, type: TYPES.image, parameters, credentials: credentialRef, ...extra };
+}
+
+export function collectNode(name: string, parameters: IDataObject, extra: Partial<HarnessNode> = {}): HarnessNode {
+	return { name, type: TYPES.collect, parameters, ...extra };
+}
+
+export function items(...jsons: IDataObject[]): INodeExecutionData[] {
+	return jsons.map((json) => ({ json }));
+}
