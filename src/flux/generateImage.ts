@@ -31,8 +31,8 @@ export interface GenerateOptions {
 	timeoutMs?: number;
 	/** Download size cap (default 50 MB); kind `too_large`. */
 	maxDownloadBytes?: number;
-	/** Called after every HTTP attempt starts, with the running total. */
-	onAttempt?: (total: number) => void;
+	/** Called after every HTTP attempt starts, with the running counts per phase. */
+	onAttempt?: (attempts: AttemptCounts) => void;
 	/** Poll backoff (defaults: 500 ms ×1.5 up to 4 s, 20 % jitter). */
 	poll?: Partial<PollPolicy>;
 	/** Clock for timings and deadline arithmetic (epoch ms). */

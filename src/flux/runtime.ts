@@ -38,7 +38,7 @@ export interface JobRuntimeOptions {
 	dispatcher?: Dispatcher;
 	now: () => number;
 	random: () => number;
-	onAttempt?: (total: number) => void;
+	onAttempt?: (attempts: AttemptCounts) => void;
 }
 
 export interface HttpRequestOptions {
@@ -107,7 +107,7 @@ export class JobRuntime {
 		this.attempts[step]++;
 		this.attempts.total++;
 		try {
-			this.options.onAttempt?.(this.attempts.total);
+			this.options.onAttempt?.({ ...this.attempts });
 		} catch {
 			// A faulty observer must not break the job.
 		}

@@ -83,7 +83,8 @@ export async function runFluxImageJob(job: PreparedFluxImageJob, context: JobCon
 			signal: context.signal,
 			timeoutMs: job.timeoutMs,
 			maxDownloadBytes: job.maxDownloadBytes,
-			onAttempt: (total) => context.setAttempts(total),
+			// A job's attempts are its submits: 1 means sent once (retries only when provably not created).
+			onAttempt: (attempts) => context.setAttempts(attempts.submit),
 		});
 		return {
 			outcome: 'success',

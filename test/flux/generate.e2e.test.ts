@@ -16,7 +16,7 @@ describe.each(['relay', 'bfl'] as const)('%s style end to end', (style) => {
 	it('submits, polls, downloads: the image carries the prompt', async () => {
 		const prompt = uniquePrompt(`a lighthouse at dusk (${style})`);
 		const attemptsSeen: number[] = [];
-		const result = await generate(sim, prompt, style, { onAttempt: (n) => attemptsSeen.push(n) });
+		const result = await generate(sim, prompt, style, { onAttempt: (n) => attemptsSeen.push(n.total) });
 		expect(result.mimeType).toBe('image/png');
 		expect(result.fileExtension).toBe('png');
 		expect(readPromptFromPng(result.buffer)).toBe(prompt);

@@ -179,7 +179,7 @@ describe('connection never opened (ECONNREFUSED) → retried', () => {
 		let attempts = 0;
 		const err = await failureOf(
 			generate({ ...sim, url: `http://127.0.0.1:${port}` } as RelaySimulator, uniquePrompt('refused'), 'relay', {
-				onAttempt: (n) => (attempts = n),
+				onAttempt: (n) => (attempts = n.total),
 			}),
 		);
 		expect(err.kind).toBe('network');
@@ -199,7 +199,7 @@ describe('connection never opened (ECONNREFUSED) → retried', () => {
 			const job = generate({ ...sim, url: `http://127.0.0.1:${port}` } as RelaySimulator, prompt, 'relay', {
 				submitRetry: { initialDelayMs: 20, factor: 1, maxDelayMs: 20, jitter: 0, maxAttempts: 200 },
 				onAttempt: (n) => {
-					if (n === 3 && !starting) starting = startRelaySimulator({ port, latencyMs: 5 });
+					if (n.submit === 3 && !starting) starting = startRelaySimulator({ port, latencyMs: 5 });
 				},
 			});
 			const result = await job;
