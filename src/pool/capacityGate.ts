@@ -4,7 +4,8 @@ import { PoolCancelledError } from './errors';
 /** Admits at most `capacity` holders at once; further acquirers wait in FIFO order. */
 export class CapacityGate {
 	private held = 0;
-	private readonly waiters = new Set<(value: void) => void>();
+	/** Waiting acquirers in arrival order, with the signal each one waits under. */
+	private readonly waiters = new Map<(value: void) => void, AbortSignal | undefined>();
 
 	/** `label` names the gate in the cancellation message, e.g. "image pool". */
 	constructor(
@@ -36,18 +37,22 @@ export class CapacityGate {
 			signal,
 			() => new PoolCancelledError(`Cancelled while waiting for a free slot in the ${this.label}.`),
 			(settle) => {
-				this.waiters.add(settle);
+				this.waiters.set(settle, signal);
 				return () => this.waiters.delete(settle);
 			},
 		);
 	}
 
-	/** Frees a slot, handing it straight to the oldest waiter if there is one. */
+	/**
+	 * Frees a slot, handing it straight to the oldest waiter if there is one. A waiter whose
+	 * signal has already fired is passed over: its own abort listener rejects it (it may not
+	 * have run yet when a release happens inside the same abort dispatch).
+	 */
 	release(): void {
-		const next = this.waiters.values().next();
-		if (!next.done) {
-			this.waiters.delete(next.value);
-			next.value();
+		for (const [settle, signal] of this.waiters) {
+			if (signal?.aborted) continue;
+			this.waiters.delete(settle);
+			settle();
 			return;
 		}
 		if (this.held === 0) throw new Error('CapacityGate.release() called more often than acquire()');

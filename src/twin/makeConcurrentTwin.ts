@@ -1,6 +1,5 @@
 import {
 	NodeConnectionTypes,
-	NodeOperationError,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeType,
@@ -108,10 +107,8 @@ export function makeConcurrentTwin<Prepared, Result>(
 						meta: { node: this.getNode().name, itemIndex: entry.itemIndex },
 					});
 				} catch (error) {
-					throw new NodeOperationError(this.getNode(), (error as Error).message, {
-						itemIndex: entry.itemIndex,
-						description: 'The execution was cancelled while this item waited for a free slot in the pool.',
-					});
+					// Only a cancelled execution ends the wait at the capacity gate.
+					throw toNodeError(this.getNode(), error, entry.itemIndex);
 				}
 				output.push({
 					json: makeTaskItemJson({

@@ -53,7 +53,7 @@ describe('through MockAgent', () => {
 			.replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }))
 			.persist();
 		const attempts: number[] = [];
-		const err = await failureOf(run('relay', { onAttempt: (n) => attempts.push(n.total) }));
+		const err = await failureOf(run('relay', { onAttempt: (n: { total: number }) => attempts.push(n.total) }));
 		expect(err.kind).toBe('maybe_submitted');
 		expect(attempts).toEqual([1]);
 	});

@@ -80,6 +80,20 @@ describe('CapacityGate', () => {
 		expect(gate.inUse).toBe(0);
 	});
 
+	it('does not hand a freed slot to a waiter whose signal fired in the same abort dispatch', async () => {
+		// An n8n execution is cancelled: one abort listener cancels a queued job (freeing a slot)
+		// before the blocked submit's own listener has run. The slot must not go to that submit.
+		const gate = new CapacityGate(1, 'image pool');
+		await gate.acquire();
+		const controller = new AbortController();
+		controller.signal.addEventListener('abort', () => gate.release(), { once: true });
+		const waiting = gate.acquire(controller.signal);
+		controller.abort();
+		await expect(waiting).rejects.toBeInstanceOf(PoolCancelledError);
+		expect(gate.inUse).toBe(0);
+		expect(gate.waiting).toBe(0);
+	});
+
 	it('rejects a capacity below 1', () => {
 		expect(() => new CapacityGate(0, 'x')).toThrow(RangeError);
 	});

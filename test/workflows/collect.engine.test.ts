@@ -6,7 +6,7 @@ import { connect, manualTrigger, runWorkflow, teardownEngine } from '../engine/h
 import { readPromptFromPng, startRelaySimulator, type RelaySimulator } from '../relay-sim';
 import { closeFluxAgent } from '../../src/flux';
 import { poolFor } from '../../src/pool';
-import { collectNode, fluxCredentials, items, nodeTypes, submitNode } from './setup';
+import { collectNode, fluxCredentials, items, nodeTypes, submitNode, until } from './setup';
 
 let sim: RelaySimulator;
 
@@ -141,6 +141,44 @@ describe('failure modes', () => {
 	});
 });
 
+describe('continue on fail and re-runs', () => {
+	it('continue (regular output): a failed slot stays in place with status failed', async () => {
+		sim.setFault('broken', { on: 'poll', finalStatus: 'Error' });
+		const result = await run(
+			[trigger, submitNode('Submit', { prompt: '={{ $json.prompt }}' }), collectNode('Collect', {}, { onError: 'continueRegularOutput' })],
+			connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
+			items({ prompt: 'broken 1' }, { prompt: 'fine 2' }),
+		);
+		expect(result.status).toBe('success');
+		const images = result.outputOf('Collect', 0);
+		expect(images.map((item) => [item.json.slot, item.json.status])).toEqual([
+			[1, 'failed'],
+			[2, 'success'],
+		]);
+		expect(images[0].binary).toBeUndefined();
+		expect(images[0].json.errorKind).toBe('generation_error');
+	});
+
+	it('re-running only the collector on the same tasks returns the same images without new jobs', async () => {
+		const first = await run(
+			[trigger, submitNode('Submit', { prompt: '={{ $json.prompt }}' }), collectNode('Collect', {})],
+			connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
+			items({ prompt: 'again 1' }, { prompt: 'again 2' }),
+		);
+		expect(first.status).toBe('success');
+		const tasks = first.outputOf('Submit').map((item) => ({ json: item.json }));
+		const second = await run([trigger, collectNode('Collect', {})], connect(['Trigger', 'Collect']), tasks);
+		expect(second.status).toBe('success');
+		const images = second.outputOf('Collect', 0);
+		expect(await Promise.all(images.map(async (item) => readPromptFromPng(await second.binaryBuffer(item))))).toEqual([
+			'again 1',
+			'again 2',
+		]);
+		expect(sim.log.submitsByPrompt.get('again 1')).toBe(1);
+		expect(sim.log.submitsByPrompt.get('again 2')).toBe(1);
+	});
+});
+
 describe('bad input', () => {
 	it('an item that is not a task is an error naming input, item and slot', async () => {
 		const result = await run(
@@ -208,16 +246,16 @@ describe('cancellation', () => {
 			signal: controller.signal,
 		});
 		// Wait (by condition, not by time) until every task exists upstream and is being polled.
-		while (sim.log.tasks.size < 5) await new Promise((resolve) => setImmediate(resolve));
+		await until(() => sim.log.tasks.size === 5, 'every task exists upstream');
 		controller.abort();
 		const result = await running;
 		expect(result.status).toBe('canceled');
 		// Let the aborted jobs settle, then nothing is left running or queued.
-		await Promise.all([...sim.log.tasks.keys()].map(() => Promise.resolve()));
-		while (pool.stats().running > 0) await new Promise((resolve) => setImmediate(resolve));
+		await until(() => pool.stats().running === 0, 'the aborted jobs have settled');
 		expect(pool.stats()).toMatchObject({ running: 0, queued: 0, admitted: 0 });
-		const polls = sim.log.polls;
-		await new Promise((resolve) => setImmediate(resolve));
-		expect(sim.log.polls).toBe(polls);
+		const states = await Promise.all(
+			result.outputOf('Submit').map(async (task) => (await pool.wait(String(task.json.jobId))).state),
+		);
+		expect(states).toEqual(Array(5).fill('cancelled'));
 	});
 });

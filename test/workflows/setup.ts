@@ -1,4 +1,4 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { ConcurrentCollect } from '../../nodes/ConcurrentCollect/ConcurrentCollect.node';
 import { FluxConcurrentSubmit } from '../../nodes/FluxConcurrentSubmit/FluxConcurrentSubmit.node';
@@ -25,18 +25,30 @@ export function fluxCredentials(sim: RelaySimulator, apiStyle: 'relay' | 'bfl' =
 
 const credentialRef = { fluxApi: { id: 'cred-1', name: 'FLUX (simulator)' } };
 
-export function submitNode(name: string, parameters: IDataObject, extra: Partial<HarnessNode> = {}): HarnessNode {
+export function submitNode(name: string, parameters: INodeParameters, extra: Partial<HarnessNode> = {}): HarnessNode {
 	return { name, type: TYPES.submit, parameters, credentials: credentialRef, ...extra };
 }
 
-export function imageNode(name: string, parameters: IDataObject, extra: Partial<HarnessNode> = {}): HarnessNode {
+export function imageNode(name: string, parameters: INodeParameters, extra: Partial<HarnessNode> = {}): HarnessNode {
 	return { name, type: TYPES.image, parameters, credentials: credentialRef, ...extra };
 }
 
-export function collectNode(name: string, parameters: IDataObject, extra: Partial<HarnessNode> = {}): HarnessNode {
+export function collectNode(name: string, parameters: INodeParameters, extra: Partial<HarnessNode> = {}): HarnessNode {
 	return { name, type: TYPES.collect, parameters, ...extra };
 }
 
 export function items(...jsons: IDataObject[]): INodeExecutionData[] {
 	return jsons.map((json) => ({ json }));
+}
+
+/**
+ * Wait until `condition` holds, checking every few milliseconds (a wait for a state,
+ * not a sleep that makes a test pass); fails after `limitMs`.
+ */
+export async function until(condition: () => boolean, what: string, limitMs = 10_000): Promise<void> {
+	const started = Date.now();
+	while (!condition()) {
+		if (Date.now() - started > limitMs) throw new Error(`Timed out waiting until ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
 }

@@ -1,0 +1,65 @@
+/**
+ * The submit node and the capacity gate, through n8n's real engine: the node
+ * returns as soon as its jobs are admitted, waits at the gate when the pool is
+ * full, and a cancelled execution stops that wait and leaves nothing behind.
+ */
+import { connect, manualTrigger, runWorkflow, teardownEngine } from '../engine/harness';
+import { startRelaySimulator, type RelaySimulator } from '../relay-sim';
+import { closeFluxAgent } from '../../src/flux';
+import { poolFor } from '../../src/pool';
+import { fluxCredentials, items, nodeTypes, submitNode, until } from './setup';
+
+// Two workers and one pending place: the fourth job waits at the gate.
+process.env.COMFLY_IMAGE_CONCURRENCY = '2';
+process.env.COMFLY_IMAGE_PENDING = '1';
+
+let sim: RelaySimulator;
+beforeAll(async () => {
+	sim = await startRelaySimulator({ latencyMs: 60_000 });
+});
+afterAll(async () => {
+	await sim.close();
+	await closeFluxAgent();
+	teardownEngine();
+});
+
+const nodes = [manualTrigger('Trigger'), submitNode('Submit', { prompt: '={{ "job " + $json.i }}' })];
+const connections = connect(['Trigger', 'Submit']);
+
+it('returns task items at once, without waiting for the jobs', async () => {
+	const pool = poolFor('image');
+	const result = await runWorkflow({ nodes, connections, nodeTypes, credentials: fluxCredentials(sim), triggerItems: items({ i: 1 }, { i: 2 }) });
+	expect(result.status).toBe('success');
+	const tasks = result.outputOf('Submit');
+	expect(tasks.map((task) => task.json)).toEqual([
+		expect.objectContaining({ type: 'n8n-nodes-flux-concurrent.task', kind: 'image', model: 'flux-3-image', node: 'Submit' }),
+		expect.objectContaining({ type: 'n8n-nodes-flux-concurrent.task', kind: 'image' }),
+	]);
+	expect(JSON.stringify(tasks)).not.toContain(sim.apiKey);
+	// The jobs are still running (latency 60 s): the node did not wait for them.
+	expect(pool.stats()).toMatchObject({ running: 2, admitted: 2 });
+	pool.cancelJobs(tasks.map((task) => String(task.json.jobId)));
+	await Promise.all(tasks.map(async (task) => await pool.wait(String(task.json.jobId))));
+	expect(pool.stats()).toMatchObject({ running: 0, admitted: 0 });
+});
+
+it('a submit blocked at the full gate stops waiting when the execution is cancelled', async () => {
+	const pool = poolFor('image');
+	const controller = new AbortController();
+	const running = runWorkflow({
+		nodes,
+		connections,
+		nodeTypes,
+		credentials: fluxCredentials(sim),
+		triggerItems: items({ i: 1 }, { i: 2 }, { i: 3 }, { i: 4 }),
+		signal: controller.signal,
+	});
+	await until(() => pool.stats().waitingAtGate === 1, 'the fourth submit waits at the gate');
+	expect(pool.stats()).toMatchObject({ running: 2, queued: 1, waitingAtGate: 1 });
+	controller.abort();
+	const result = await running;
+	expect(result.status).toBe('canceled');
+	await until(() => pool.stats().admitted === 0, 'the cancelled jobs have left the pool');
+	expect(pool.stats()).toMatchObject({ running: 0, queued: 0, admitted: 0, waitingAtGate: 0 });
+	expect(sim.log.tasks.size).toBeLessThanOrEqual(2 + 2); // only jobs a worker took ever reached the API
+});
