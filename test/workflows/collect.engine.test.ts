@@ -216,6 +216,22 @@ describe('bad input', () => {
 		expect(poolFor('image').stats().admitted).toBe(0);
 	});
 
+	it('a task of another kind is an error naming input, item and slot', async () => {
+		const video = {
+			type: 'n8n-nodes-flux-concurrent.task',
+			version: 1,
+			jobId: '00000000-0000-4000-8000-000000000001',
+			kind: 'video',
+			model: 'flux-3-video',
+			node: 'Video Submit',
+			submittedAt: new Date().toISOString(),
+		};
+		const result = await run([trigger, collectNode('Collect', {})], connect(['Trigger', 'Collect']), items(video));
+		expect(result.errorOf('Collect')?.message).toBe(
+			'The item at input 1, item 0 (slot 1) is a video task; this collector collects image tasks',
+		);
+	});
+
 	it('an unknown task id is an error naming input, item and slot', async () => {
 		const fake = {
 			type: 'n8n-nodes-flux-concurrent.task',
