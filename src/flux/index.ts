@@ -50,6 +50,7 @@ export {
 	DEFAULT_SUBMIT_RETRY_POLICY,
 	DEFAULT_DOWNLOAD_RETRY_POLICY,
 	backoffDelay,
+	nextPollDelay,
 	parseRetryAfter,
 	resolvePolicy,
 	sleep,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { checkPollingUrl, defaultPollUrl } from './endpoints';
 import { FluxErrorKind } from './errors';
 import { JobRuntime, apiErrorMessage, drainBody, headerValue, readBodyText } from './runtime';
-import { backoffDelay, errorCode, parseRetryAfter } from './retryPolicy';
+import { backoffDelay, errorCode, nextPollDelay, parseRetryAfter } from './retryPolicy';
 import { SubmittedTask, describeNetworkError } from './submit';
 
 /** Poll response (lenient: extra fields pass through, `result` checked only when Ready). */
@@ -87,17 +87,22 @@ export async function pollUntilReady(rt: JobRuntime, task: SubmittedTask): Promi
 			? checkPollingUrl(rt.endpoints, task.pollingUrl, task.taskId).toString()
 			: defaultPollUrl(rt.endpoints, task.taskId);
 	const headers = { ...rt.endpoints.authHeaders, accept: 'application/json' };
-	let delay = policy.firstPollDelayMs ?? backoffDelay(policy, 0, rt.options.random);
-	let step = 0;
+	const submittedAt = rt.now();
+	let delay = policy.firstPollDelayMs ?? nextPollDelay(policy, 0, 0, rt.options.random);
+	let failures = 0;
 	for (let polls = 1; ; polls++) {
 		await rt.sleep(delay);
-		step++;
 		const outcome = await pollOnce(rt, url, headers);
 		if (outcome.state === 'ready') return { sampleUrl: outcome.sampleUrl, polls };
 		rt.lastStatus = outcome.state === 'pending' ? outcome.status : `transient failure, ${outcome.detail}`;
-		delay = backoffDelay(policy, step, rt.options.random);
-		if (outcome.state === 'transient' && outcome.retryAfterMs !== undefined) {
-			delay = Math.max(delay, Math.min(outcome.retryAfterMs, policy.maxRetryAfterMs));
+		delay = nextPollDelay(policy, polls, rt.now() - submittedAt, rt.options.random);
+		if (outcome.state === 'transient') {
+			// Errors back off exponentially (and honour Retry-After), whatever the poll schedule.
+			failures++;
+			delay = Math.max(delay, backoffDelay(policy, failures, rt.options.random));
+			if (outcome.retryAfterMs !== undefined) delay = Math.max(delay, Math.min(outcome.retryAfterMs, policy.maxRetryAfterMs));
+		} else {
+			failures = 0;
 		}
 	}
 }

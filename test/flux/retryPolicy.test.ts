@@ -1,5 +1,6 @@
 import {
 	DEFAULT_POLL_POLICY,
+	nextPollDelay,
 	backoffDelay,
 	classifyNetworkError,
 	parseRetryAfter,
@@ -18,17 +19,28 @@ describe('backoffDelay', () => {
 		expect(backoffDelay(j, 0, () => 1)).toBe(250);
 		expect(backoffDelay(j, 20, () => 0.999)).toBeGreaterThanOrEqual(2000);
 	});
-	it('defaults: ~500 ms, ×1.5, 4 s cap', () => {
-		expect(DEFAULT_POLL_POLICY).toMatchObject({ initialDelayMs: 500, factor: 1.5, maxDelayMs: 4000 });
+	it('defaults: every 5 % of the elapsed time, 250 ms to 2 s apart', () => {
+		expect(DEFAULT_POLL_POLICY).toMatchObject({ initialDelayMs: 250, maxDelayMs: 2000, elapsedFraction: 0.05 });
+	});
+	it('nextPollDelay follows the elapsed time, clamped, and falls back to backoff without a fraction', () => {
+		const noJitter = { ...DEFAULT_POLL_POLICY, jitter: 0 };
+		expect(nextPollDelay(noJitter, 0, 0)).toBe(250);
+		expect(nextPollDelay(noJitter, 3, 2_000)).toBe(250);
+		expect(nextPollDelay(noJitter, 20, 10_000)).toBe(500);
+		expect(nextPollDelay(noJitter, 40, 30_000)).toBe(1_500);
+		expect(nextPollDelay(noJitter, 60, 120_000)).toBe(2_000);
+		expect(nextPollDelay({ ...noJitter, jitter: 0.2 }, 20, 10_000, () => 1)).toBe(400);
+		const backoff = { ...noJitter, elapsedFraction: 0 };
+		expect(nextPollDelay(backoff, 2, 10_000)).toBe(backoffDelay(backoff, 2));
 	});
 	it('resolvePolicy fills and sanitises partial policies', () => {
 		expect(resolvePolicy(DEFAULT_POLL_POLICY, { initialDelayMs: 5, factor: 0.5, jitter: 7 })).toMatchObject({
 			initialDelayMs: 5,
 			factor: 1,
 			jitter: 1,
-			maxDelayMs: 4000,
+			maxDelayMs: 2000,
 		});
-		expect(resolvePolicy(DEFAULT_POLL_POLICY, { initialDelayMs: -1 }).initialDelayMs).toBe(500);
+		expect(resolvePolicy(DEFAULT_POLL_POLICY, { initialDelayMs: -1 }).initialDelayMs).toBe(250);
 	});
 });
 
