@@ -10,7 +10,7 @@ export class FluxApi implements ICredentialType {
 
 	displayName = 'FLUX API';
 
-	icon: Icon = 'file:flux.svg';
+	icon: Icon = { light: 'file:flux.svg', dark: 'file:flux.dark.svg' };
 
 	documentationUrl = 'https://docs.bfl.ai';
 

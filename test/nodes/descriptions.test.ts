@@ -99,7 +99,10 @@ describe('package wiring', () => {
 		expect(credential.name).toBe('fluxApi');
 		expect(credential.properties.map((p) => p.name)).toEqual(['apiStyle', 'baseUrl', 'apiKey']);
 		expect(credential.properties[2].typeOptions?.password).toBe(true);
-		expect(existsSync(path.join(root, 'credentials', String(credential.icon).replace(/^file:/, '')))).toBe(true);
+		const icons = credential.icon as { light: string; dark: string };
+		for (const icon of [icons.light, icons.dark]) {
+			expect(existsSync(path.join(root, 'credentials', icon.replace(/^file:/, '')))).toBe(true);
+		}
 		const collector = new ConcurrentCollect().description;
 		expect(collector.properties.map((p) => p.name)).toEqual(
 			expect.arrayContaining(['numberInputs', 'failureMode', 'binaryPropertyName']),
