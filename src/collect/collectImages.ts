@@ -12,7 +12,7 @@ import { ExpiredJobError, poolFor, UnknownJobError } from '../pool';
 import { toNodeError } from '../nodes/nodeErrors';
 import { watchExecutionCancel } from '../twin/executionCancel';
 import { buildReport, slotRow } from './report';
-import { gatherSlots, type Slot } from './slots';
+import { gatherSlots, receivedJobIds, type Slot } from './slots';
 import { SlotFailedError, waitForSlots, type SlotOutcome } from './waitForSlots';
 
 const collectorParametersSchema = z.object({
@@ -103,8 +103,15 @@ export async function collectImages(ctx: IExecuteFunctions): Promise<INodeExecut
 	const signal = ctx.getExecutionCancelSignal();
 	watchExecutionCancel(signal, ctx.getExecutionId(), pool);
 
-	const slots = gatherSlots(ctx, params.numberInputs, 'image');
-	assertJobsKnown(ctx, slots);
+	let slots: Slot[];
+	try {
+		slots = gatherSlots(ctx, params.numberInputs, 'image');
+		assertJobsKnown(ctx, slots);
+	} catch (error) {
+		// Nothing will collect these tasks: their jobs still waiting for a worker are never sent.
+		pool.cancelJobs(receivedJobIds(ctx, params.numberInputs), 'the collector refused its input', { running: false });
+		throw toNodeError(ctx.getNode(), error);
+	}
 	const continueOnFail = ctx.continueOnFail();
 
 	let outcomes: SlotOutcome[];

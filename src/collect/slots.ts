@@ -22,6 +22,18 @@ function inputItems(ctx: IExecuteFunctions, inputIndex: number): INodeExecutionD
 	}
 }
 
+/** The job ids of every task item on the collector's inputs, valid slot or not. */
+export function receivedJobIds(ctx: IExecuteFunctions, numberInputs: number): string[] {
+	const ids: string[] = [];
+	for (let inputIndex = 0; inputIndex < numberInputs; inputIndex++) {
+		for (const item of inputItems(ctx, inputIndex)) {
+			const task = readTaskItemJson(item.json);
+			if (task) ids.push(task.jobId);
+		}
+	}
+	return ids;
+}
+
 /**
  * Number the collector's input items into slots, input 1's items first, and
  * check that each is a task of the expected kind. Errors name input, item and slot.

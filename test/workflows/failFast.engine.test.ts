@@ -52,3 +52,27 @@ it('the first failure throws naming the slot, and queued jobs are cancelled befo
 	expect(sim.log.submits.length).toBeLessThanOrEqual(3);
 	expect(pool.stats()).toMatchObject({ running: 0, queued: 0, admitted: 0 });
 });
+
+it('more than 30 tasks: the collector refuses them and their queued jobs are never sent', async () => {
+	sim.reset();
+	const prompts = Array.from({ length: 40 }, (_, i) => `too many ${i + 1}`);
+	const result = await runWorkflow({
+		nodes: [manualTrigger('Trigger'), submitNode('Submit', { prompt: '={{ $json.prompt }}' }), collectNode('Collect', {})],
+		connections: connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
+		nodeTypes,
+		credentials: fluxCredentials(sim),
+		triggerItems: items(...prompts.map((prompt) => ({ prompt }))),
+	});
+	expect(result.errorOf('Collect')?.message).toMatch(/40 tasks .* at most 30/);
+	const pool = poolFor('image');
+	const states = await Promise.all(
+		result.outputOf('Submit').map(async (task) => (await pool.wait(String(task.json.jobId))).state),
+	);
+	// The submit node waited at the gate (2 workers + 30 pending) until jobs finished, so some ran;
+	// every job still queued when the collector refused the batch was cancelled and never sent.
+	const cancelled = prompts.filter((_, index) => states[index] === 'cancelled');
+	const sent = prompts.filter((prompt) => sim.log.submitsByPrompt.get(prompt));
+	expect(cancelled.length).toBeGreaterThanOrEqual(28);
+	expect(cancelled.length + sent.length).toBe(40);
+	for (const prompt of cancelled) expect(sim.log.submitsByPrompt.get(prompt) ?? 0).toBe(0);
+});

@@ -1,0 +1,418 @@
+/**
+ * Benchmark worker: a child process of bench/run.ts. It loads n8n-core's WorkflowExecute (through
+ * the engine harness) and the package's nodes, then runs the tasks the orchestrator sends over IPC
+ * against relay simulators that live in the orchestrator's process (so this process's CPU and
+ * memory are the nodes' and the engine's alone).
+ *
+ * Environment (read once, like the nodes do): COMFLY_IMAGE_CONCURRENCY / COMFLY_IMAGE_PENDING set
+ * the pool; BENCH_BINARY_MODE = 'default' (in-memory) | 'filesystem' picks n8n's binary data mode.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+
+import { loadHarness, makeNodeTypes, TYPES, credentialRef, fluxCredentials, promptItems, type ExecuteTiming } from './engine';
+import type {
+	CpuMs,
+	DirectResult,
+	DirectTask,
+	ExecutionSummary,
+	FromWorker,
+	JobRecord,
+	MemorySummary,
+	NodesBatchResult,
+	NodesBatchTask,
+	SerialResult,
+	SerialTask,
+	SubmitOverheadRep,
+	SubmitOverheadResult,
+	SubmitOverheadTask,
+	ToWorker,
+	WorkerResult,
+	WorkerTask,
+} from './protocol';
+
+const loadStart = performance.now();
+const harness = loadHarness();
+const timings: ExecuteTiming[] = [];
+const nodeTypes = makeNodeTypes(timings);
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded after n8n-core, in this order */
+const flux = require('../src/flux') as typeof import('../src/flux');
+const pool = require('../src/pool') as typeof import('../src/pool');
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+const binaryMode = process.env.BENCH_BINARY_MODE === 'default' ? 'default' : 'filesystem';
+/** Every task is bounded: a task still running after this long fails the benchmark. */
+const TASK_TIMEOUT_MS = 300_000;
+
+function send(message: FromWorker): void {
+	process.send?.(message);
+}
+
+function cpuSince(start: NodeJS.CpuUsage): CpuMs {
+	const d = process.cpuUsage(start);
+	return { user: d.user / 1000, system: d.system / 1000 };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function gc(): void {
+	const collect = (globalThis as { gc?: () => void }).gc;
+	if (collect) {
+		collect();
+		collect();
+	}
+}
+
+function readVmHwm(): number | undefined {
+	try {
+		const match = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+		return match ? Number(match[1]) * 1024 : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+function resetVmHwm(): void {
+	try {
+		writeFileSync('/proc/self/clear_refs', '5'); // Linux: reset the peak RSS (VmHWM) to the current RSS
+	} catch {
+		/* not Linux, or not allowed: VmHWM then includes module loading */
+	}
+}
+
+function jobRecord(jobId: string, execution?: number): JobRecord {
+	const snap = pool.poolFor('image').get<{ taskId?: string }>(jobId);
+	return {
+		jobId,
+		taskId: snap.result?.taskId ?? (snap.error as { taskId?: string } | undefined)?.taskId,
+		state: snap.state,
+		queuedAt: snap.timings.queuedAt,
+		startedAt: snap.timings.startedAt,
+		finishedAt: snap.timings.finishedAt,
+		attempts: snap.attempts,
+		execution,
+	};
+}
+
+function submitCollectWorkflow(size: number) {
+	const { connect, manualTrigger } = harness;
+	return {
+		nodes: [
+			manualTrigger('Trigger'),
+			{ name: 'Submit', type: TYPES.submit, parameters: { prompt: '={{ $json.prompt }}' }, credentials: credentialRef },
+			{ name: 'Collect', type: TYPES.collect, parameters: { failureMode: 'placeholder' } },
+		],
+		connections: connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
+		size,
+	};
+}
+
+async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
+	const credentials = fluxCredentials(task.sim.url, task.sim.apiKey);
+	let memory: MemorySummary | undefined;
+	let stopSampler = () => {};
+	let samples = 0;
+	let baseline: NodeJS.MemoryUsage | undefined;
+	let peakSample: NodeJS.MemoryUsage | undefined;
+	const maxima = { heapUsed: 0, external: 0, arrayBuffers: 0 };
+	if (task.memory) {
+		gc();
+		await sleep(200);
+		gc();
+		baseline = process.memoryUsage();
+		resetVmHwm();
+		const sample = () => {
+			const m = process.memoryUsage();
+			samples++;
+			if (!peakSample || m.rss > peakSample.rss) peakSample = m;
+			maxima.heapUsed = Math.max(maxima.heapUsed, m.heapUsed);
+			maxima.external = Math.max(maxima.external, m.external);
+			maxima.arrayBuffers = Math.max(maxima.arrayBuffers, m.arrayBuffers);
+		};
+		const timer = setInterval(sample, task.memory.sampleMs);
+		sample();
+		stopSampler = () => {
+			clearInterval(timer);
+			sample();
+		};
+	}
+
+	const timingStart = timings.length;
+	const cpuStart = process.cpuUsage();
+	const startedAt = Date.now();
+	const t0 = performance.now();
+	let from = 0;
+	const specs = task.executions.map((size) => {
+		const spec = { ...submitCollectWorkflow(size), from };
+		from += size;
+		return spec;
+	});
+	const runOne = async (spec: (typeof specs)[number]) => {
+		const started = performance.now();
+		const run = await harness.runWorkflow({
+			nodes: spec.nodes,
+			connections: spec.connections,
+			nodeTypes,
+			credentials,
+			triggerItems: promptItems(task.prefix, spec.from, spec.size),
+		});
+		return { run, wallMs: performance.now() - started };
+	};
+	const runs: Array<Awaited<ReturnType<typeof runOne>>> = [];
+	if (task.concurrent) {
+		runs.push(...(await Promise.all(specs.map(runOne))));
+	} else {
+		for (const spec of specs) runs.push(await runOne(spec));
+	}
+	const wallMs = performance.now() - t0;
+	const cpu = cpuSince(cpuStart);
+	stopSampler();
+
+	const executions: ExecutionSummary[] = [];
+	const jobs: JobRecord[] = [];
+	runs.forEach(({ run, wallMs: executionMs }, execution) => {
+		const summary: ExecutionSummary = {
+			status: run.status,
+			error: run.error?.message,
+			wallMs: executionMs,
+			items: specs[execution].size,
+		};
+		if (run.ran('Submit')) {
+			for (const item of run.outputOf('Submit')) {
+				const jobId = item.json.jobId;
+				if (typeof jobId === 'string') jobs.push(jobRecord(jobId, execution));
+			}
+		}
+		if (run.ran('Collect')) {
+			const report = run.outputOf('Collect', 1)[0];
+			summary.counts = report?.json.counts as Record<string, number> | undefined;
+		}
+		executions.push(summary);
+	});
+	// Executions run in parallel, so the wrapper's timings cannot be matched to runs by name; order suffices here.
+	timings.slice(timingStart).forEach((timing, index) => {
+		if (executions[index]) executions[index].submitExecuteMs = timing.ms;
+	});
+
+	if (task.memory && baseline && peakSample) {
+		const afterRun = process.memoryUsage();
+		const vmHwm = readVmHwm();
+		let payloadBytes = 0;
+		for (const job of jobs) {
+			const result = pool.poolFor('image').get<{ buffer?: Buffer }>(job.jobId).result;
+			payloadBytes += result?.buffer?.byteLength ?? 0;
+		}
+		let base64InItemsBytes = 0;
+		for (const { run } of runs) {
+			if (!run.ran('Collect')) continue;
+			for (const item of run.outputOf('Collect', 0)) {
+				const data = item.binary?.data?.data;
+				// In-memory mode keeps the base64 text here; filesystem mode keeps a short marker.
+				if (typeof data === 'string' && data.length > 64) base64InItemsBytes += data.length;
+			}
+		}
+		const poolRetainedBytes = pool.poolFor('image').stats().retainedBytes;
+		runs.length = 0; // drop the run data (items, base64) …
+		gc();
+		await sleep(100);
+		gc();
+		memory = {
+			baseline,
+			peakSample,
+			samples,
+			maxima,
+			vmHwm,
+			afterRun,
+			afterDropAndGc: process.memoryUsage(),
+			payloadBytes,
+			poolRetainedBytes,
+			base64InItemsBytes,
+			binaryMode,
+		};
+	}
+	return { kind: 'nodesBatch', wallMs, startedAt, cpu, executions, jobs, memory };
+}
+
+async function runSerial(task: SerialTask): Promise<SerialResult> {
+	const { connect, manualTrigger } = harness;
+	const cpuStart = process.cpuUsage();
+	const t0 = performance.now();
+	const run = await harness.runWorkflow({
+		nodes: [
+			manualTrigger('Trigger'),
+			{ name: 'Image', type: TYPES.image, parameters: { prompt: '={{ $json.prompt }}' }, credentials: credentialRef },
+		],
+		connections: connect(['Trigger', 'Image']),
+		nodeTypes,
+		credentials: fluxCredentials(task.sim.url, task.sim.apiKey),
+		triggerItems: promptItems(task.prefix, 0, task.count),
+	});
+	const wallMs = performance.now() - t0;
+	const out = run.ran('Image') ? run.outputOf('Image') : [];
+	return {
+		kind: 'serial',
+		wallMs,
+		cpu: cpuSince(cpuStart),
+		status: run.status,
+		error: run.error?.message,
+		items: out.length,
+		taskIds: out.map((item) => String(item.json.taskId ?? '')),
+	};
+}
+
+async function runSubmitOverhead(task: SubmitOverheadTask): Promise<SubmitOverheadResult> {
+	const { connect, manualTrigger } = harness;
+	const credentials = fluxCredentials(task.sim.url, task.sim.apiKey);
+	const imagePool = pool.poolFor('image');
+	const warmup: SubmitOverheadRep[] = [];
+	const reps: SubmitOverheadRep[] = [];
+	for (let rep = 0; rep < task.warmup + task.reps; rep++) {
+		const timingStart = timings.length;
+		const cpuStart = process.cpuUsage();
+		const t0 = performance.now();
+		const run = await harness.runWorkflow({
+			nodes: [
+				manualTrigger('Trigger'),
+				{ name: 'Submit', type: TYPES.submit, parameters: { prompt: '={{ $json.prompt }}' }, credentials: credentialRef },
+			],
+			connections: connect(['Trigger', 'Submit']),
+			nodeTypes,
+			credentials,
+			triggerItems: promptItems(`${task.prefix} r${rep}`, 0, task.count),
+		});
+		const workflowMs = performance.now() - t0;
+		if (run.status !== 'success') throw new Error(`submit overhead: run ${rep} ended ${run.status}: ${run.error?.message}`);
+		const jobIds = run.outputOf('Submit').map((item) => String(item.json.jobId));
+		// Drain: wait for every job of this repetition (so the gate never fills and reps are independent).
+		const finals = await Promise.all(jobIds.map(async (id) => await imagePool.wait(id)));
+		const cpu = cpuSince(cpuStart);
+		const timing = timings[timingStart];
+		const entry: SubmitOverheadRep = {
+			executeMs: timing?.ms ?? NaN,
+			n8nExecutionTimeMs: run.taskData('Submit').executionTime,
+			workflowMs,
+			cpu,
+			executeCpuMs: timing?.cpuMs ?? NaN,
+			jobs: jobIds.length,
+			failed: finals.filter((snap) => snap.state !== 'succeeded').length,
+		};
+		(rep < task.warmup ? warmup : reps).push(entry);
+	}
+	return { kind: 'submitOverhead', warmup, reps };
+}
+
+async function runDirect(task: DirectTask): Promise<DirectResult> {
+	const set = pool.createPoolSet({
+		image: { workers: task.concurrency, pending: task.concurrency },
+		video: { workers: 1, pending: 0 },
+		resultTtlMs: 3_600_000,
+		resultMaxBytes: 512 * 1024 * 1024,
+	});
+	const creds = { apiStyle: 'relay' as const, baseUrl: task.sim.url, apiKey: task.sim.apiKey };
+	const polls = new Map<string, number>();
+	const cpuStart = process.cpuUsage();
+	const startedAt = Date.now();
+	const t0 = performance.now();
+	const ids: string[] = [];
+	for (let i = 0; i < task.count; i++) {
+		const request = {
+			prompt: `${task.prefix} ${i}`,
+			resolution: '1k' as const,
+			aspectRatio: 'auto',
+			grounding: true,
+			safetyTolerance: 2,
+			images: [],
+		};
+		const id = await set.image.submit(
+			async (job) => {
+				const result = await flux.generateImage(creds, request, { signal: job.signal, poll: task.poll });
+				polls.set(job.jobId, result.attempts.poll);
+				return { taskId: result.taskId, bytes: result.buffer.byteLength };
+			},
+			{ sizeOf: (r) => r.bytes },
+		);
+		ids.push(id);
+	}
+	const snaps = await Promise.all(ids.map(async (id) => await set.image.wait<{ taskId: string }>(id)));
+	const wallMs = performance.now() - t0;
+	return {
+		kind: 'direct',
+		wallMs,
+		startedAt,
+		cpu: cpuSince(cpuStart),
+		jobs: snaps.map((snap) => ({
+			jobId: snap.id,
+			taskId: snap.result?.taskId,
+			state: snap.state,
+			queuedAt: snap.timings.queuedAt,
+			startedAt: snap.timings.startedAt,
+			finishedAt: snap.timings.finishedAt,
+			attempts: snap.attempts,
+			polls: polls.get(snap.id),
+		})),
+	};
+}
+
+async function runTask(task: WorkerTask): Promise<WorkerResult> {
+	switch (task.kind) {
+		case 'nodesBatch':
+			return await runNodesBatch(task);
+		case 'serial':
+			return await runSerial(task);
+		case 'submitOverhead':
+			return await runSubmitOverhead(task);
+		case 'direct':
+			return await runDirect(task);
+	}
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+	let timer: NodeJS.Timeout | undefined;
+	const timeout = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
+	});
+	try {
+		return await Promise.race([promise, timeout]);
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+async function shutdown(code: number): Promise<never> {
+	try {
+		harness.teardownEngine();
+		await flux.closeFluxAgent();
+	} finally {
+		process.exit(code);
+	}
+}
+
+async function main(): Promise<void> {
+	await harness.configureEngine({ binaryDataMode: binaryMode });
+	const imagePool = pool.poolFor('image'); // reads COMFLY_IMAGE_* now, once
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const n8nCore = (require('n8n-core/package.json') as { version: string }).version;
+	process.on('message', (message: ToWorker) => {
+		if (message.type === 'exit') {
+			void shutdown(0);
+			return;
+		}
+		const { id, task } = message;
+		withTimeout(runTask(task), TASK_TIMEOUT_MS, `task ${task.kind}`).then(
+			(result) => send({ type: 'result', id, result }),
+			(error: unknown) => send({ type: 'error', id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+		);
+	});
+	process.on('disconnect', () => void shutdown(0));
+	send({
+		type: 'ready',
+		loadMs: performance.now() - loadStart,
+		pool: { workers: imagePool.workers, pending: imagePool.pending },
+		binaryMode,
+		n8nCore,
+	});
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	void shutdown(1);
+});

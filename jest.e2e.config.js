@@ -1,0 +1,17 @@
+/**
+ * End-to-end tests (npm run test:e2e): the example workflows and the demo in a REAL n8n, against the
+ * relay simulator on 127.0.0.1. The first run installs n8n into ~/.cache (about 6 minutes, once).
+ * @type {import('jest').Config}
+ */
+module.exports = {
+	preset: 'ts-jest',
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test/e2e'],
+	testMatch: ['**/*.test.ts'],
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+	// One test file at a time, in one worker: each starts n8n processes and a simulator.
+	maxWorkers: 1,
+	// Per test; the n8n install (cold cache) has its own, longer timeout in beforeAll.
+	testTimeout: 10 * 60 * 1000,
+	verbose: true,
+};
