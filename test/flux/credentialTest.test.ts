@@ -1,15 +1,10 @@
-import { closeFluxAgent, checkFluxCredentials } from '../../src/flux';
-import { RelaySimulator, startRelaySimulator } from '../relay-sim';
+import { checkFluxCredentials } from '../../src/flux';
+import { RelaySimulator } from '../relay-sim';
+import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { credsFor } from './helpers';
 
 let sim: RelaySimulator;
-beforeAll(async () => {
-	sim = await startRelaySimulator();
-});
-afterAll(async () => {
-	await sim.close();
-	await closeFluxAgent();
-});
+useRelaySimulator({}, (started) => (sim = started));
 
 describe('checkFluxCredentials (one cheap authenticated request)', () => {
 	it.each(['relay', 'bfl'] as const)('%s: a good key passes', async (style) => {

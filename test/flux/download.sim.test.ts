@@ -1,16 +1,10 @@
-import { closeFluxAgent, detectImageType } from '../../src/flux';
+import { detectImageType } from '../../src/flux';
 import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../relay-sim';
+import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { expectRedacted, failureOf, generate, uniquePrompt } from './helpers';
 
 let sim: RelaySimulator;
-beforeAll(async () => {
-	sim = await startRelaySimulator({ latencyMs: 5 });
-});
-afterEach(() => sim.reset());
-afterAll(async () => {
-	await sim.close();
-	await closeFluxAgent();
-});
+useRelaySimulator({ latencyMs: 5 }, (started) => (sim = started));
 
 describe.each(['relay', 'bfl'] as const)('download (%s)', (style) => {
 	it('sends no credential to the download host', async () => {

@@ -1,16 +1,10 @@
-import { closeFluxAgent, generateImage } from '../../src/flux';
-import { makePromptPng, readPromptFromPng, RelaySimulator, startRelaySimulator } from '../relay-sim';
+import { generateImage } from '../../src/flux';
+import { makePromptPng, readPromptFromPng, RelaySimulator } from '../relay-sim';
+import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { FAST, credsFor, expectRedacted, failureOf, generate, requestFor, submitsFor, tasksFor, uniquePrompt } from './helpers';
 
 let sim: RelaySimulator;
-beforeAll(async () => {
-	sim = await startRelaySimulator({ latencyMs: 20 });
-});
-afterEach(() => sim.reset());
-afterAll(async () => {
-	await sim.close();
-	await closeFluxAgent();
-});
+useRelaySimulator({ latencyMs: 20 }, (started) => (sim = started));
 
 describe.each(['relay', 'bfl'] as const)('%s style end to end', (style) => {
 	it('submits, polls, downloads: the image carries the prompt', async () => {

@@ -1,16 +1,9 @@
-import { closeFluxAgent } from '../../src/flux';
-import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../relay-sim';
+import { readPromptFromPng, RelaySimulator } from '../relay-sim';
+import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { expectRedacted, failureOf, generate, submitsFor, tasksFor, uniquePrompt } from './helpers';
 
 let sim: RelaySimulator;
-beforeAll(async () => {
-	sim = await startRelaySimulator({ latencyMs: 10 });
-});
-afterEach(() => sim.reset());
-afterAll(async () => {
-	await sim.close();
-	await closeFluxAgent();
-});
+useRelaySimulator({ latencyMs: 10 }, (started) => (sim = started));
 
 describe.each(['relay', 'bfl'] as const)('poll statuses (%s)', (style) => {
 	it.each([

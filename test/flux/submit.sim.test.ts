@@ -1,17 +1,10 @@
 import { createServer } from 'node:net';
-import { closeFluxAgent } from '../../src/flux';
 import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../relay-sim';
+import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { expectRedacted, failureOf, generate, submitsFor, tasksFor, uniquePrompt } from './helpers';
 
 let sim: RelaySimulator;
-beforeAll(async () => {
-	sim = await startRelaySimulator({ latencyMs: 10 });
-});
-afterEach(() => sim.reset());
-afterAll(async () => {
-	await sim.close();
-	await closeFluxAgent();
-});
+useRelaySimulator({ latencyMs: 10 }, (started) => (sim = started));
 
 const MAYBE = /may exist upstream and was not retried to avoid paying twice/;
 

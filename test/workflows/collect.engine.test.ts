@@ -2,23 +2,14 @@
  * Submit → collect through n8n's real engine (n8n-core WorkflowExecute, in process)
  * against the relay simulator on 127.0.0.1.
  */
-import { connect, manualTrigger, runWorkflow, teardownEngine } from '../engine/harness';
-import { readPromptFromPng, startRelaySimulator, type RelaySimulator } from '../relay-sim';
-import { closeFluxAgent } from '../../src/flux';
+import { connect, manualTrigger, runWorkflow } from '../engine/harness';
+import { readPromptFromPng, type RelaySimulator } from '../relay-sim';
+import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { poolFor } from '../../src/pool';
 import { collectNode, fluxCredentials, items, nodeTypes, submitNode, until } from './setup';
 
 let sim: RelaySimulator;
-
-beforeAll(async () => {
-	sim = await startRelaySimulator({ latencyMs: { min: 5, max: 120, seed: 'collect' } });
-});
-afterEach(() => sim.reset());
-afterAll(async () => {
-	await sim.close();
-	await closeFluxAgent();
-	teardownEngine();
-});
+useRelaySimulator({ latencyMs: { min: 5, max: 120, seed: 'collect' } }, (started) => (sim = started));
 
 const trigger = manualTrigger('Trigger');
 

@@ -2,9 +2,9 @@
  * Fail fast with a pool narrower than the batch: the first failure stops the
  * collector, and the jobs still queued behind the two workers never reach the API.
  */
-import { connect, manualTrigger, runWorkflow, teardownEngine } from '../engine/harness';
-import { startRelaySimulator, type RelaySimulator } from '../relay-sim';
-import { closeFluxAgent } from '../../src/flux';
+import { connect, manualTrigger, runWorkflow } from '../engine/harness';
+import { type RelaySimulator } from '../relay-sim';
+import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { poolFor } from '../../src/pool';
 import { collectNode, fluxCredentials, items, nodeTypes, submitNode } from './setup';
 
@@ -13,14 +13,7 @@ process.env.COMFLY_IMAGE_CONCURRENCY = '2';
 process.env.COMFLY_IMAGE_PENDING = '30';
 
 let sim: RelaySimulator;
-beforeAll(async () => {
-	sim = await startRelaySimulator({ latencyMs: 1_000 });
-});
-afterAll(async () => {
-	await sim.close();
-	await closeFluxAgent();
-	teardownEngine();
-});
+useRelaySimulator({ latencyMs: 1_000 }, (started) => (sim = started));
 
 it('the first failure throws naming the slot, and queued jobs are cancelled before being sent', async () => {
 	sim.setFault('refused', { on: 'submit', status: 400, body: { detail: 'bad prompt' } });

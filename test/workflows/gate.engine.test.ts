@@ -3,9 +3,9 @@
  * returns as soon as its jobs are admitted, waits at the gate when the pool is
  * full, and a cancelled execution stops that wait and leaves nothing behind.
  */
-import { connect, manualTrigger, runWorkflow, teardownEngine } from '../engine/harness';
-import { startRelaySimulator, type RelaySimulator } from '../relay-sim';
-import { closeFluxAgent } from '../../src/flux';
+import { connect, manualTrigger, runWorkflow } from '../engine/harness';
+import { type RelaySimulator } from '../relay-sim';
+import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { poolFor } from '../../src/pool';
 import { fluxCredentials, items, nodeTypes, submitNode, until } from './setup';
 
@@ -14,14 +14,7 @@ process.env.COMFLY_IMAGE_CONCURRENCY = '2';
 process.env.COMFLY_IMAGE_PENDING = '1';
 
 let sim: RelaySimulator;
-beforeAll(async () => {
-	sim = await startRelaySimulator({ latencyMs: 60_000 });
-});
-afterAll(async () => {
-	await sim.close();
-	await closeFluxAgent();
-	teardownEngine();
-});
+useRelaySimulator({ latencyMs: 60_000 }, (started) => (sim = started));
 
 const nodes = [manualTrigger('Trigger'), submitNode('Submit', { prompt: '={{ "job " + $json.i }}' })];
 const connections = connect(['Trigger', 'Submit']);

@@ -1,22 +1,14 @@
 /** The serial FLUX 3 Image node through n8n's real engine, against the relay simulator. */
 import type { ICredentialDataDecryptedObject, ICredentialTestFunctions } from 'n8n-workflow';
 
-import { connect, manualTrigger, runWorkflow, teardownEngine } from '../engine/harness';
-import { readPromptFromPng, startRelaySimulator, type RelaySimulator } from '../relay-sim';
+import { connect, manualTrigger, runWorkflow } from '../engine/harness';
+import { readPromptFromPng, type RelaySimulator } from '../relay-sim';
+import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { FluxImage } from '../../nodes/FluxImage/FluxImage.node';
-import { closeFluxAgent } from '../../src/flux';
 import { fluxCredentials, imageNode, items, nodeTypes } from './setup';
 
 let sim: RelaySimulator;
-beforeAll(async () => {
-	sim = await startRelaySimulator({ latencyMs: 20 });
-});
-afterEach(() => sim.reset());
-afterAll(async () => {
-	await sim.close();
-	await closeFluxAgent();
-	teardownEngine();
-});
+useRelaySimulator({ latencyMs: 20 }, (started) => (sim = started));
 
 async function runSerial(parameters: Record<string, unknown>, triggerItems = items({ prompt: 'a red bicycle' }), extra = {}, style: 'relay' | 'bfl' = 'relay') {
 	return await runWorkflow({
