@@ -6,7 +6,8 @@ import { connect, manualTrigger, runWorkflow } from '../engine/harness';
 import { readPromptFromPng, type RelaySimulator } from '../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { poolFor } from '../../src/pool';
-import { collectNode, fluxCredentials, items, nodeTypes, submitNode, until } from './setup';
+import { makeTaskItemJson } from '../../src/twin/taskItem';
+import { collectNode, fluxCredentials, items, nodeTypes, runPromptBatch, submitNode, until } from './setup';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: { min: 5, max: 120, seed: 'collect' } }, (started) => (sim = started));
@@ -70,12 +71,9 @@ describe('30 tasks from 3 submit nodes into a 3-input collector', () => {
 describe('failure modes', () => {
 	it('placeholder: the batch completes, the failed slot is red and the report names it without secrets', async () => {
 		sim.setFault('moderated', { on: 'poll', finalStatus: 'Content Moderated' });
-		const prompts = ['one', 'two moderated', 'three', 'four'];
-		const result = await run(
-			[trigger, submitNode('Submit', { prompt: '={{ $json.prompt }}' }), collectNode('Collect', { failureMode: 'placeholder' })],
-			connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
-			items(...prompts.map((prompt) => ({ prompt }))),
-		);
+		const result = await runPromptBatch(sim, ['one', 'two moderated', 'three', 'four'], {
+			collect: { failureMode: 'placeholder' },
+		});
 		expect(result.status).toBe('success');
 		const images = result.outputOf('Collect', 0);
 		expect(images.map((item) => item.json.status)).toEqual(['success', 'failed', 'success', 'success']);
@@ -97,15 +95,9 @@ describe('failure modes', () => {
 
 	it('continue (using error output): failed slots go to the error output', async () => {
 		sim.setFault('broken', { on: 'poll', finalStatus: 'Error' });
-		const result = await run(
-			[
-				trigger,
-				submitNode('Submit', { prompt: '={{ $json.prompt }}' }),
-				collectNode('Collect', {}, { onError: 'continueErrorOutput' }),
-			],
-			connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
-			items({ prompt: 'fine 1' }, { prompt: 'broken 2' }, { prompt: 'fine 3' }),
-		);
+		const result = await runPromptBatch(sim, ['fine 1', 'broken 2', 'fine 3'], {
+			collectSettings: { onError: 'continueErrorOutput' },
+		});
 		expect(result.status).toBe('success');
 		expect(result.outputOf('Collect', 0).map((item) => item.json.slot)).toEqual([1, 3]);
 		const errors = result.outputOf('Collect', 2);
@@ -117,11 +109,7 @@ describe('failure modes', () => {
 
 	it('skip error: the slot is skipped_error with a white image and never fails the batch', async () => {
 		sim.setFault('unlucky', { on: 'submit', status: 422, body: { detail: 'unprocessable' } });
-		const result = await run(
-			[trigger, submitNode('Submit', { prompt: '={{ $json.prompt }}', skipError: true }), collectNode('Collect', {})],
-			connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
-			items({ prompt: 'lucky' }, { prompt: 'unlucky' }),
-		);
+		const result = await runPromptBatch(sim, ['lucky', 'unlucky'], { submit: { skipError: true } });
 		expect(result.status).toBe('success');
 		const images = result.outputOf('Collect', 0);
 		expect(images.map((item) => item.json.status)).toEqual(['success', 'skipped_error']);
@@ -135,11 +123,9 @@ describe('failure modes', () => {
 describe('continue on fail and re-runs', () => {
 	it('continue (regular output): a failed slot stays in place with status failed', async () => {
 		sim.setFault('broken', { on: 'poll', finalStatus: 'Error' });
-		const result = await run(
-			[trigger, submitNode('Submit', { prompt: '={{ $json.prompt }}' }), collectNode('Collect', {}, { onError: 'continueRegularOutput' })],
-			connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
-			items({ prompt: 'broken 1' }, { prompt: 'fine 2' }),
-		);
+		const result = await runPromptBatch(sim, ['broken 1', 'fine 2'], {
+			collectSettings: { onError: 'continueRegularOutput' },
+		});
 		expect(result.status).toBe('success');
 		const images = result.outputOf('Collect', 0);
 		expect(images.map((item) => [item.json.slot, item.json.status])).toEqual([
@@ -151,11 +137,7 @@ describe('continue on fail and re-runs', () => {
 	});
 
 	it('re-running only the collector on the same tasks returns the same images without new jobs', async () => {
-		const first = await run(
-			[trigger, submitNode('Submit', { prompt: '={{ $json.prompt }}' }), collectNode('Collect', {})],
-			connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
-			items({ prompt: 'again 1' }, { prompt: 'again 2' }),
-		);
+		const first = await runPromptBatch(sim, ['again 1', 'again 2']);
 		expect(first.status).toBe('success');
 		const tasks = first.outputOf('Submit').map((item) => ({ json: item.json }));
 		const second = await run([trigger, collectNode('Collect', {})], connect(['Trigger', 'Collect']), tasks);
@@ -196,11 +178,7 @@ describe('bad input', () => {
 	});
 
 	it('an invalid parameter names the field and the item, and nothing is submitted', async () => {
-		const result = await run(
-			[trigger, submitNode('Submit', { prompt: '={{ $json.prompt }}' }), collectNode('Collect', {})],
-			connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
-			items({ prompt: 'fine' }, { prompt: '   ' }),
-		);
+		const result = await runPromptBatch(sim, ['fine', '   ']);
 		expect(result.status).toBe('error');
 		expect(result.errorOf('Submit')?.message).toMatch(/"prompt".*\(item 1\)/);
 		expect(sim.log.submits).toHaveLength(0);
@@ -208,15 +186,13 @@ describe('bad input', () => {
 	});
 
 	it('a task of another kind is an error naming input, item and slot', async () => {
-		const video = {
-			type: 'n8n-nodes-flux-concurrent.task',
-			version: 1,
+		const video = makeTaskItemJson({
 			jobId: '00000000-0000-4000-8000-000000000001',
 			kind: 'video',
 			model: 'flux-3-video',
 			node: 'Video Submit',
-			submittedAt: new Date().toISOString(),
-		};
+			submittedAt: new Date(),
+		});
 		const result = await run([trigger, collectNode('Collect', {})], connect(['Trigger', 'Collect']), items(video));
 		expect(result.errorOf('Collect')?.message).toBe(
 			'The item at input 1, item 0 (slot 1) is a video task; this collector collects image tasks',
@@ -224,15 +200,13 @@ describe('bad input', () => {
 	});
 
 	it('an unknown task id is an error naming input, item and slot', async () => {
-		const fake = {
-			type: 'n8n-nodes-flux-concurrent.task',
-			version: 1,
+		const fake = makeTaskItemJson({
 			jobId: '00000000-0000-4000-8000-000000000000',
 			kind: 'image',
 			model: 'flux-3-image',
 			node: 'Elsewhere',
-			submittedAt: new Date().toISOString(),
-		};
+			submittedAt: new Date(),
+		});
 		const result = await run([trigger, collectNode('Collect', {})], connect(['Trigger', 'Collect']), items(fake));
 		expect(result.status).toBe('error');
 		expect(result.errorOf('Collect')?.message).toMatch(/^The task at input 1, item 0 \(slot 1\): .*00000000-0000-4000-8000-000000000000/);

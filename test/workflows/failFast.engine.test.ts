@@ -2,11 +2,11 @@
  * Fail fast with a pool narrower than the batch: the first failure stops the
  * collector, and the jobs still queued behind the two workers never reach the API.
  */
-import { connect, manualTrigger, runWorkflow } from '../engine/harness';
+import '../engine/harness'; // first: it prepares jest to load n8n-core
 import { type RelaySimulator } from '../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { poolFor } from '../../src/pool';
-import { collectNode, fluxCredentials, items, nodeTypes, submitNode } from './setup';
+import { runPromptBatch } from './setup';
 
 // Read once, when the pool set is first used (lazily, inside the run below).
 process.env.COMFLY_IMAGE_CONCURRENCY = '2';
@@ -18,13 +18,7 @@ useRelaySimulator({ latencyMs: 1_000 }, (started) => (sim = started));
 it('the first failure throws naming the slot, and queued jobs are cancelled before being sent', async () => {
 	sim.setFault('refused', { on: 'submit', status: 400, body: { detail: 'bad prompt' } });
 	const prompts = ['refused 1', ...Array.from({ length: 29 }, (_, i) => `waiting ${i + 2}`)];
-	const result = await runWorkflow({
-		nodes: [manualTrigger('Trigger'), submitNode('Submit', { prompt: '={{ $json.prompt }}' }), collectNode('Collect', {})],
-		connections: connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
-		nodeTypes,
-		credentials: fluxCredentials(sim),
-		triggerItems: items(...prompts.map((prompt) => ({ prompt }))),
-	});
+	const result = await runPromptBatch(sim, prompts);
 	const pool = poolFor('image');
 	expect(pool.workers).toBe(2);
 	expect(result.status).toBe('error');
@@ -49,13 +43,7 @@ it('the first failure throws naming the slot, and queued jobs are cancelled befo
 it('more than 30 tasks: the collector refuses them and their queued jobs are never sent', async () => {
 	sim.reset();
 	const prompts = Array.from({ length: 40 }, (_, i) => `too many ${i + 1}`);
-	const result = await runWorkflow({
-		nodes: [manualTrigger('Trigger'), submitNode('Submit', { prompt: '={{ $json.prompt }}' }), collectNode('Collect', {})],
-		connections: connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
-		nodeTypes,
-		credentials: fluxCredentials(sim),
-		triggerItems: items(...prompts.map((prompt) => ({ prompt }))),
-	});
+	const result = await runPromptBatch(sim, prompts);
 	expect(result.errorOf('Collect')?.message).toMatch(/40 tasks .* at most 30/);
 	const pool = poolFor('image');
 	const states = await Promise.all(

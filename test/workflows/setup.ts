@@ -3,7 +3,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 import { ConcurrentCollect } from '../../nodes/ConcurrentCollect/ConcurrentCollect.node';
 import { FluxConcurrentSubmit } from '../../nodes/FluxConcurrentSubmit/FluxConcurrentSubmit.node';
 import { FluxImage } from '../../nodes/FluxImage/FluxImage.node';
-import type { HarnessNode } from '../engine/harness';
+import { connect, manualTrigger, runWorkflow, type HarnessNode } from '../engine/harness';
 import type { RelaySimulator } from '../relay-sim';
 
 /** Node types as n8n names them when the package is installed. */
@@ -51,4 +51,29 @@ export async function until(condition: () => boolean, what: string, limitMs = 10
 		if (Date.now() - started > limitMs) throw new Error(`Timed out waiting until ${what}`);
 		await new Promise((resolve) => setTimeout(resolve, 5));
 	}
+}
+
+export interface BatchOptions {
+	/** Submit node parameters besides the prompt (`={{ $json.prompt }}`). */
+	submit?: INodeParameters;
+	collect?: INodeParameters;
+	/** Node settings of the collector, e.g. onError. */
+	collectSettings?: Partial<HarnessNode>;
+	signal?: AbortSignal;
+}
+
+/** Trigger (one item per prompt) → Submit → Collect, the shape most collector tests need. */
+export async function runPromptBatch(sim: RelaySimulator, prompts: readonly string[], options: BatchOptions = {}) {
+	return await runWorkflow({
+		nodes: [
+			manualTrigger('Trigger'),
+			submitNode('Submit', { prompt: '={{ $json.prompt }}', ...options.submit }),
+			collectNode('Collect', options.collect ?? {}, options.collectSettings),
+		],
+		connections: connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
+		nodeTypes,
+		credentials: fluxCredentials(sim),
+		triggerItems: items(...prompts.map((prompt) => ({ prompt }))),
+		signal: options.signal,
+	});
 }
