@@ -128,46 +128,23 @@ function describe(value: unknown): string {
 
 const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 
-/** Keys under which a reference-image entry object may carry its value (n8n fixedCollection rows). */
-const ENTRY_KEYS = ['image', 'value', 'source', 'url', 'binaryPropertyName', 'property'] as const;
-/** Keys under which a fixedCollection object may carry its rows. */
-const COLLECTION_KEYS = ['images', 'image', 'values', 'slots', 'entries', 'referenceImages'] as const;
-
 /**
- * Flattens the `referenceImages` parameter into raw string entries, keeping
- * order. Accepts a list of strings, a list of `{ image | value | source | url }`
- * rows, an n8n fixedCollection object (`{ images: [...] }`), or an object of
- * slots `{ image1: '...', image2: '...' }`.
+ * Flattens the `referenceImages` parameter into raw entries, keeping order: a list of
+ * strings, or the node's fixedCollection rows `{ source }` (what
+ * `getNodeParameter('referenceImages.images')` returns).
  */
 export function flattenReferenceImageParameter(raw: unknown): unknown[] {
 	if (isEmpty(raw)) return [];
-	if (typeof raw === 'string') return [raw];
-	if (Array.isArray(raw)) {
-		return raw.map((row) => {
-			if (row !== null && typeof row === 'object' && !Array.isArray(row)) {
-				for (const key of ENTRY_KEYS) {
-					if (key in row) return (row as Record<string, unknown>)[key];
-				}
-			}
-			return row;
-		});
+	if (!Array.isArray(raw)) {
+		throw new FluxParameterError(
+			'referenceImages',
+			`must be a list of binary property names or http(s) URLs (got ${describe(raw)})`,
+		);
 	}
-	if (typeof raw === 'object') {
-		const obj = raw as Record<string, unknown>;
-		for (const key of COLLECTION_KEYS) {
-			if (Array.isArray(obj[key])) return flattenReferenceImageParameter(obj[key]);
-		}
-		const slotKeys = Object.keys(obj)
-			.filter((k) => /^image\d+$/.test(k))
-			.sort((a, b) => Number(a.slice(5)) - Number(b.slice(5)));
-		if (slotKeys.length > 0 && slotKeys.length === Object.keys(obj).length) {
-			return slotKeys.map((k) => obj[k]);
-		}
-		if (Object.keys(obj).length === 0) return [];
-	}
-	throw new FluxParameterError(
-		'referenceImages',
-		`must be a list of binary property names or http(s) URLs (got ${describe(raw)})`,
+	return raw.map((row) =>
+		row !== null && typeof row === 'object' && !Array.isArray(row) && 'source' in row
+			? (row as { source: unknown }).source
+			: row,
 	);
 }
 

@@ -90,19 +90,19 @@ describe('parseFluxParameters', () => {
 		expect(JSON.stringify(body)).not.toMatch(/seed/);
 	});
 
-	it('keeps order and skips empty reference entries in every accepted shape', () => {
+	it('keeps order and skips empty reference entries in both accepted shapes (strings, the node rows { source })', () => {
 		const expected = [
 			{ index: 0, value: 'data' },
 			{ index: 2, value: 'https://example.com/a.png' },
 		];
 		expect(parseFluxParameters({ ...base, referenceImages: ['data', ' ', 'https://example.com/a.png'] }).referenceImages).toEqual(expected);
 		expect(
-			parseFluxParameters({ ...base, referenceImages: { images: [{ image: 'data' }, { image: '' }, { image: 'https://example.com/a.png' }] } })
+			parseFluxParameters({ ...base, referenceImages: [{ source: 'data' }, { source: '' }, { source: 'https://example.com/a.png' }] })
 				.referenceImages,
 		).toEqual(expected);
-		expect(
-			parseFluxParameters({ ...base, referenceImages: { image3: 'https://example.com/a.png', image1: 'data', image2: '' } }).referenceImages,
-		).toEqual(expected);
+		expect(() => parseFluxParameters({ ...base, referenceImages: { image1: 'data' } })).toThrow(
+			/"referenceImages": must be a list/,
+		);
 	});
 
 	it('hints at a missing scheme', () => {
