@@ -44,7 +44,7 @@ export default [
 		},
 	},
 	{
-		files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+		files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'relay-sim/**/*.ts'],
 		rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
 	},
 ];

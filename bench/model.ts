@@ -7,7 +7,7 @@
  * round trips are ignored (and no poll fails), so the lag here is a lower bound of the measured one.
  */
 import { nextPollDelay, type PollPolicy } from '../src/flux';
-import { mulberry32 } from '../test/relay-sim/prng';
+import { mulberry32 } from '../relay-sim/prng';
 import { mean, quantile } from './stats';
 
 export interface ModelRow {

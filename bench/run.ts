@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { DEFAULT_POLL_POLICY, type PollPolicy } from '../src/flux';
-import { startRelaySimulator, type SimLog } from '../test/relay-sim';
+import { startRelaySimulator, type SimLog } from '../relay-sim';
 import { modelPolicy, pollsAround, type ModelRow } from './model';
 import type {
 	DirectResult,
@@ -858,7 +858,7 @@ async function main(): Promise<void> {
 				n8nCore: a.ready.n8nCore,
 				binaryDataModes: { A: 'filesystem', B: 'filesystem', memory: ['filesystem', 'default (in-memory)'] },
 				workers: engines,
-				simulator: 'test/relay-sim on 127.0.0.1, in the orchestrator process',
+				simulator: 'relay-sim on 127.0.0.1, in the orchestrator process',
 				alternativesDrivenBy: 'poll policies and the diagnostic N=300 rows: src/flux generateImage on an isolated WorkerPool (the nodes expose no poll policy)',
 			},
 			config: {

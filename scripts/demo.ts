@@ -17,7 +17,7 @@
 import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 
-import { startRelaySimulator, type RelaySimulator } from '../test/relay-sim';
+import { startRelaySimulator, type RelaySimulator } from '../relay-sim';
 import {
 	EXAMPLE_CREDENTIAL_NAME,
 	EXAMPLES,

@@ -34,7 +34,7 @@ import {
 	type ExecuteResult,
 	type N8nHome,
 } from '../../scripts/n8n/realN8n';
-import { readPngText, readPromptFromPng, startRelaySimulator, type RelaySimulator, type SubmitLogEntry } from '../relay-sim';
+import { readPngText, readPromptFromPng, startRelaySimulator, type RelaySimulator, type SubmitLogEntry } from '../../relay-sim';
 
 /** A key that must never show up in n8n's output. */
 const API_KEY = `sim-e2e-${randomBytes(16).toString('hex')}`;

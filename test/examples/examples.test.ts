@@ -17,7 +17,7 @@ import {
 	withOutputFolder,
 	type ExampleWorkflow,
 } from '../../scripts/examples';
-import { readPngText, verifyPng } from '../relay-sim';
+import { readPngText, verifyPng } from '../../relay-sim';
 
 type Connections = Record<string, { main: Array<Array<{ node: string; type: string; index: number }>> }>;
 

@@ -1,5 +1,5 @@
 import { checkFluxCredentials } from '../../src/flux';
-import { RelaySimulator } from '../relay-sim';
+import { RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { credsFor } from './helpers';
 

@@ -1,5 +1,5 @@
 import { detectImageType } from '../../src/flux';
-import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../relay-sim';
+import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { expectRedacted, failureOf, generate, uniquePrompt } from './helpers';
 

@@ -1,5 +1,5 @@
 import { generateImage } from '../../src/flux';
-import { makePromptPng, readPromptFromPng, RelaySimulator } from '../relay-sim';
+import { makePromptPng, readPromptFromPng, RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { FAST, credsFor, expectRedacted, failureOf, generate, requestFor, submitsFor, tasksFor, uniquePrompt } from './helpers';
 

@@ -1,5 +1,5 @@
 import { FluxCredentials, FluxError, FluxImageRequest, GenerateOptions, generateImage, isFluxError } from '../../src/flux';
-import type { RelaySimulator } from '../relay-sim';
+import type { RelaySimulator } from '../../relay-sim';
 
 /** Tiny poll/backoff intervals so the suite runs fast. */
 export const FAST: GenerateOptions = {

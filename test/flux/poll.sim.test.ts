@@ -1,4 +1,4 @@
-import { readPromptFromPng, RelaySimulator } from '../relay-sim';
+import { readPromptFromPng, RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { expectRedacted, failureOf, generate, submitsFor, tasksFor, uniquePrompt } from './helpers';
 

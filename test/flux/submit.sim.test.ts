@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../relay-sim';
+import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { expectRedacted, failureOf, generate, submitsFor, tasksFor, uniquePrompt } from './helpers';
 

@@ -1,6 +1,6 @@
 import { closeFluxAgent } from '../../src/flux';
-import { startRelaySimulator } from './server';
-import type { RelaySimOptions, RelaySimulator } from './types';
+import { startRelaySimulator } from '../../relay-sim/server';
+import type { RelaySimOptions, RelaySimulator } from '../../relay-sim/types';
 
 /**
  * Jest lifecycle for a test file that talks to the relay simulator: started before all tests

@@ -3,7 +3,7 @@
  * against the relay simulator on 127.0.0.1.
  */
 import { connect, manualTrigger, runWorkflow } from '../engine/harness';
-import { readPromptFromPng, type RelaySimulator } from '../relay-sim';
+import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { poolFor } from '../../src/pool';
 import { makeTaskItemJson } from '../../src/twin/taskItem';

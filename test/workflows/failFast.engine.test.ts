@@ -3,7 +3,7 @@
  * collector, and the jobs still queued behind the two workers never reach the API.
  */
 import '../engine/harness'; // first: it prepares jest to load n8n-core
-import { type RelaySimulator } from '../relay-sim';
+import { type RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { poolFor } from '../../src/pool';
 import { runPromptBatch } from './setup';

@@ -4,7 +4,7 @@
  * full, and a cancelled execution stops that wait and leaves nothing behind.
  */
 import { connect, manualTrigger, runWorkflow } from '../engine/harness';
-import { type RelaySimulator } from '../relay-sim';
+import { type RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { poolFor } from '../../src/pool';
 import { fluxCredentials, items, nodeTypes, submitNode, until } from './setup';

@@ -2,7 +2,7 @@
 import type { ICredentialDataDecryptedObject, ICredentialTestFunctions } from 'n8n-workflow';
 
 import { connect, manualTrigger, runWorkflow } from '../engine/harness';
-import { readPromptFromPng, type RelaySimulator } from '../relay-sim';
+import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { FluxImage } from '../../nodes/FluxImage/FluxImage.node';
 import { fluxCredentials, imageNode, items, nodeTypes } from './setup';

@@ -4,7 +4,7 @@ import { ConcurrentCollect } from '../../nodes/ConcurrentCollect/ConcurrentColle
 import { FluxConcurrentSubmit } from '../../nodes/FluxConcurrentSubmit/FluxConcurrentSubmit.node';
 import { FluxImage } from '../../nodes/FluxImage/FluxImage.node';
 import { connect, manualTrigger, runWorkflow, type HarnessNode } from '../engine/harness';
-import type { RelaySimulator } from '../relay-sim';
+import type { RelaySimulator } from '../../relay-sim';
 
 /** Node types as n8n names them when the package is installed. */
 export const TYPES = {

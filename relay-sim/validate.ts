@@ -1,6 +1,6 @@
 /** Validation of the flux-3-image submit body (FLUX_API.md). Strict on purpose: catches client bugs. */
 import { z } from 'zod';
-import { RESOLUTIONS } from '../../src/flux/options';
+import { RESOLUTIONS } from '../src/flux/options';
 
 export const MAX_REFERENCE_IMAGES = 10;
 

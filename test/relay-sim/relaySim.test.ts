@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { parseArgs } from './cli';
+import { parseArgs } from '../../relay-sim/cli';
 import {
 	DEFAULT_API_KEY,
 	PNG_SIGNATURE,
@@ -9,7 +9,7 @@ import {
 	startRelaySimulator,
 	verifyPng,
 	type RelaySimulator,
-} from './index';
+} from '../../relay-sim/index';
 
 // JSON answers are read loosely here: the point is the wire format, asserted field by field.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

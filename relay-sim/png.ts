@@ -6,7 +6,7 @@
  * whose prompt is stored in a text chunk, so a test can tell which prompt produced which image.
  */
 import { crc32, inflateSync } from 'node:zlib';
-import { encodeRgbPng, pngChunk } from '../../src/images/solidPng';
+import { encodeRgbPng, pngChunk } from '../src/images/solidPng';
 import { hash32, mulberry32 } from './prng';
 
 export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

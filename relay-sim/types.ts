@@ -1,4 +1,4 @@
-/** Public types of the relay simulator (see docs/CONTRACTS.md, section "test/relay-sim"). */
+/** Public types of the relay simulator (see docs/CONTRACTS.md, section "relay-sim"). */
 
 export type ApiStyle = 'relay' | 'bfl';
 

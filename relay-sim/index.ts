@@ -1,4 +1,4 @@
-/** The relay simulator: see docs/CONTRACTS.md, section "test/relay-sim". */
+/** The relay simulator: see docs/CONTRACTS.md, section "relay-sim". */
 export { startRelaySimulator } from './server';
 export { DEFAULT_API_KEY } from './context';
 export { makePromptPng, readPromptFromPng, readPngText, verifyPng, PNG_SIGNATURE } from './png';
