@@ -1,4 +1,4 @@
-import { fluxImageSource } from '../../src/nodes/fluxImageSource';
+import { fluxImageSource } from '../../src/fluxN8n/fluxImageSource';
 import { makeConcurrentTwin } from '../../src/twin/makeConcurrentTwin';
 
 /** The FLUX 3 Image node's concurrent twin: same parameters, outputs tasks for Concurrent Collect. */

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
-import { executeFluxImage } from '../../src/nodes/executeFluxImage';
-import { fluxImageSource } from '../../src/nodes/fluxImageSource';
+import { executeFluxImage } from '../../src/fluxN8n/executeFluxImage';
+import { fluxImageSource } from '../../src/fluxN8n/fluxImageSource';
 import { fluxImageDescription } from './FluxImage.description';
 
 export class FluxImage implements INodeType {

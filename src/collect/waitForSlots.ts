@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 
 import { PoolCancelledError, type JobSnapshot, type WorkerPool } from '../pool';
 import { MAX_SIGNAL_LISTENERS } from '../twin/executionCancel';
-import type { ImageJobResult } from '../nodes/imageJobResult';
+import type { ImageJobResult } from '../fluxN8n/imageJobResult';
 import { describeJobError } from './describeJobError';
 import type { Slot } from './slots';
 

@@ -8,7 +8,7 @@ import {
 
 import { poolFor } from '../pool';
 import type { ConcurrentSource } from './concurrentSource';
-import { toNodeError } from '../nodes/nodeErrors';
+import { toNodeError } from '../fluxN8n/nodeErrors';
 import { watchExecutionCancel } from './executionCancel';
 import { makeTaskItemJson } from './taskItem';
 
