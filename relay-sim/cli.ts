@@ -17,9 +17,13 @@ const HELP = `relay-sim: a local FLUX relay / BFL API simulator
   --retry-after S   Retry-After seconds for the cap (default 1)
   --api-key K       accepted key (Bearer for relay, x-key for bfl)
   --image-bytes N   pad generated PNGs to about N bytes
+  --no-credits      answer 404 on /credits, like a relay that does not serve it
+  --unknown-task-404  answer a poll for an unknown task id with 404 + JSON
 `;
 
 const NUMERIC = new Set(['port', 'latency', 'jitter', 'max-active', 'retry-after', 'image-bytes']);
+/** Flags without a value. */
+const SWITCHES = new Set(['no-credits', 'unknown-task-404']);
 
 export function parseArgs(argv: readonly string[]): RelaySimOptions {
 	const flags = new Map<string, string>();
@@ -28,6 +32,10 @@ export function parseArgs(argv: readonly string[]): RelaySimOptions {
 		if (arg === '--help' || arg === '-h') throw new UsageError('');
 		if (!arg.startsWith('--')) throw new UsageError(`unexpected argument ${arg}`);
 		const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
+		if (SWITCHES.has(name) && inline === undefined) {
+			flags.set(name, 'true');
+			continue;
+		}
 		if (!['host', 'api-key', 'seed', ...NUMERIC].includes(name)) throw new UsageError(`unknown flag --${name}`);
 		const value = inline ?? argv[++i];
 		if (value === undefined) throw new UsageError(`--${name} needs a value`);
@@ -50,6 +58,8 @@ export function parseArgs(argv: readonly string[]): RelaySimOptions {
 		maxActiveTasks: num('max-active'),
 		retryAfterSeconds: num('retry-after'),
 		imageBytes: num('image-bytes'),
+		...(flags.has('no-credits') ? { creditsRoute: false } : {}),
+		...(flags.has('unknown-task-404') ? { unknownTask404: true } : {}),
 	};
 }
 

@@ -14,6 +14,8 @@ export interface SimSettings {
 	signedUrlTtlMs: number;
 	maxBodyBytes: number;
 	credits: number;
+	creditsRoute: boolean;
+	unknownTask404: boolean;
 }
 
 export interface SimContext {
@@ -53,6 +55,8 @@ export function createContext(options: RelaySimOptions): SimContext {
 			signedUrlTtlMs: options.signedUrlTtlMs ?? 600_000,
 			maxBodyBytes: options.maxBodyBytes ?? 64 * 1024 * 1024,
 			credits: options.credits ?? 1000,
+			creditsRoute: options.creditsRoute ?? true,
+			unknownTask404: options.unknownTask404 ?? false,
 		},
 		timers: new Set(),
 		inFlight: 0,

@@ -20,6 +20,8 @@ export interface RelaySimOptions {
 	signedUrlTtlMs?: number; // sample URLs expire after this (403 on download), default 600_000
 	maxBodyBytes?: number; // submit bodies above this get 413, default 64 MB
 	credits?: number; // value returned by the credits routes, default 1000
+	creditsRoute?: boolean; // false: the credits routes answer 404, like a relay that does not serve them (default true)
+	unknownTask404?: boolean; // true: a poll for an unknown id answers 404 + JSON, not 200 { status: 'Task not found' }
 }
 
 export type FinalStatus = 'Request Moderated' | 'Content Moderated' | 'Error' | 'Task not found';

@@ -14,7 +14,10 @@ export function handlePoll(ctx: SimContext, req: IncomingMessage, res: ServerRes
 	increment(ctx.log.pollsByTask, id);
 
 	const task = ctx.tasks.byId.get(id);
-	if (!task) return sendJson(res, 200, { id, status: 'Task not found', result: null, progress: null });
+	if (!task) {
+		if (ctx.settings.unknownTask404) return sendError(res, 404, 'Task not found');
+		return sendJson(res, 200, { id, status: 'Task not found', result: null, progress: null });
+	}
 
 	const fault = ctx.faults.pollStatus(task.prompt, task.id);
 	if (fault) {

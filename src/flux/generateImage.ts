@@ -15,7 +15,6 @@ import {
 	resolvePolicy,
 } from './retryPolicy';
 import { AttemptCounts, JobRuntime } from './runtime';
-import { redact } from './redact';
 import { submitTask } from './submit';
 
 /** Default overall job timeout: 10 minutes. */
@@ -119,68 +118,6 @@ export async function generateImage(
 		};
 	} catch (err) {
 		throw rt.toFluxError(err);
-	} finally {
-		rt.dispose();
-	}
-}
-
-/** Result of {@link checkFluxCredentials}. */
-export interface CredentialTestResult {
-	ok: boolean;
-	message: string;
-	statusCode?: number;
-}
-
-/**
- * The credential test: one cheap authenticated `GET …/credits`. Never throws;
- * the message is redacted.
- */
-export async function checkFluxCredentials(
-	creds: FluxCredentials,
-	opts: { signal?: AbortSignal; timeoutMs?: number; dispatcher?: Dispatcher } = {},
-): Promise<CredentialTestResult> {
-	const secrets = creds && typeof creds.apiKey === 'string' ? [creds.apiKey] : [];
-	let endpoints;
-	try {
-		endpoints = resolveEndpoints(creds);
-	} catch (err) {
-		return { ok: false, message: redact(err instanceof Error ? err.message : String(err), secrets) };
-	}
-	const rt = new JobRuntime({
-		endpoints,
-		signal: opts.signal,
-		timeoutMs: positive(opts.timeoutMs, 15_000),
-		requestTimeoutMs: positive(opts.timeoutMs, 15_000),
-		maxDownloadBytes: 0,
-		poll: { ...DEFAULT_POLL_POLICY },
-		submitRetry: { ...DEFAULT_SUBMIT_RETRY_POLICY },
-		downloadRetry: { ...DEFAULT_DOWNLOAD_RETRY_POLICY },
-		dispatcher: opts.dispatcher,
-		now: Date.now,
-		random: Math.random,
-	});
-	try {
-		const res = await rt.http(endpoints.creditsUrl, {
-			method: 'GET',
-			headers: { ...endpoints.authHeaders, accept: 'application/json' },
-		});
-		const status = res.statusCode;
-		await res.body.text().catch(() => '');
-		if (status >= 200 && status < 300) return { ok: true, message: 'Connection successful: the API key was accepted', statusCode: status };
-		if (status === 401 || status === 403) {
-			return { ok: false, message: `The API key was refused (HTTP ${status}): check the FLUX API credential`, statusCode: status };
-		}
-		if (status === 404) {
-			return {
-				ok: false,
-				message: 'The API was not found at this Base URL (HTTP 404): check the Base URL and the API style',
-				statusCode: status,
-			};
-		}
-		return { ok: false, message: `The FLUX API answered HTTP ${status}`, statusCode: status };
-	} catch (err) {
-		const fe = rt.toFluxError(err);
-		return { ok: false, message: `Could not reach the FLUX API: ${fe.message}` };
 	} finally {
 		rt.dispose();
 	}

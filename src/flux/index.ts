@@ -60,10 +60,7 @@ export {
 export type { BackoffPolicy, PollPolicy, RetryPolicy, NetworkErrorClass } from './retryPolicy';
 export type { AttemptCounts } from './runtime';
 export { DEFAULT_MAX_DOWNLOAD_BYTES, MAX_REDIRECTS } from './download';
-export {
-	generateImage,
-	checkFluxCredentials,
-	DEFAULT_JOB_TIMEOUT_MS,
-	DEFAULT_REQUEST_TIMEOUT_MS,
-} from './generateImage';
-export type { GenerateOptions, FluxImageResult, CredentialTestResult } from './generateImage';
+export { generateImage, DEFAULT_JOB_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './generateImage';
+export type { GenerateOptions, FluxImageResult } from './generateImage';
+export { checkFluxCredentials, DEFAULT_CREDENTIAL_TEST_TIMEOUT_MS } from './credentialCheck';
+export type { CredentialTestResult, CredentialCheckOptions } from './credentialCheck';
