@@ -1,3 +1,4 @@
+import { logWarning } from '../n8n/log';
 import { readPoolConfig, type PoolConfig } from './config';
 import { JobRegistry } from './jobRegistry';
 import type { JobKind } from './types';
@@ -33,7 +34,7 @@ const POOL_SET_KEY = Symbol.for('n8n-nodes-flux-concurrent.poolSet');
 /** The process-wide pool set, created on first use from process.env. */
 export function getPoolSet(): PoolSet {
 	const store = globalThis as unknown as Record<symbol, PoolSet | undefined>;
-	return (store[POOL_SET_KEY] ??= createPoolSet(readPoolConfig(process.env, (message) => console.warn(message))));
+	return (store[POOL_SET_KEY] ??= createPoolSet(readPoolConfig(process.env, logWarning)));
 }
 
 /** The process-wide pool for a job kind. */

@@ -1,3 +1,4 @@
+import { LoggerProxy } from 'n8n-workflow';
 import * as pool from '../../src/pool';
 
 const KEY = Symbol.for('n8n-nodes-flux-concurrent.poolSet');
@@ -22,7 +23,8 @@ describe('the process-wide pool set', () => {
 	});
 
 	it('is created once, from process.env, on the globalThis symbol', () => {
-		const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+		const warn = jest.fn();
+		LoggerProxy.init({ error: jest.fn(), warn, info: jest.fn(), debug: jest.fn() });
 		process.env.COMFLY_IMAGE_CONCURRENCY = '3';
 		process.env.COMFLY_VIDEO_PENDING = 'many';
 
@@ -31,7 +33,7 @@ describe('the process-wide pool set', () => {
 		expect(set.image).toMatchObject({ kind: 'image', workers: 3, pending: 3 });
 		expect(set.video).toMatchObject({ kind: 'video', workers: 10, pending: 10 });
 		expect(warn).toHaveBeenCalledTimes(1);
-		expect(warn).toHaveBeenCalledWith('[n8n-nodes-flux-concurrent] COMFLY_VIDEO_PENDING="many" is not an integer; using 10.');
+		expect(warn).toHaveBeenCalledWith('[n8n-nodes-flux-concurrent] COMFLY_VIDEO_PENDING="many" is not an integer; using 10.', expect.any(Object));
 
 		process.env.COMFLY_IMAGE_CONCURRENCY = '7';
 		expect(pool.getPoolSet()).toBe(set);
