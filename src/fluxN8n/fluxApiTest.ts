@@ -8,7 +8,10 @@ import type {
 import { checkFluxCredentials, redact } from '../flux';
 import { FluxCredentialsError, parseFluxCredentials } from './fluxCredentials';
 
-/** The FLUX API credential's "Test" button: one cheap authenticated request. */
+/**
+ * The FLUX API credential's "Test" button: `…/credits` where served, else a poll for a task that cannot
+ * exist (src/flux/credentialCheck.ts). Never submits a job; the message is redacted.
+ */
 export async function fluxApiTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted<ICredentialDataDecryptedObject>,
