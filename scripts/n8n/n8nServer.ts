@@ -1,0 +1,188 @@
+/**
+ * A real `n8n start` (the REST API and editor) for a scratch home, and a REST session on it: owner
+ * setup with n8n's auth cookie, then JSON requests. Facts (n8n 2.0.3): wait for the "Editor is now
+ * accessible" line and `GET /rest/settings` 200; `POST /rest/owner/setup` needs a `browser-id` header
+ * (the auth cookie is bound to it) and `N8N_SECURE_COOKIE=false` on plain http; REST answers are
+ * `{ data: … }`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+
+import { getFreePort, type LogFn, type N8nHome } from './realN8n';
+
+export interface N8nServer {
+	/** 'http://127.0.0.1:PORT' */
+	url: string;
+	/** Everything n8n printed so far (stdout and stderr). */
+	output(): string;
+	/** Stops n8n and its task runner (the whole process group). */
+	stop(): Promise<void>;
+}
+
+export interface StartN8nServerOptions {
+	/** Extra environment for this process. */
+	env?: Record<string, string>;
+	/** How long to wait for n8n to be ready (default 180 s). */
+	timeoutMs?: number;
+	log?: LogFn;
+}
+
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+	if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+	try {
+		process.kill(-child.pid, signal);
+	} catch {
+		/* already gone */
+	}
+}
+
+function installExitHook(): void {
+	if (exitHookInstalled) return;
+	exitHookInstalled = true;
+	process.on('exit', () => {
+		for (const child of running) killGroup(child, 'SIGKILL');
+	});
+}
+
+/** Starts `n8n start` on a free port of 127.0.0.1 and resolves once its REST API answers. */
+export async function startN8nServer(home: N8nHome, opts: StartN8nServerOptions = {}): Promise<N8nServer> {
+	installExitHook();
+	const port = await getFreePort();
+	const url = `http://127.0.0.1:${port}`;
+	const env = {
+		...home.env,
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_SECURE_COOKIE: 'false',
+		N8N_RUNNERS_BROKER_PORT: String(await getFreePort()),
+		REAL_N8N_PARENT_PID: String(process.pid),
+		...(opts.env ?? {}),
+	};
+	const child = spawn(process.execPath, ['--require', path.join(home.dir, 'watchdog.js'), home.n8nBin, 'start'], {
+		cwd: home.dir,
+		env,
+		detached: true,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	running.add(child);
+	let output = '';
+	const onData = (chunk: Buffer) => {
+		output += chunk.toString('utf8');
+		if (output.length > 4 * 1024 * 1024) output = output.slice(-2 * 1024 * 1024);
+	};
+	child.stdout?.on('data', onData);
+	child.stderr?.on('data', onData);
+	const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+	const server: N8nServer = {
+		url,
+		output: () => output,
+		stop: async () => {
+			killGroup(child, 'SIGTERM');
+			const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 10_000);
+			await exited;
+			clearTimeout(timer);
+			killGroup(child, 'SIGKILL'); // grandchildren (the task runner) if any remain
+			running.delete(child);
+		},
+	};
+	try {
+		await waitUntilReady(server, child, opts.timeoutMs ?? 180_000);
+	} catch (error) {
+		await server.stop();
+		throw error;
+	}
+	opts.log?.(`n8n start: ready on ${url}`);
+	return server;
+}
+
+async function waitUntilReady(server: N8nServer, child: ChildProcess, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		if (child.exitCode !== null || child.signalCode !== null) {
+			throw new Error(`n8n start exited (${child.exitCode ?? child.signalCode}):\n${server.output().slice(-3000)}`);
+		}
+		if (/Editor is now accessible/.test(server.output())) {
+			const settings = await fetch(`${server.url}/rest/settings`).catch(() => undefined);
+			if (settings?.ok) return;
+		}
+		await new Promise((resolve) => setTimeout(resolve, 250));
+	}
+	throw new Error(`n8n start was not ready within ${timeoutMs} ms:\n${server.output().slice(-3000)}`);
+}
+
+export interface RestAnswer<T = unknown> {
+	status: number;
+	/** The `data` field of n8n's `{ data }` envelope (or the whole body when there is none). */
+	data: T;
+	body: unknown;
+}
+
+/** A logged-in REST session (the owner's): n8n's auth cookie and browser id on every request. */
+export class N8nRestSession {
+	private cookie = '';
+	private readonly browserId = randomUUID();
+
+	constructor(readonly baseUrl: string) {}
+
+	/** Creates the instance owner and keeps the auth cookie (a fresh n8n only). */
+	async setUpOwner(owner = { email: 'owner@example.com', firstName: 'Test', lastName: 'Owner', password: 'Owner-password-1' }): Promise<void> {
+		const answer = await this.request('POST', '/rest/owner/setup', owner);
+		if (answer.status !== 200) throw new Error(`owner setup answered HTTP ${answer.status}: ${JSON.stringify(answer.body)}`);
+		if (!this.cookie) throw new Error('owner setup set no n8n-auth cookie');
+	}
+
+	async request<T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', route: string, body?: unknown): Promise<RestAnswer<T>> {
+		const res = await fetch(`${this.baseUrl}${route}`, {
+			method,
+			headers: {
+				'content-type': 'application/json',
+				'browser-id': this.browserId,
+				...(this.cookie ? { cookie: this.cookie } : {}),
+			},
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const auth = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
+		if (auth) this.cookie = auth.split(';')[0];
+		const text = await res.text();
+		let parsed: unknown = text;
+		try {
+			parsed = JSON.parse(text) as unknown;
+		} catch {
+			/* not JSON */
+		}
+		const data = parsed && typeof parsed === 'object' && 'data' in parsed ? (parsed as { data: T }).data : (parsed as T);
+		return { status: res.status, data, body: parsed };
+	}
+}
+
+/** The answer of n8n's credential test (the editor's "Test" button). */
+export interface CredentialTestAnswer {
+	status: 'OK' | 'Error';
+	message: string;
+}
+
+/**
+ * Saves a credential through the REST API and runs n8n's own credential test on it
+ * (`POST /rest/credentials`, then `POST /rest/credentials/test` with `{ credentials: { id, name, type, data } }`).
+ */
+export async function testCredentialThroughN8n(
+	session: N8nRestSession,
+	credential: { name: string; type: string; data: Record<string, unknown> },
+): Promise<CredentialTestAnswer> {
+	const created = await session.request<{ id: string }>('POST', '/rest/credentials', credential);
+	if (created.status !== 200 || !created.data?.id) {
+		throw new Error(`creating the credential answered HTTP ${created.status}: ${JSON.stringify(created.body).slice(0, 500)}`);
+	}
+	const tested = await session.request<CredentialTestAnswer>('POST', '/rest/credentials/test', {
+		credentials: { id: created.data.id, ...credential },
+	});
+	if (tested.status !== 200) {
+		throw new Error(`the credential test answered HTTP ${tested.status}: ${JSON.stringify(tested.body).slice(0, 500)}`);
+	}
+	return tested.data;
+}
