@@ -1,7 +1,7 @@
 import { checkFluxCredentials, closeFluxAgent } from '../../src/flux';
 import { RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
-import { closedPort, startHtmlSite, startHttpsRedirect, startSilentServer, type FakeOrigin } from './fakeOrigins';
+import { closedPort, startFakeOrigin, startHtmlSite, startHttpsRedirect, startSilentServer, type FakeOrigin } from './fakeOrigins';
 import { credsFor } from './helpers';
 
 let sim: RelaySimulator;
@@ -71,6 +71,47 @@ describe('checkFluxCredentials: a relay without /credits (fallback: poll an id t
 		const r = await check({ apiStyle: 'relay', baseUrl: `${bareRelay.url}/nothing-here`, apiKey: bareRelay.apiKey });
 		expect(r).toMatchObject({ ok: false, statusCode: 404 });
 		expect(r.message).toMatch(/answered with no such route \(HTTP 404\), not the FLUX API: check the Base URL/);
+	});
+});
+
+describe('checkFluxCredentials: other answers of /credits', () => {
+	const origins: FakeOrigin[] = [];
+	afterAll(async () => {
+		await Promise.all(origins.map((o) => o.close()));
+		await closeFluxAgent();
+	});
+	/** An API whose /credits answers `status` + `body`, and whose poll says the task is unknown. */
+	async function api(status: number, body: unknown): Promise<FakeOrigin> {
+		const origin = await startFakeOrigin((req, res) => {
+			const json = req.url?.includes('/credits') ? body : { id: 'x', status: 'Task not found' };
+			res.writeHead(req.url?.includes('/credits') ? status : 200, { 'content-type': 'application/json' });
+			res.end(JSON.stringify(json));
+		});
+		origins.push(origin);
+		return origin;
+	}
+
+	it('402: the key is accepted, the account is out of credits (no fallback)', async () => {
+		const origin = await api(402, { detail: 'Insufficient credits' });
+		const r = await check({ apiStyle: 'bfl', baseUrl: origin.url, apiKey: KEY });
+		expect(r).toEqual({ ok: true, statusCode: 402, message: 'Connection successful: the API key was accepted, but the account is out of credits (HTTP 402)' });
+		expect(origin.requests).toEqual(['GET /v1/credits']);
+	});
+
+	it('a JSON answer without a balance: accepted, no balance invented', async () => {
+		const origin = await api(200, { ok: true });
+		expect(await check({ apiStyle: 'relay', baseUrl: origin.url, apiKey: KEY })).toEqual({
+			ok: true,
+			statusCode: 200,
+			message: 'Connection successful: the API key was accepted',
+		});
+	});
+
+	it('405 falls back to the poll', async () => {
+		const origin = await api(405, { detail: 'Method Not Allowed' });
+		const r = await check({ apiStyle: 'relay', baseUrl: origin.url, apiKey: KEY });
+		expect(r).toMatchObject({ ok: true, statusCode: 200 });
+		expect(origin.requests).toEqual(['GET /bfl/v1/credits', expect.stringMatching(/^GET \/bfl\/v1\/get_result\?id=credential-test-/)]);
 	});
 });
 
