@@ -73,7 +73,7 @@ function slotOf<Result extends CollectableResult>(
 	if (task.kind !== spec.kind) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`The item at ${slotPlace(place)} is a ${task.kind} task; this collector collects ${spec.kind} tasks`,
+			`The item at ${slotPlace(place)} is ${/^[aeiou]/.test(task.kind) ? 'an' : 'a'} ${task.kind} task; this collector collects ${spec.kind} tasks`,
 			{ itemIndex: place.itemIndex },
 		);
 	}

@@ -96,14 +96,22 @@ async function waitForSlot<Result extends CollectableResult>(
 		const reason = redact(slot.submitError ?? 'unknown error');
 		return failedSlot(slot, `The submit node could not submit the item at ${slotPlace(slot)}: ${reason}`, 'submit_failed');
 	}
-	try {
-		return outcomeOf(slot, await pool.wait<Result>(slot.jobId, signal), redact);
-	} catch (error) {
-		const code = poolErrorCode(error);
-		if (code !== 'UNKNOWN_JOB' && code !== 'EXPIRED_JOB') throw error;
-		const described = describeJobError(error, redact);
-		return failedSlot(slot, `The task at ${slotPlace(slot)}: ${described.message}`, described.kind ?? 'expired');
-	}
+	return await pool.wait<Result>(slot.jobId, signal).then(
+		(snapshot) => outcomeOf(slot, snapshot, redact),
+		async (error: unknown) => missingJobOutcome<Result>(slot, error, redact) ?? (await Promise.reject(error)),
+	);
+}
+
+/** An unknown or expired job is a failed slot naming input, item and slot; other errors are not. */
+function missingJobOutcome<Result extends CollectableResult>(
+	slot: Slot,
+	error: unknown,
+	redact: (text: string) => string,
+): SlotOutcome<Result> | undefined {
+	const code = poolErrorCode(error);
+	if (code !== 'UNKNOWN_JOB' && code !== 'EXPIRED_JOB') return undefined;
+	const described = describeJobError(error, redact);
+	return failedSlot(slot, `The task at ${slotPlace(slot)}: ${described.message}`, described.kind ?? 'expired');
 }
 
 export interface WaitForSlotsOptions {

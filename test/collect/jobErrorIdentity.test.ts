@@ -9,7 +9,7 @@ import { waitForSlots } from '../../src/collect/waitForSlots';
 import type { Slot } from '../../src/collect/slots';
 import { smallConfig } from '../pool/helpers';
 
-function isolatedCopy<T>(path: string): T {
+function isolatedCopy<T extends object>(path: string): T {
 	let copy!: T;
 	jest.isolateModules(() => {
 		copy = jest.requireActual<T>(path);

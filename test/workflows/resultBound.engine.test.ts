@@ -5,6 +5,8 @@
  * collector run on such a dropped (expired) task gets a failed slot, never a failed batch.
  */
 import '../engine/harness'; // first: it prepares jest to load n8n-core
+import type { INodeExecutionData } from 'n8n-workflow';
+
 import { connect, manualTrigger, runWorkflow } from '../engine/harness';
 import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
@@ -30,7 +32,7 @@ beforeAll(() => {
 afterAll(() => warn.mockRestore());
 
 /** Runs the collector alone on task items, as a re-run of only the collector would. */
-async function collectAgain(tasks: Array<{ json: Record<string, unknown> }>, parameters = {}, settings = {}) {
+async function collectAgain(tasks: INodeExecutionData[], parameters = {}, settings = {}) {
 	return await runWorkflow({
 		nodes: [manualTrigger('Trigger'), collectNode('Collect', parameters, settings)],
 		connections: connect(['Trigger', 'Collect']),
@@ -40,7 +42,7 @@ async function collectAgain(tasks: Array<{ json: Record<string, unknown> }>, par
 	});
 }
 
-let tasks: Array<{ json: Record<string, unknown> }> = [];
+let tasks: INodeExecutionData[] = [];
 
 it('2 workers, 0 pending, a 1 MB bound, 8 × 300 KB images: all 8 are delivered', async () => {
 	const result = await runPromptBatch(sim, prompts);
