@@ -1,12 +1,26 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
+import { makeConcurrentCollector } from '../../src/collect';
+import { redact } from '../../src/flux';
+import type { ImageJobResult } from '../../src/fluxN8n/imageJobResult';
+import { failedSlotPng } from '../../src/images/solidPng';
 
-import { collectImages } from '../../src/collect/collectImages';
-import { concurrentCollectDescription } from './ConcurrentCollect.description';
-
-export class ConcurrentCollect implements INodeType {
-	description = concurrentCollectDescription;
-
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await collectImages(this);
-	}
-}
+/** The image collector: up to 30 FLUX image tasks in, their images out in slot order, plus a report. */
+export const ConcurrentCollect = makeConcurrentCollector<ImageJobResult>({
+	identity: {
+		name: 'concurrentCollect',
+		displayName: 'Concurrent Collect Images',
+		description: 'Wait for up to 30 concurrent tasks and return their images in slot order, with a status report',
+		icon: 'file:concurrentCollect.svg',
+		defaultName: 'Concurrent Collect Images',
+		noun: { one: 'image', many: 'images' },
+		submitNodeName: 'FLUX 3 Image Concurrent Submit',
+	},
+	kind: 'image',
+	maxSlots: 30,
+	toBinary: async (ctx, result, fileBase) =>
+		await ctx.helpers.prepareBinaryData(result.buffer, `${fileBase}.${result.fileExtension}`, result.mimeType),
+	failedSlot: {
+		describe: 'a red 64×64 image',
+		toBinary: async (ctx, fileBase) => await ctx.helpers.prepareBinaryData(failedSlotPng(), `${fileBase}.png`, 'image/png'),
+	},
+	redact: (text) => redact(text),
+});

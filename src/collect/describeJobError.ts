@@ -1,10 +1,35 @@
-import { FluxError, redact } from '../flux';
-import { PoolCancelledError } from '../pool';
+import { poolErrorCode, type PoolErrorCode } from '../pool';
 
-/** A job's error as the collector shows it: redacted text, and a kind when known. */
-export function describeJobError(error: unknown): { message: string; kind?: string; taskId?: string } {
-	if (error instanceof FluxError) return { message: error.message, kind: error.kind, taskId: error.taskId };
-	if (error instanceof PoolCancelledError) return { message: redact(error.message), kind: 'cancelled' };
-	if (error instanceof Error) return { message: redact(error.message) };
-	return { message: error === undefined ? 'unknown error' : redact(String(error)) };
+/** The error kind a slot row shows for the pool's own errors. */
+const KIND_BY_POOL_CODE: Record<PoolErrorCode, string> = {
+	POOL_CANCELLED: 'cancelled',
+	UNKNOWN_JOB: 'unknown_job',
+	EXPIRED_JOB: 'expired',
+};
+
+interface ErrorFields {
+	message?: unknown;
+	kind?: unknown;
+	taskId?: unknown;
+}
+
+/**
+ * A job's error as the collector shows it: redacted text, and a kind when known.
+ * Classified by value (a `kind` field, else a pool error `code`), never by class:
+ * the error may come from another copy of this package sharing the pool.
+ */
+export function describeJobError(
+	error: unknown,
+	redact: (text: string) => string,
+): { message: string; kind?: string; taskId?: string } {
+	const fields: ErrorFields = typeof error === 'object' && error !== null ? (error as ErrorFields) : {};
+	const code = poolErrorCode(error);
+	const kind = typeof fields.kind === 'string' ? fields.kind : code && KIND_BY_POOL_CODE[code];
+	const text =
+		typeof fields.message === 'string' ? fields.message : error === undefined ? 'unknown error' : String(error);
+	return {
+		message: redact(text),
+		...(kind ? { kind } : {}),
+		...(typeof fields.taskId === 'string' ? { taskId: fields.taskId } : {}),
+	};
 }

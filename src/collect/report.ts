@@ -5,7 +5,8 @@ export interface SlotReportRow {
 	input: number;
 	item: number;
 	status: SlotStatus;
-	jobId: string;
+	/** Absent for a task the submit node could not submit. */
+	jobId?: string;
 	taskId?: string;
 	error?: string;
 	errorKind?: string;
@@ -28,7 +29,7 @@ export function slotRow(outcome: SlotOutcome): SlotReportRow {
 		input: outcome.slot.inputIndex + 1,
 		item: outcome.slot.itemIndex,
 		status: outcome.status,
-		jobId: outcome.slot.task.jobId,
+		...(outcome.slot.jobId === undefined ? {} : { jobId: outcome.slot.jobId }),
 		...(outcome.taskId ? { taskId: outcome.taskId } : {}),
 		...(outcome.error ? { error: outcome.error } : {}),
 		...(outcome.errorKind ? { errorKind: outcome.errorKind } : {}),

@@ -1,17 +1,24 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import type { JobKind } from '../pool';
-import { readTaskItemJson, type TaskItemJson } from '../twin/taskItem';
+import { readFailedTaskItemJson, readTaskItemJson } from '../twin/taskItem';
+import { MAX_INPUTS } from './collectorDescription';
+import type { CollectableResult, CollectorSpec } from './collectorSpec';
 
-/** The most tasks one collector takes, like the ComfyUI collector's 30 sockets. */
-export const MAX_SLOTS = 30;
-
-/** One task in the collector: slot numbers run 1…N across inputs in order. */
+/**
+ * One task in the collector: slot numbers run 1…N across inputs in order. A task the
+ * submit node could not submit ("On Error: Continue") has no job, only `submitError`.
+ */
 export interface Slot {
 	slot: number;
 	inputIndex: number;
 	itemIndex: number;
-	task: TaskItemJson;
+	jobId?: string;
+	submitError?: string;
+}
+
+/** Where a slot came from, for messages: "input 2, item 0 (slot 3)". */
+export function slotPlace(slot: Pick<Slot, 'slot' | 'inputIndex' | 'itemIndex'>): string {
+	return `input ${slot.inputIndex + 1}, item ${slot.itemIndex} (slot ${slot.slot})`;
 }
 
 function inputItems(ctx: IExecuteFunctions, inputIndex: number): INodeExecutionData[] {
@@ -22,10 +29,10 @@ function inputItems(ctx: IExecuteFunctions, inputIndex: number): INodeExecutionD
 	}
 }
 
-/** The job ids of every task item on the collector's inputs, valid slot or not. */
-export function receivedJobIds(ctx: IExecuteFunctions, numberInputs: number): string[] {
+/** The job ids of every task item on any of the collector's inputs, valid slot or not. */
+export function receivedJobIds(ctx: IExecuteFunctions): string[] {
 	const ids: string[] = [];
-	for (let inputIndex = 0; inputIndex < numberInputs; inputIndex++) {
+	for (let inputIndex = 0; inputIndex < MAX_INPUTS; inputIndex++) {
 		for (const item of inputItems(ctx, inputIndex)) {
 			const task = readTaskItemJson(item.json);
 			if (task) ids.push(task.jobId);
@@ -34,48 +41,61 @@ export function receivedJobIds(ctx: IExecuteFunctions, numberInputs: number): st
 	return ids;
 }
 
+function tooManyTasks<Result extends CollectableResult>(
+	ctx: IExecuteFunctions,
+	total: number,
+	spec: CollectorSpec<Result>,
+): NodeOperationError {
+	const max = spec.maxSlots;
+	return new NodeOperationError(
+		ctx.getNode(),
+		`${total} tasks reached this collector, but one ${spec.identity.displayName} takes at most ${max}`,
+		{
+			description: `Split the batch: put a Loop Over Items node (batch size ${max}) before the submit node, and loop back from after this collector. Lowering COMFLY_${spec.kind.toUpperCase()}_CONCURRENCY does not change this limit.`,
+		},
+	);
+}
+
+/** The slot of one input item; throws naming input, item and slot when it is not a task of `spec.kind`. */
+function slotOf<Result extends CollectableResult>(
+	ctx: IExecuteFunctions,
+	place: Pick<Slot, 'slot' | 'inputIndex' | 'itemIndex'>,
+	json: unknown,
+	spec: CollectorSpec<Result>,
+): Slot {
+	const task = readTaskItemJson(json) ?? readFailedTaskItemJson(json);
+	if (!task) {
+		throw new NodeOperationError(ctx.getNode(), `The item at ${slotPlace(place)} is not a task`, {
+			itemIndex: place.itemIndex,
+			description: `${spec.identity.displayName} takes the output of a Concurrent Submit node. Connect a ${spec.identity.submitNodeName} node to this input.`,
+		});
+	}
+	if (task.kind !== spec.kind) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The item at ${slotPlace(place)} is ${/^[aeiou]/.test(task.kind) ? 'an' : 'a'} ${task.kind} task; this collector collects ${spec.kind} tasks`,
+			{ itemIndex: place.itemIndex },
+		);
+	}
+	return 'jobId' in task ? { ...place, jobId: task.jobId } : { ...place, submitError: task.error };
+}
+
 /**
  * Number the collector's input items into slots, input 1's items first, and
  * check that each is a task of the expected kind. Errors name input, item and slot.
  */
-export function gatherSlots(ctx: IExecuteFunctions, numberInputs: number, kind: JobKind): Slot[] {
+export function gatherSlots<Result extends CollectableResult>(
+	ctx: IExecuteFunctions,
+	numberInputs: number,
+	spec: CollectorSpec<Result>,
+): Slot[] {
+	const perInput = Array.from({ length: numberInputs }, (_, inputIndex) => inputItems(ctx, inputIndex));
+	const total = perInput.reduce((sum, items) => sum + items.length, 0);
+	if (total > spec.maxSlots) throw tooManyTasks(ctx, total, spec);
 	const slots: Slot[] = [];
-	let total = 0;
-	const perInput: INodeExecutionData[][] = [];
-	for (let inputIndex = 0; inputIndex < numberInputs; inputIndex++) {
-		const items = inputItems(ctx, inputIndex);
-		perInput.push(items);
-		total += items.length;
-	}
-	if (total > MAX_SLOTS) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`${total} tasks reached this collector, but one Concurrent Collect takes at most ${MAX_SLOTS}`,
-			{
-				description: `Split the batch: put a Loop Over Items node (batch size ${MAX_SLOTS}) before the submit node, and loop back from after this collector. Lowering COMFLY_IMAGE_CONCURRENCY does not change this limit.`,
-			},
-		);
-	}
 	perInput.forEach((items, inputIndex) => {
 		items.forEach((item, itemIndex) => {
-			const slot = slots.length + 1;
-			const where = `input ${inputIndex + 1}, item ${itemIndex} (slot ${slot})`;
-			const task = readTaskItemJson(item.json);
-			if (!task) {
-				throw new NodeOperationError(ctx.getNode(), `The item at ${where} is not a task`, {
-					itemIndex,
-					description:
-						'Concurrent Collect takes the output of a Concurrent Submit node. Connect a FLUX 3 Image Concurrent Submit node to this input.',
-				});
-			}
-			if (task.kind !== kind) {
-				throw new NodeOperationError(
-					ctx.getNode(),
-					`The item at ${where} is a ${task.kind} task; this collector collects ${kind} tasks`,
-					{ itemIndex },
-				);
-			}
-			slots.push({ slot, inputIndex, itemIndex, task });
+			slots.push(slotOf(ctx, { slot: slots.length + 1, inputIndex, itemIndex }, item.json, spec));
 		});
 	});
 	return slots;

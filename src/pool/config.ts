@@ -13,7 +13,7 @@ export interface PoolConfig {
 	video: PoolSize;
 	/** How long a finished job's record (and result) is kept. */
 	resultTtlMs: number;
-	/** Bound on the bytes of results kept; the oldest finished jobs are dropped first. */
+	/** Bound on the bytes of results kept: collected results are dropped (oldest first) to stay within it; uncollected ones never before their TTL. */
 	resultMaxBytes: number;
 }
 

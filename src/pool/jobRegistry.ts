@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { waitUnlessAborted } from './abortable';
+import { LOG_PREFIX } from './config';
 import { ExpiredJobError, PoolCancelledError, UnknownJobError } from './errors';
 import type { JobKind, JobSnapshot, JobState, JobTimings } from './types';
 
@@ -18,6 +19,8 @@ export interface JobRegistryOptions {
 	now?: () => number;
 	/** How many expired ids are remembered, to tell "expired" from "unknown" (default 10,000). */
 	maxTombstones?: number;
+	/** Told once each time results nobody has collected yet alone exceed `maxBytes` (default console.warn). */
+	warn?: (message: string) => void;
 }
 
 interface JobRecord {
@@ -28,6 +31,8 @@ interface JobRecord {
 	result?: unknown;
 	error?: unknown;
 	bytes: number;
+	/** Its result was delivered by a collector: the byte bound may drop it. */
+	collected: boolean;
 	attempts: number;
 	timings: JobTimings;
 	meta: Record<string, unknown>;
@@ -38,9 +43,12 @@ const isFinal = (state: JobState) => state !== 'queued' && state !== 'running';
 
 /**
  * Job id → state, result or error, timings and attempts.
- * Finished jobs expire lazily (swept on registry operations, no timers) after the time-to-live,
- * and the oldest finished ones are dropped first while the retained bytes exceed the bound.
- * A result stays readable after it is read, until it expires.
+ * Finished jobs expire lazily (swept on registry operations, no timers) after the time-to-live.
+ * While the retained bytes exceed the bound, the results collectors have already delivered are
+ * dropped, oldest delivery first. A result nobody has collected yet is never dropped before its
+ * time-to-live (it may be all that is left of a paid job): when such results alone exceed the
+ * bound they are kept, and `warn` is told once (again only after the bytes fell back within it).
+ * A result stays readable after it is read or collected, until it expires.
  */
 export class JobRegistry {
 	readonly now: () => number;
@@ -50,6 +58,10 @@ export class JobRegistry {
 	private readonly jobs = new Map<string, JobRecord>();
 	/** Finished jobs, oldest first. */
 	private readonly finished = new Map<string, JobRecord>();
+	/** Collected results holding bytes, oldest collection first: what the byte bound may drop. */
+	private readonly evictable = new Map<string, JobRecord>();
+	private readonly warn: (message: string) => void;
+	private warnedOverBound = false;
 	private readonly tombstones = new Set<string>();
 	private readonly bytes: Record<JobKind, number> = { image: 0, video: 0 };
 
@@ -58,6 +70,7 @@ export class JobRegistry {
 		this.maxBytes = options.maxBytes;
 		this.now = options.now ?? Date.now;
 		this.maxTombstones = options.maxTombstones ?? 10_000;
+		this.warn = options.warn ?? ((message) => console.warn(message));
 	}
 
 	/** Registers a new queued job and returns its id. */
@@ -70,6 +83,7 @@ export class JobRegistry {
 			owner,
 			state: 'queued',
 			bytes: 0,
+			collected: false,
 			attempts: 0,
 			timings: { queuedAt: this.now() },
 			meta: { ...meta },
@@ -113,6 +127,18 @@ export class JobRegistry {
 		this.sweep();
 	}
 
+	/**
+	 * The job's result was delivered (a collector put it in its output): from now on the byte
+	 * bound may drop it. Unknown, unfinished or already collected ids are ignored.
+	 */
+	markCollected(id: string): void {
+		const record = this.jobs.get(id);
+		if (!record || !isFinal(record.state) || record.collected) return;
+		record.collected = true;
+		if (record.bytes > 0) this.evictable.set(id, record);
+		this.sweep();
+	}
+
 	/** Current snapshot; throws UnknownJobError or ExpiredJobError. */
 	get<T = unknown>(id: string): JobSnapshot<T> {
 		return this.snapshot(this.lookup(id)) as JobSnapshot<T>;
@@ -139,7 +165,7 @@ export class JobRegistry {
 	/** Bytes of results held, for one kind or all. */
 	retainedBytes(kind?: JobKind): number {
 		this.sweep();
-		return kind ? this.bytes[kind] : this.bytes.image + this.bytes.video;
+		return kind ? this.bytes[kind] : this.totalBytes();
 	}
 
 	private lookup(id: string): JobRecord {
@@ -152,15 +178,38 @@ export class JobRegistry {
 	private sweep(): void {
 		const now = this.now();
 		for (const record of this.finished.values()) {
-			const tooOld = now - (record.timings.finishedAt ?? now) >= this.ttlMs;
-			if (!tooOld && this.bytes.image + this.bytes.video <= this.maxBytes) break;
+			if (now - (record.timings.finishedAt ?? now) < this.ttlMs) break;
 			this.expire(record);
 		}
+		for (const record of this.evictable.values()) {
+			if (this.totalBytes() <= this.maxBytes) break;
+			this.expire(record);
+		}
+		this.warnOnceOverBound();
+	}
+
+	private totalBytes(): number {
+		return this.bytes.image + this.bytes.video;
+	}
+
+	/** Only uncollected results are left above the bound: keep them, say so once. */
+	private warnOnceOverBound(): void {
+		const over = this.totalBytes() > this.maxBytes;
+		if (over && !this.warnedOverBound) {
+			const mb = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
+			this.warn(
+				`${LOG_PREFIX} Results not yet collected hold ${mb(this.totalBytes())} MB, above the ` +
+					`${mb(this.maxBytes)} MB of COMFLY_RESULT_MAX_MB. They are kept until a collector delivers them ` +
+					'or COMFLY_RESULT_TTL_SECONDS passes, so that no paid result is lost.',
+			);
+		}
+		this.warnedOverBound = over;
 	}
 
 	private expire(record: JobRecord): void {
 		this.jobs.delete(record.id);
 		this.finished.delete(record.id);
+		this.evictable.delete(record.id);
 		this.bytes[record.kind] -= record.bytes;
 		this.tombstones.add(record.id);
 		if (this.tombstones.size > this.maxTombstones) {

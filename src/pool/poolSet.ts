@@ -15,11 +15,13 @@ export interface PoolSet {
 export interface PoolSetOptions {
 	/** Clock for the registry, epoch ms (default Date.now). */
 	now?: () => number;
+	/** Where the registry's one warning goes (default console.warn). */
+	warn?: (message: string) => void;
 }
 
 /** Builds an isolated pool set (tests, benchmarks); production code uses getPoolSet(). */
 export function createPoolSet(config: PoolConfig, options: PoolSetOptions = {}): PoolSet {
-	const registry = new JobRegistry({ ttlMs: config.resultTtlMs, maxBytes: config.resultMaxBytes, now: options.now });
+	const registry = new JobRegistry({ ttlMs: config.resultTtlMs, maxBytes: config.resultMaxBytes, now: options.now, warn: options.warn });
 	return {
 		image: new WorkerPool('image', config.image, registry),
 		video: new WorkerPool('video', config.video, registry),

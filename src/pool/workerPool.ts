@@ -72,6 +72,11 @@ export class WorkerPool {
 		return this.registry.get<T>(jobId);
 	}
 
+	/** The jobs' results were delivered by a collector: the registry's byte bound may drop them now. */
+	markCollected(jobIds: readonly string[]): void {
+		for (const id of jobIds) this.registry.markCollected(id);
+	}
+
 	/** Queued jobs of the owner never start (state cancelled); running ones get their signal fired. */
 	cancelOwner(owner: string, reason?: string, options?: CancelOptions): { queued: number; running: number } {
 		const ids = [...this.admitted].filter(([, job]) => job.owner === owner).map(([id]) => id);

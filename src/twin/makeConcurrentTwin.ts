@@ -10,7 +10,7 @@ import { poolFor } from '../pool';
 import type { ConcurrentSource } from './concurrentSource';
 import { toNodeError } from '../fluxN8n/nodeErrors';
 import { watchExecutionCancel } from './executionCancel';
-import { makeTaskItemJson } from './taskItem';
+import { makeFailedTaskItemJson, makeTaskItemJson } from './taskItem';
 
 /** What the twin changes besides outputs and execute: its identity. */
 export interface TwinIdentity {
@@ -95,7 +95,11 @@ export function makeConcurrentTwin<Prepared, Result>(
 			for (const entry of prepared) {
 				const pairedItem = { item: entry.itemIndex };
 				if ('error' in entry) {
-					output.push({ json: { error: entry.error.message }, pairedItem });
+					// "Continue (using error output)" routes `{ error }` there; otherwise the collector gets a failed task.
+					const { name: node, onError } = this.getNode();
+					const failed = { kind: source.outputKind, model: source.model, node, error: entry.error.message };
+					const json = onError === 'continueErrorOutput' ? { error: failed.error } : makeFailedTaskItemJson(failed);
+					output.push({ json, pairedItem });
 					continue;
 				}
 				let jobId: string;

@@ -15,8 +15,26 @@ const taskItemSchema = z.object({
 	submittedAt: z.string(),
 });
 
+/**
+ * A task whose item failed at the submit node ("On Error: Continue"): the task
+ * marker with the reason and no job. It reaches the collector as a failed slot.
+ */
+const failedTaskItemSchema = z
+	.object({
+		type: z.literal(TASK_ITEM_TYPE),
+		version: z.literal(1),
+		kind: z.enum(['image', 'video']),
+		model: z.string(),
+		node: z.string(),
+		error: z.string(),
+	})
+	.strict();
+
 /** A task item's JSON: a handle on a job in the pool. It never carries secrets. */
 export type TaskItemJson = z.infer<typeof taskItemSchema>;
+
+/** A failed task item's JSON: `error` is the submit node's (redacted) message; no job exists. */
+export type FailedTaskItemJson = z.infer<typeof failedTaskItemSchema>;
 
 export function makeTaskItemJson(fields: {
 	jobId: string;
@@ -36,8 +54,24 @@ export function makeTaskItemJson(fields: {
 	};
 }
 
+/** The item a submit node emits for an item it could not submit, under "On Error: Continue". */
+export function makeFailedTaskItemJson(fields: {
+	kind: JobKind;
+	model: string;
+	node: string;
+	error: string;
+}): FailedTaskItemJson {
+	return { type: TASK_ITEM_TYPE, version: 1, kind: fields.kind, model: fields.model, node: fields.node, error: fields.error };
+}
+
 /** The task in an item's JSON, or undefined when the item is not a task. */
 export function readTaskItemJson(json: unknown): TaskItemJson | undefined {
 	const parsed = taskItemSchema.safeParse(json);
+	return parsed.success ? parsed.data : undefined;
+}
+
+/** The failed task in an item's JSON, or undefined when the item is not a failed task. */
+export function readFailedTaskItemJson(json: unknown): FailedTaskItemJson | undefined {
+	const parsed = failedTaskItemSchema.safeParse(json);
 	return parsed.success ? parsed.data : undefined;
 }

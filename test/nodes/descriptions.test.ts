@@ -5,7 +5,7 @@ import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 
 import { FluxApi } from '../../credentials/FluxApi.credentials';
 import { ConcurrentCollect } from '../../nodes/ConcurrentCollect/ConcurrentCollect.node';
-import { configuredInputs } from '../../nodes/ConcurrentCollect/ConcurrentCollect.description';
+import { configuredInputs } from '../../src/collect';
 import { FluxConcurrentSubmit } from '../../nodes/FluxConcurrentSubmit/FluxConcurrentSubmit.node';
 import { FluxImage } from '../../nodes/FluxImage/FluxImage.node';
 import { fluxImageDescription } from '../../nodes/FluxImage/FluxImage.description';

@@ -75,8 +75,12 @@ export function smallConfig(overrides: Partial<PoolConfig> = {}): PoolConfig {
 	};
 }
 
-/** An isolated pool set with a hand-driven clock. */
-export function testPoolSet(overrides: Partial<PoolConfig> = {}): PoolSet & { clock: { now: number } } {
+/** An isolated pool set with a hand-driven clock; the registry's warnings are kept in `warnings`. */
+export function testPoolSet(
+	overrides: Partial<PoolConfig> = {},
+): PoolSet & { clock: { now: number }; warnings: string[] } {
 	const clock = { now: 1_000_000 };
-	return { ...createPoolSet(smallConfig(overrides), { now: () => clock.now }), clock };
+	const warnings: string[] = [];
+	const set = createPoolSet(smallConfig(overrides), { now: () => clock.now, warn: (message) => warnings.push(message) });
+	return { ...set, clock, warnings };
 }

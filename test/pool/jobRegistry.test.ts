@@ -3,7 +3,7 @@ import { ManualJobs, testPoolSet } from './helpers';
 
 function registry(options: { ttlMs?: number; maxBytes?: number; maxTombstones?: number } = {}) {
 	const clock = { now: 0 };
-	const reg = new JobRegistry({ ttlMs: 1_000, maxBytes: 100, ...options, now: () => clock.now });
+	const reg = new JobRegistry({ ttlMs: 1_000, maxBytes: 100, warn: () => undefined, ...options, now: () => clock.now });
 	const succeed = (bytes: number) => {
 		const id = reg.create('image');
 		reg.start(id);
@@ -57,13 +57,14 @@ describe('JobRegistry', () => {
 		expect(reg.get(running).state).toBe('running');
 	});
 
-	it('drops the oldest finished jobs first while retained bytes exceed the bound', () => {
+	it('drops the oldest collected results first while retained bytes exceed the bound', () => {
 		const { reg, clock } = registry({ maxBytes: 100 });
 		const finishedSecond = reg.create('image');
 		const finishedFirst = reg.create('video');
 		const finish = (id: string, bytes: number) => {
 			clock.now++;
 			reg.finish(id, { state: 'succeeded', result: id, bytes });
+			reg.markCollected(id);
 		};
 		finish(finishedFirst, 40);
 		finish(finishedSecond, 40);
@@ -79,14 +80,68 @@ describe('JobRegistry', () => {
 		expect(reg.get(third).result).toBe(third);
 	});
 
-	it('a waiter gets its result even when that result alone exceeds the bound', async () => {
-		const { reg } = registry({ maxBytes: 100 });
+	it('never drops a result nobody has collected before its time-to-live, and warns once', () => {
+		const warn = jest.fn();
+		const clock = { now: 0 };
+		const reg = new JobRegistry({ ttlMs: 1_000, maxBytes: 100, now: () => clock.now, warn });
+		const succeed = (bytes: number) => {
+			const id = reg.create('image');
+			reg.finish(id, { state: 'succeeded', result: `${bytes} bytes`, bytes });
+			return id;
+		};
+		// 2 workers, 0 pending, a 1 MB bound and 8 × 300 KB images, in miniature: 8 × 30 bytes, bound 100.
+		const ids = Array.from({ length: 8 }, () => succeed(30));
+		expect(reg.retainedBytes()).toBe(240);
+		for (const id of ids) expect(reg.get(id).result).toBe('30 bytes');
+		expect(warn).toHaveBeenCalledTimes(1);
+		expect(warn.mock.calls[0][0]).toMatch(/not yet collected hold .* above .*COMFLY_RESULT_MAX_MB.*kept/);
+
+		// Once delivered, the oldest delivered results go first, down to the bound.
+		reg.markCollected(ids[0]);
+		reg.markCollected(ids[1]);
+		expect(reg.retainedBytes()).toBe(180);
+		for (const id of ids.slice(2)) reg.markCollected(id);
+		expect(reg.retainedBytes()).toBe(90);
+		expect(() => reg.get(ids[4])).toThrow(ExpiredJobError);
+		expect(reg.get(ids[5]).result).toBe('30 bytes');
+
+		// Back within the bound, a new crossing warns again; the time-to-live still applies to all.
+		succeed(30);
+		expect(warn).toHaveBeenCalledTimes(1); // a collected result made room
+		for (let i = 0; i < 3; i++) succeed(30);
+		expect(reg.retainedBytes()).toBe(120); // every collected one dropped, the new ones all kept
+		expect(warn).toHaveBeenCalledTimes(2);
+		clock.now = 1_000;
+		expect(reg.retainedBytes()).toBe(0);
+	});
+
+	it('a waiter gets its result even when that result alone exceeds the bound; it is dropped once collected', async () => {
+		const warn = jest.fn();
+		const reg = new JobRegistry({ ttlMs: 1_000, maxBytes: 100, now: () => 0, warn });
 		const id = reg.create('image');
 		const waiting = reg.whenFinal<string>(id);
 		reg.finish(id, { state: 'succeeded', result: 'huge', bytes: 101 });
 		await expect(waiting).resolves.toMatchObject({ state: 'succeeded', result: 'huge' });
+		expect(reg.get(id).result).toBe('huge');
+		expect(warn).toHaveBeenCalledTimes(1);
+		reg.markCollected(id);
 		expect(reg.retainedBytes()).toBe(0);
 		expect(() => reg.get(id)).toThrow(ExpiredJobError);
+	});
+
+	it('markCollected ignores unknown, unfinished and failed jobs', () => {
+		const { reg } = registry({ maxBytes: 0 });
+		const running = reg.create('image');
+		reg.start(running);
+		const failed = reg.create('image');
+		reg.finish(failed, { state: 'failed', error: new Error('no') });
+		reg.markCollected('never-seen');
+		reg.markCollected(running);
+		reg.markCollected(failed);
+		expect(reg.get(running).state).toBe('running');
+		expect(reg.get(failed).state).toBe('failed');
+		reg.finish(running, { state: 'succeeded', result: 'r', bytes: 1 });
+		expect(reg.get(running).result).toBe('r'); // finished after the call: still uncollected
 	});
 
 	it('tells "expired" from "unknown", with a bounded set of tombstones', () => {
@@ -112,6 +167,8 @@ describe('JobRegistry', () => {
 
 		jobs.resolve('b', '50');
 		await image.wait(b);
+		expect(image.stats().retainedBytes).toBe(110); // neither collected yet: both kept
+		image.markCollected([a]);
 		expect(image.stats().retainedBytes).toBe(50);
 		await expect(image.wait(a)).rejects.toThrow(/has expired/);
 

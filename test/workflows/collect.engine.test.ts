@@ -199,7 +199,7 @@ describe('bad input', () => {
 		);
 	});
 
-	it('an unknown task id is an error naming input, item and slot', async () => {
+	it('fail fast: an unknown task id fails the node naming input, item and slot', async () => {
 		const fake = makeTaskItemJson({
 			jobId: '00000000-0000-4000-8000-000000000000',
 			kind: 'image',
@@ -209,7 +209,9 @@ describe('bad input', () => {
 		});
 		const result = await run([trigger, collectNode('Collect', {})], connect(['Trigger', 'Collect']), items(fake));
 		expect(result.status).toBe('error');
-		expect(result.errorOf('Collect')?.message).toMatch(/^The task at input 1, item 0 \(slot 1\): .*00000000-0000-4000-8000-000000000000/);
+		expect(result.errorOf('Collect')?.message).toMatch(
+			/^Slot 1 failed: The task at input 1, item 0 \(slot 1\): Unknown job "00000000-0000-4000-8000-000000000000"/,
+		);
 	});
 });
 

@@ -57,3 +57,20 @@ it('more than 30 tasks: the collector refuses them and their queued jobs are nev
 	expect(cancelled.length + sent.length).toBe(40);
 	for (const prompt of cancelled) expect(sim.log.submitsByPrompt.get(prompt) ?? 0).toBe(0);
 });
+
+it('an invalid collector parameter fails naming the field, after cancelling the queued jobs', async () => {
+	sim.reset();
+	const prompts = Array.from({ length: 10 }, (_, i) => `bad parameter ${i + 1}`);
+	const result = await runPromptBatch(sim, prompts, { collect: { numberInputs: 0 } });
+	expect(result.status).toBe('error');
+	expect(result.errorOf('Collect')?.message).toMatch(/^Invalid parameter 'numberInputs'/);
+	const pool = poolFor('image');
+	const states = await Promise.all(
+		result.outputOf('Submit').map(async (task) => (await pool.wait(String(task.json.jobId))).state),
+	);
+	// Two workers were running two jobs; the eight queued behind them were cancelled, never sent.
+	const cancelled = prompts.filter((_, index) => states[index] === 'cancelled');
+	expect(cancelled.length).toBeGreaterThanOrEqual(8);
+	for (const prompt of cancelled) expect(sim.log.submitsByPrompt.get(prompt) ?? 0).toBe(0);
+	expect(pool.stats()).toMatchObject({ running: 0, queued: 0, admitted: 0 });
+});

@@ -57,6 +57,8 @@ export interface BatchOptions {
 	/** Submit node parameters besides the prompt (`={{ $json.prompt }}`). */
 	submit?: INodeParameters;
 	collect?: INodeParameters;
+	/** Node settings of the submit node, e.g. onError. */
+	submitSettings?: Partial<HarnessNode>;
 	/** Node settings of the collector, e.g. onError. */
 	collectSettings?: Partial<HarnessNode>;
 	signal?: AbortSignal;
@@ -67,7 +69,7 @@ export async function runPromptBatch(sim: RelaySimulator, prompts: readonly stri
 	return await runWorkflow({
 		nodes: [
 			manualTrigger('Trigger'),
-			submitNode('Submit', { prompt: '={{ $json.prompt }}', ...options.submit }),
+			submitNode('Submit', { prompt: '={{ $json.prompt }}', ...options.submit }, options.submitSettings),
 			collectNode('Collect', options.collect ?? {}, options.collectSettings),
 		],
 		connections: connect(['Trigger', 'Submit'], ['Submit', 'Collect']),

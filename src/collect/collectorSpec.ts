@@ -1,0 +1,45 @@
+import type { IBinaryData, IExecuteFunctions, INodeTypeDescription } from 'n8n-workflow';
+
+import type { JobKind } from '../pool';
+
+/**
+ * What a job must leave in the pool for a collector to deliver it. A failed job leaves an
+ * error instead; `skipped_error` is a failure the job turned into a result (with its reason).
+ */
+export interface CollectableResult {
+	outcome: 'success' | 'skipped_error';
+	/** The upstream task id, when one was created. */
+	taskId?: string;
+	/** Redacted reason, for `skipped_error`. */
+	error?: string;
+	errorKind?: string;
+}
+
+/** How the collector names itself and what it collects. */
+export interface CollectorIdentity {
+	name: string;
+	displayName: string;
+	/** The node's description line in n8n's node list. */
+	description: string;
+	icon: INodeTypeDescription['icon'];
+	defaultName: string;
+	/** What one slot delivers, e.g. { one: 'image', many: 'images' }. */
+	noun: { one: string; many: string };
+	/** The submit node(s) whose tasks it takes, for the "not a task" hint. */
+	submitNodeName: string;
+}
+
+/** One collector node type: the job kind it collects and how a slot becomes a binary. */
+export interface CollectorSpec<Result extends CollectableResult> {
+	identity: CollectorIdentity;
+	/** Picks the pool and the task kind accepted. */
+	kind: JobKind;
+	/** The most tasks one run takes (not tied to the pool's concurrency). */
+	maxSlots: number;
+	/** The binary of a finished job (success or skipped_error); `fileBase` is e.g. "slot-03". */
+	toBinary(ctx: IExecuteFunctions, result: Result, fileBase: string): Promise<IBinaryData>;
+	/** In Placeholder mode, a failed slot's binary and what it is (for the Failure Mode help); none: json only. */
+	failedSlot?: { describe: string; toBinary(ctx: IExecuteFunctions, fileBase: string): Promise<IBinaryData> };
+	/** Removes secrets from error text that did not come redacted from the job. */
+	redact(text: string): string;
+}

@@ -1,0 +1,5 @@
+export type { CollectableResult, CollectorIdentity, CollectorSpec } from './collectorSpec';
+export { configuredInputs, MAX_INPUTS } from './collectorDescription';
+export { makeConcurrentCollector } from './makeConcurrentCollector';
+export type { CollectReport, SlotReportRow } from './report';
+export type { SlotOutcome, SlotStatus } from './waitForSlots';

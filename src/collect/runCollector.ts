@@ -1,0 +1,70 @@
+import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+
+import { poolFor, type WorkerPool } from '../pool';
+// After the merge: import { toNodeError } from '../n8n/nodeErrors' (the generic one).
+import { toNodeError } from '../fluxN8n/nodeErrors';
+import { watchExecutionCancel } from '../twin/executionCancel';
+import type { CollectableResult, CollectorSpec } from './collectorSpec';
+import { readCollectorParameters, type CollectorParameters } from './parameters';
+import { reportItem, slotItem } from './slotItems';
+import { gatherSlots, receivedJobIds, type Slot } from './slots';
+import { SlotFailedError, waitForSlots, type SlotOutcome } from './waitForSlots';
+
+/**
+ * Read the parameters and number the slots. On any error, first cancel the still-queued
+ * jobs of every task received (nothing will collect them, so they are never sent), then throw.
+ */
+function prepare<Result extends CollectableResult>(
+	ctx: IExecuteFunctions,
+	spec: CollectorSpec<Result>,
+	pool: WorkerPool,
+): { params: CollectorParameters; slots: Slot[] } {
+	try {
+		const params = readCollectorParameters(ctx);
+		return { params, slots: gatherSlots(ctx, params.numberInputs, spec) };
+	} catch (error) {
+		pool.cancelJobs(receivedJobIds(ctx), 'the collector refused its input', { running: false });
+		throw toNodeError(ctx.getNode(), error);
+	}
+}
+
+async function waitOrFail<Result extends CollectableResult>(
+	ctx: IExecuteFunctions,
+	spec: CollectorSpec<Result>,
+	pool: WorkerPool,
+	slots: readonly Slot[],
+	params: CollectorParameters,
+): Promise<Array<SlotOutcome<Result>>> {
+	try {
+		return await waitForSlots<Result>(pool, slots, {
+			failFast: params.failureMode === 'failFast' && !ctx.continueOnFail(),
+			signal: ctx.getExecutionCancelSignal(),
+			redact: spec.redact,
+		});
+	} catch (error) {
+		if (!(error instanceof SlotFailedError)) throw toNodeError(ctx.getNode(), error);
+		const { slot } = error.outcome;
+		throw new NodeOperationError(ctx.getNode(), error.message, {
+			itemIndex: slot.itemIndex,
+			description: `Slot ${slot.slot} is input ${slot.inputIndex + 1}, item ${slot.itemIndex}. The other slots' queued jobs were cancelled before reaching the API. Set Failure Mode to Placeholder to let the batch complete.`,
+		});
+	}
+}
+
+/**
+ * A collector node's work: gather the tasks into slots, wait for every job, and return
+ * one item per slot in slot order plus a report. Delivered results are marked collected,
+ * so the pool's memory bound may drop them from now on.
+ */
+export async function runCollector<Result extends CollectableResult>(
+	ctx: IExecuteFunctions,
+	spec: CollectorSpec<Result>,
+): Promise<INodeExecutionData[][]> {
+	const pool = poolFor(spec.kind);
+	watchExecutionCancel(ctx.getExecutionCancelSignal(), ctx.getExecutionId(), pool);
+	const { params, slots } = prepare(ctx, spec, pool);
+	const outcomes = await waitOrFail(ctx, spec, pool, slots, params);
+	const items = await Promise.all(outcomes.map(async (outcome) => await slotItem(ctx, spec, outcome, params)));
+	pool.markCollected(outcomes.flatMap((outcome) => (outcome.result && outcome.slot.jobId ? [outcome.slot.jobId] : [])));
+	return [items, [reportItem(outcomes)]];
+}
