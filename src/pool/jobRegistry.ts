@@ -19,7 +19,7 @@ export interface JobRegistryOptions {
 	now?: () => number;
 	/** How many expired ids are remembered, to tell "expired" from "unknown" (default 10,000). */
 	maxTombstones?: number;
-	/** Told once each time results nobody has collected yet alone exceed `maxBytes` (default console.warn). */
+	/** Told once each time results nobody has collected yet alone exceed `maxBytes` (default: nowhere). */
 	warn?: (message: string) => void;
 }
 
@@ -70,7 +70,7 @@ export class JobRegistry {
 		this.maxBytes = options.maxBytes;
 		this.now = options.now ?? Date.now;
 		this.maxTombstones = options.maxTombstones ?? 10_000;
-		this.warn = options.warn ?? ((message) => console.warn(message));
+		this.warn = options.warn ?? (() => undefined);
 	}
 
 	/** Registers a new queued job and returns its id. */

@@ -15,7 +15,7 @@ export interface PoolSet {
 export interface PoolSetOptions {
 	/** Clock for the registry, epoch ms (default Date.now). */
 	now?: () => number;
-	/** Where the registry's one warning goes (default console.warn). */
+	/** Where the registry's warnings go (default: nowhere; the process singleton uses the package logger). */
 	warn?: (message: string) => void;
 }
 
@@ -36,7 +36,7 @@ const POOL_SET_KEY = Symbol.for('n8n-nodes-flux-concurrent.poolSet');
 /** The process-wide pool set, created on first use from process.env. */
 export function getPoolSet(): PoolSet {
 	const store = globalThis as unknown as Record<symbol, PoolSet | undefined>;
-	return (store[POOL_SET_KEY] ??= createPoolSet(readPoolConfig(process.env, logWarning)));
+	return (store[POOL_SET_KEY] ??= createPoolSet(readPoolConfig(process.env, logWarning), { warn: logWarning }));
 }
 
 /** The process-wide pool for a job kind. */
