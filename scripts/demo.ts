@@ -48,7 +48,7 @@ import {
 	nodeItems,
 	type ExecuteResult,
 	type N8nHome,
-} from './n8n/realN8n';
+} from './n8n';
 
 const HELP = `npm run demo [-- options]
 

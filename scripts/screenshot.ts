@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 import { EXAMPLE_CREDENTIAL_NAME, EXAMPLES, REPO_ROOT, loadExample, withOutputFolder } from './examples';
-import { createN8nHome, getFreePort, importCredentials, importWorkflows, n8nInstallDir } from './n8n/realN8n';
+import { createN8nHome, getFreePort, importCredentials, importWorkflows, n8nInstallDir } from './n8n';
 
 function arg(flag: string, fallback: string): string {
 	const i = process.argv.indexOf(flag);
