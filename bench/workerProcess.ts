@@ -25,13 +25,27 @@ function readRss(pid: number): number | undefined {
 	}
 }
 
-export async function startWorker(label: string, env: Record<string, string>, bounds: { deadline: number; taskDeadlineMs: number }): Promise<Worker> {
+/** Our environment without any COMFLY_* setting, plus the worker's own. */
+function childEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
 	const childEnv: NodeJS.ProcessEnv = { ...process.env };
 	for (const key of Object.keys(childEnv)) if (key.startsWith('COMFLY_')) delete childEnv[key];
-	Object.assign(childEnv, env);
+	return Object.assign(childEnv, env);
+}
+
+/** The highest RSS of process `pid` seen every `everyMs` (from /proc, outside the process). */
+function sampleRss(pid: number, everyMs: number): { peak(): number | undefined; stop(): void } {
+	let rssPeak: number | undefined;
+	const timer = setInterval(() => {
+		const rss = readRss(pid);
+		if (rss !== undefined) rssPeak = Math.max(rssPeak ?? 0, rss);
+	}, everyMs);
+	return { peak: () => rssPeak, stop: () => clearInterval(timer) };
+}
+
+export async function startWorker(label: string, env: Record<string, string>, bounds: { deadline: number; taskDeadlineMs: number }): Promise<Worker> {
 	const child = fork(path.join(__dirname, 'worker.ts'), [], {
 		execArgv: ['-r', 'ts-node/register/transpile-only', '--expose-gc'],
-		env: childEnv,
+		env: childEnvironment(env),
 		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 	});
 	let nextId = 1;
@@ -66,15 +80,7 @@ export async function startWorker(label: string, env: Record<string, string>, bo
 		ready,
 		async run<R extends WorkerResult>(task: WorkerTask, options: { sampleRssMs?: number } = {}) {
 			const id = nextId++;
-			let rssPeak: number | undefined;
-			let sampler: NodeJS.Timeout | undefined;
-			if (options.sampleRssMs && child.pid) {
-				const pid = child.pid;
-				sampler = setInterval(() => {
-					const rss = readRss(pid);
-					if (rss !== undefined) rssPeak = Math.max(rssPeak ?? 0, rss);
-				}, options.sampleRssMs);
-			}
+			const sampler = options.sampleRssMs && child.pid ? sampleRss(child.pid, options.sampleRssMs) : undefined;
 			try {
 				const result = await withDeadline(
 					new Promise<WorkerResult>((resolve, reject) => {
@@ -84,9 +90,9 @@ export async function startWorker(label: string, env: Record<string, string>, bo
 					Math.min(bounds.taskDeadlineMs, Math.max(1000, bounds.deadline - Date.now())),
 					`${label}: task ${task.kind}`,
 				);
-				return { result: result as R, rssPeak };
+				return { result: result as R, rssPeak: sampler?.peak() };
 			} finally {
-				if (sampler) clearInterval(sampler);
+				sampler?.stop();
 			}
 		},
 		async close() {
