@@ -3,7 +3,7 @@
  * gradient) in two colours, every choice taken from a hash of the prompt, so a person can tell two
  * prompts' images apart at a glance and the same prompt always gives the same picture.
  */
-import { hash32, mulberry32 } from './prng';
+import { createHash } from 'node:crypto';
 
 export const PATTERN_KINDS = ['stripes', 'checker', 'rings', 'gradient'] as const;
 export type PatternKind = (typeof PATTERN_KINDS)[number];
@@ -23,17 +23,20 @@ export interface PictureSpec {
 
 /** The picture chosen for `prompt` (deterministic). */
 export function pictureFor(prompt: string): PictureSpec {
-	const next = mulberry32(hash32(prompt));
-	const unit = () => next() / 0x1_0000_0000;
-	const kind = PATTERN_KINDS[next() % PATTERN_KINDS.length];
+	// SHA-256, not a small hash: prompts that differ in one character ("… 1", "… 2") must look unrelated.
+	const digest = createHash('sha256').update(prompt, 'utf8').digest();
+	let offset = 0;
+	const unit = () => digest.readUInt16BE((offset += 2) - 2) / 0x10000;
+	const pick = (n: number) => Math.floor(unit() * n);
+	const kind = PATTERN_KINDS[pick(PATTERN_KINDS.length)];
 	const hue = unit() * 360;
 	const light = hsv(hue, 0.55 + 0.35 * unit(), 0.85 + 0.15 * unit());
 	const dark = hsv(hue + 100 + 160 * unit(), 0.6 + 0.4 * unit(), 0.25 + 0.25 * unit());
 	return {
 		kind,
 		colours: [light, dark],
-		angle: 45 * (next() % 4),
-		period: 1 / (4 + (next() % 9)),
+		angle: 45 * pick(4),
+		period: 1 / (4 + pick(9)),
 		centre: [0.25 + 0.5 * unit(), 0.25 + 0.5 * unit()],
 	};
 }
