@@ -16,6 +16,9 @@ export interface NodesBatchTask {
 	concurrent: boolean;
 	/** Sample memory (fresh worker): gc, reset VmHWM, sample every `sampleMs`. */
 	memory?: { sampleMs: number };
+	/** Every item carries the same binary reference image of this many bytes (one shared base64 string,
+	 *  as in n8n's in-memory binary mode) and the submit node sends it as its reference image. */
+	referenceImage?: { bytes: number };
 }
 
 /** trigger → FLUX 3 Image (serial node). */
@@ -91,6 +94,8 @@ export interface MemorySummary {
 	poolRetainedBytes: number;
 	/** Sum of base64 string lengths held in output items (in-memory binary mode). */
 	base64InItemsBytes: number;
+	/** The shared reference image's size (0 without one); it is in the baseline, built before it. */
+	referenceBytes: number;
 	binaryMode: string;
 }
 

@@ -9,7 +9,10 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
-import { loadHarness, makeNodeTypes, TYPES, credentialRef, fluxCredentials, promptItems, type ExecuteTiming } from './engine';
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import { makePromptPng } from '../relay-sim/png';
+import { loadHarness, makeNodeTypes, TYPES, credentialRef, fluxCredentials, promptItems, type ExecuteTiming, type Harness } from './engine';
 import type {
 	CpuMs,
 	DirectResult,
@@ -93,12 +96,15 @@ function jobRecord(jobId: string, execution?: number): JobRecord {
 	};
 }
 
-function submitCollectWorkflow(size: number) {
+const REFERENCE_PROPERTY = 'reference';
+
+function submitCollectWorkflow(size: number, withReference: boolean) {
 	const { connect, manualTrigger } = harness;
+	const referenceImages = withReference ? { referenceImages: { images: [{ source: REFERENCE_PROPERTY }] } } : {};
 	return {
 		nodes: [
 			manualTrigger('Trigger'),
-			{ name: 'Submit', type: TYPES.submit, parameters: { prompt: '={{ $json.prompt }}' }, credentials: credentialRef },
+			{ name: 'Submit', type: TYPES.submit, parameters: { prompt: '={{ $json.prompt }}', ...referenceImages }, credentials: credentialRef },
 			{ name: 'Collect', type: TYPES.collect, parameters: { failureMode: 'placeholder' } },
 		],
 		connections: connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
@@ -106,58 +112,74 @@ function submitCollectWorkflow(size: number) {
 	};
 }
 
-async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
-	const credentials = fluxCredentials(task.sim.url, task.sim.apiKey);
-	let memory: MemorySummary | undefined;
-	let stopSampler = () => {};
-	let samples = 0;
-	let baseline: NodeJS.MemoryUsage | undefined;
-	let peakSample: NodeJS.MemoryUsage | undefined;
-	const maxima = { heapUsed: 0, external: 0, arrayBuffers: 0 };
-	if (task.memory) {
-		gc();
-		await sleep(200);
-		gc();
-		baseline = process.memoryUsage();
-		resetVmHwm();
-		const sample = () => {
-			const m = process.memoryUsage();
-			samples++;
-			if (!peakSample || m.rss > peakSample.rss) peakSample = m;
-			maxima.heapUsed = Math.max(maxima.heapUsed, m.heapUsed);
-			maxima.external = Math.max(maxima.external, m.external);
-			maxima.arrayBuffers = Math.max(maxima.arrayBuffers, m.arrayBuffers);
-		};
-		const timer = setInterval(sample, task.memory.sampleMs);
-		sample();
-		stopSampler = () => {
+/** Trigger items; with a reference image, every item carries the same base64 string (one copy in memory). */
+function batchItems(prefix: string, from: number, size: number, reference: string | undefined): INodeExecutionData[] {
+	const items = promptItems(prefix, from, size);
+	if (reference === undefined) return items;
+	return items.map((item) => ({ ...item, binary: { [REFERENCE_PROPERTY]: { data: reference, mimeType: 'image/png', fileName: 'reference.png' } } }));
+}
+
+/** A valid PNG of exactly `bytes` bytes, as base64 (built once per task, before the memory baseline). */
+function referenceBase64(bytes: number): string {
+	return makePromptPng('bench reference image', { width: 64, height: 64, padToBytes: bytes }).toString('base64');
+}
+
+/** Memory samples every `sampleMs` after a gc'd baseline with VmHWM reset; `stop()` takes a last sample. */
+async function startMemorySampler(sampleMs: number) {
+	gc();
+	await sleep(200);
+	gc();
+	const baseline = process.memoryUsage();
+	resetVmHwm();
+	const state = { samples: 0, peakSample: undefined as NodeJS.MemoryUsage | undefined, maxima: { heapUsed: 0, external: 0, arrayBuffers: 0 } };
+	const sample = () => {
+		const m = process.memoryUsage();
+		state.samples++;
+		if (!state.peakSample || m.rss > state.peakSample.rss) state.peakSample = m;
+		state.maxima.heapUsed = Math.max(state.maxima.heapUsed, m.heapUsed);
+		state.maxima.external = Math.max(state.maxima.external, m.external);
+		state.maxima.arrayBuffers = Math.max(state.maxima.arrayBuffers, m.arrayBuffers);
+	};
+	const timer = setInterval(sample, sampleMs);
+	sample();
+	return {
+		baseline,
+		state,
+		stop() {
 			clearInterval(timer);
 			sample();
-		};
-	}
+		},
+	};
+}
 
+type BatchRun = { run: Awaited<ReturnType<Harness['runWorkflow']>>; wallMs: number };
+
+async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
+	const credentials = fluxCredentials(task.sim.url, task.sim.apiKey);
+	const reference = task.referenceImage ? referenceBase64(task.referenceImage.bytes) : undefined;
+	const sampler = task.memory ? await startMemorySampler(task.memory.sampleMs) : undefined;
 	const timingStart = timings.length;
 	const cpuStart = process.cpuUsage();
 	const startedAt = Date.now();
 	const t0 = performance.now();
 	let from = 0;
 	const specs = task.executions.map((size) => {
-		const spec = { ...submitCollectWorkflow(size), from };
+		const spec = { ...submitCollectWorkflow(size, reference !== undefined), from };
 		from += size;
 		return spec;
 	});
-	const runOne = async (spec: (typeof specs)[number]) => {
+	const runOne = async (spec: (typeof specs)[number]): Promise<BatchRun> => {
 		const started = performance.now();
 		const run = await harness.runWorkflow({
 			nodes: spec.nodes,
 			connections: spec.connections,
 			nodeTypes,
 			credentials,
-			triggerItems: promptItems(task.prefix, spec.from, spec.size),
+			triggerItems: batchItems(task.prefix, spec.from, spec.size, reference),
 		});
 		return { run, wallMs: performance.now() - started };
 	};
-	const runs: Array<Awaited<ReturnType<typeof runOne>>> = [];
+	const runs: BatchRun[] = [];
 	if (task.concurrent) {
 		runs.push(...(await Promise.all(specs.map(runOne))));
 	} else {
@@ -165,8 +187,13 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	}
 	const wallMs = performance.now() - t0;
 	const cpu = cpuSince(cpuStart);
-	stopSampler();
+	sampler?.stop();
+	const { executions, jobs } = summarizeRuns(runs, specs, timingStart);
+	const memory = sampler ? await memoryAfterRun(sampler, runs, jobs, reference) : undefined;
+	return { kind: 'nodesBatch', wallMs, startedAt, cpu, executions, jobs, memory };
+}
 
+function summarizeRuns(runs: BatchRun[], specs: ReadonlyArray<{ size: number }>, timingStart: number): { executions: ExecutionSummary[]; jobs: JobRecord[] } {
 	const executions: ExecutionSummary[] = [];
 	const jobs: JobRecord[] = [];
 	runs.forEach(({ run, wallMs: executionMs }, execution) => {
@@ -192,44 +219,50 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	timings.slice(timingStart).forEach((timing, index) => {
 		if (executions[index]) executions[index].submitExecuteMs = timing.ms;
 	});
+	return { executions, jobs };
+}
 
-	if (task.memory && baseline && peakSample) {
-		const afterRun = process.memoryUsage();
-		const vmHwm = readVmHwm();
-		let payloadBytes = 0;
-		for (const job of jobs) {
-			const result = pool.poolFor('image').get<{ buffer?: Buffer }>(job.jobId).result;
-			payloadBytes += result?.buffer?.byteLength ?? 0;
-		}
-		let base64InItemsBytes = 0;
-		for (const { run } of runs) {
-			if (!run.ran('Collect')) continue;
-			for (const item of run.outputOf('Collect', 0)) {
-				const data = item.binary?.data?.data;
-				// In-memory mode keeps the base64 text here; filesystem mode keeps a short marker.
-				if (typeof data === 'string' && data.length > 64) base64InItemsBytes += data.length;
-			}
-		}
-		const poolRetainedBytes = pool.poolFor('image').stats().retainedBytes;
-		runs.length = 0; // drop the run data (items, base64) …
-		gc();
-		await sleep(100);
-		gc();
-		memory = {
-			baseline,
-			peakSample,
-			samples,
-			maxima,
-			vmHwm,
-			afterRun,
-			afterDropAndGc: process.memoryUsage(),
-			payloadBytes,
-			poolRetainedBytes,
-			base64InItemsBytes,
-			binaryMode,
-		};
+async function memoryAfterRun(
+	sampler: Awaited<ReturnType<typeof startMemorySampler>>,
+	runs: BatchRun[],
+	jobs: readonly JobRecord[],
+	reference: string | undefined,
+): Promise<MemorySummary> {
+	const afterRun = process.memoryUsage();
+	const vmHwm = readVmHwm();
+	let payloadBytes = 0;
+	for (const job of jobs) {
+		const result = pool.poolFor('image').get<{ buffer?: Buffer }>(job.jobId).result;
+		payloadBytes += result?.buffer?.byteLength ?? 0;
 	}
-	return { kind: 'nodesBatch', wallMs, startedAt, cpu, executions, jobs, memory };
+	let base64InItemsBytes = 0;
+	for (const { run } of runs) {
+		if (!run.ran('Collect')) continue;
+		for (const item of run.outputOf('Collect', 0)) {
+			const data = item.binary?.data?.data;
+			// In-memory mode keeps the base64 text here; filesystem mode keeps a short marker.
+			if (typeof data === 'string' && data.length > 64) base64InItemsBytes += data.length;
+		}
+	}
+	const poolRetainedBytes = pool.poolFor('image').stats().retainedBytes;
+	runs.length = 0; // drop the run data (items, base64) …
+	gc();
+	await sleep(100);
+	gc();
+	return {
+		baseline: sampler.baseline,
+		peakSample: sampler.state.peakSample!, // sampled at least once: at start and at stop
+		samples: sampler.state.samples,
+		maxima: sampler.state.maxima,
+		vmHwm,
+		afterRun,
+		afterDropAndGc: process.memoryUsage(),
+		payloadBytes,
+		poolRetainedBytes,
+		base64InItemsBytes,
+		referenceBytes: reference === undefined ? 0 : Buffer.byteLength(reference, 'base64'),
+		binaryMode,
+	};
 }
 
 async function runSerial(task: SerialTask): Promise<SerialResult> {

@@ -1,8 +1,10 @@
 /**
  * Command line: npm run relay-sim -- --port 8787 --latency 2000 [--jitter 500] [--seed 1]
- *   [--max-active 24] [--retry-after 1] [--api-key K] [--image-bytes 4194304] [--host 127.0.0.1]
+ *   [--max-active 24] [--retry-after 1] [--api-key K] [--image-size 512x512] [--image-bytes 4194304]
+ *   [--host 127.0.0.1]
  * Prints the URL and key, stays up until SIGINT/SIGTERM, then prints a summary of the log.
  */
+import { DEFAULT_IMAGE_SIDE } from './png';
 import { startRelaySimulator } from './server';
 import type { LatencySpec, RelaySimOptions } from './types';
 
@@ -16,6 +18,7 @@ const HELP = `relay-sim: a local FLUX relay / BFL API simulator
   --max-active N    active-task cap; beyond it submit answers 429 + Retry-After
   --retry-after S   Retry-After seconds for the cap (default 1)
   --api-key K       accepted key (Bearer for relay, x-key for bfl)
+  --image-size WxH  size of the generated pictures (default 512x512)
   --image-bytes N   pad generated PNGs to about N bytes
   --no-credits      answer 404 on /credits, like a relay that does not serve it
   --unknown-task-404  answer a poll for an unknown task id with 404 + JSON
@@ -36,7 +39,7 @@ export function parseArgs(argv: readonly string[]): RelaySimOptions {
 			flags.set(name, 'true');
 			continue;
 		}
-		if (!['host', 'api-key', 'seed', ...NUMERIC].includes(name)) throw new UsageError(`unknown flag --${name}`);
+		if (!['host', 'api-key', 'seed', 'image-size', ...NUMERIC].includes(name)) throw new UsageError(`unknown flag --${name}`);
 		const value = inline ?? argv[++i];
 		if (value === undefined) throw new UsageError(`--${name} needs a value`);
 		if (NUMERIC.has(name) && !(Number.isFinite(Number(value)) && Number(value) >= 0)) {
@@ -58,9 +61,19 @@ export function parseArgs(argv: readonly string[]): RelaySimOptions {
 		maxActiveTasks: num('max-active'),
 		retryAfterSeconds: num('retry-after'),
 		imageBytes: num('image-bytes'),
+		imageSize: flags.has('image-size') ? parseImageSize(flags.get('image-size')!) : undefined,
 		...(flags.has('no-credits') ? { creditsRoute: false } : {}),
 		...(flags.has('unknown-task-404') ? { unknownTask404: true } : {}),
 	};
+}
+
+function parseImageSize(value: string): { width: number; height: number } {
+	const match = /^(\d{1,5})x(\d{1,5})$/.exec(value);
+	const [width, height] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+	if (!(width >= 1 && width <= 16384 && height >= 1 && height <= 16384)) {
+		throw new UsageError(`--image-size must be WIDTHxHEIGHT, each 1..16384 (e.g. 512x512), got ${value}`);
+	}
+	return { width, height };
 }
 
 class UsageError extends Error {}
@@ -81,6 +94,8 @@ async function main(): Promise<void> {
 	console.log(`  relay     base URL ${sim.url}  (Authorization: Bearer <key>, POST /bfl/v1/flux-3-image)`);
 	console.log(`  bfl       base URL ${sim.url}  (x-key: <key>, POST /v1/flux-3-image)`);
 	console.log(`  latency   ${JSON.stringify(options.latencyMs)} ms, max active ${options.maxActiveTasks ?? 'unlimited'}`);
+	const size = options.imageSize ?? { width: DEFAULT_IMAGE_SIDE, height: DEFAULT_IMAGE_SIDE };
+	console.log(`  images    ${size.width}×${size.height}, pattern and colours from the prompt, prompt in a tEXt chunk`);
 	console.log('Ctrl-C to stop.');
 
 	let stopping = false;

@@ -14,8 +14,8 @@ export interface RelaySimOptions {
 	latencyMs?: LatencySpec; // submit → Ready, default 0
 	maxActiveTasks?: number; // beyond it, submit answers 429 + Retry-After (default: no cap)
 	retryAfterSeconds?: number; // default 1
-	imageBytes?: number; // pad generated PNGs up to about this size (default: small 8×8 PNG)
-	imageSize?: { width: number; height: number }; // PNG dimensions (default 8×8 or chosen by imageBytes)
+	imageBytes?: number; // pad generated PNGs up to this size (default: no padding)
+	imageSize?: { width: number; height: number }; // picture size (default 512×512; tests may ask for less)
 	now?: () => number; // injectable clock (epoch ms), default Date.now
 	signedUrlTtlMs?: number; // sample URLs expire after this (403 on download), default 600_000
 	maxBodyBytes?: number; // submit bodies above this get 413, default 64 MB

@@ -48,7 +48,7 @@ import {
 	nodeItems,
 	type ExecuteResult,
 	type N8nHome,
-} from './n8n/realN8n';
+} from './n8n';
 
 const HELP = `npm run demo [-- options]
 
@@ -298,7 +298,38 @@ async function runExample(home: N8nHome, prepared: Prepared, target: Target, arg
 	say(`  n8n execution finished in ${formatSeconds(result.durationMs)} (one \`n8n execute\` process, including its start-up)`);
 
 	const reports = collectReports(result, workflow);
-	const rows: Array<SlotRow & { file?: string; batch?: number }> = [];
+	const rows = slotRows(result, reports);
+	say();
+	for (const line of formatSlotTable(rows, 14)) say(`  ${line}`);
+	say();
+	reports.forEach((report, batch) =>
+		say(`  report${reports.length > 1 ? ` (batch ${batch + 1})` : ''}: ${formatCounts(report)}`),
+	);
+	const filesWritten = allFilesWritten(rows, folder);
+	const ok = reports.length > 0 && reports.every((r) => r.allSucceeded) && filesWritten;
+
+	const concurrentMs = nodeTime(result, workflow, [NODE_TYPES.submit, NODE_TYPES.collect]);
+	const serialEstimateMs = sumOfRunTimes(reports);
+	const summary: RunSummary = { ok, images: rows.length, concurrentMs, serialEstimateMs };
+	say();
+	say(`  concurrent, measured:  ${formatSeconds(concurrentMs).padStart(7)}  time n8n spent in the Submit + Collect nodes for ${rows.length} images`);
+	say(
+		`  serial, estimated:     ${formatSeconds(serialEstimateMs).padStart(7)}  sum of the ${rows.length} jobs' own run times (submit → download), i.e. one FLUX 3 Image call after another`,
+	);
+	if (args.serial && prepared.serial?.id) await runSerialVariant(home, prepared.serial, target, summary);
+	if (concurrentMs > 0) {
+		const serialMs = summary.serialMeasuredMs ?? serialEstimateMs;
+		say(`  → ${(serialMs / concurrentMs).toFixed(1)}× faster than serial (${summary.serialMeasuredMs ? 'measured' : 'estimated'})`);
+	}
+	if (!ok) say('  NOT every slot succeeded: see the table above and the report.json');
+	return summary;
+}
+
+type DemoSlotRow = SlotRow & { file?: string; batch?: number };
+
+/** One row per slot of every report (batch), with the file Write Images wrote for it. */
+function slotRows(result: ExecuteResult, reports: ReturnType<typeof collectReports>): DemoSlotRow[] {
+	const rows: DemoSlotRow[] = [];
 	const writeRuns = result.runData?.['Write Images']?.length ?? 0;
 	reports.forEach((report, batch) => {
 		const written = batch < writeRuns ? nodeItems(result, 'Write Images', batch) : [];
@@ -311,56 +342,32 @@ async function runExample(home: N8nHome, prepared: Prepared, target: Target, arg
 			});
 		});
 	});
-
-	say();
-	for (const line of formatSlotTable(rows, 14)) say(`  ${line}`);
-	say();
-	reports.forEach((report, batch) =>
-		say(`  report${reports.length > 1 ? ` (batch ${batch + 1})` : ''}: ${formatCounts(report)}`),
-	);
-
-	let ok = reports.length > 0 && reports.every((r) => r.allSucceeded);
-	const missing = rows.filter((r) => !r.file || !existsSync(path.resolve(r.file)));
-	if (missing.length > 0) {
-		ok = false;
-		say(`  MISSING FILES for slots ${missing.map((r) => (r.batch ? `${r.batch}/${r.slot}` : r.slot)).join(', ')}`);
-	}
-	const pngs = countFiles(folder, '.png') + countFiles(folder, '.jpg') + countFiles(folder, '.jpeg') + countFiles(folder, '.webp');
-	say(`  wrote ${pngs} images and report.json to ${rel(folder)}/`);
-
-	const concurrentMs = nodeTime(result, workflow, [NODE_TYPES.submit, NODE_TYPES.collect]);
-	const serialEstimateMs = sumOfRunTimes(reports);
-	const summary: RunSummary = { ok, images: rows.length, concurrentMs, serialEstimateMs };
-	say();
-	say(`  concurrent, measured:  ${formatSeconds(concurrentMs).padStart(7)}  time n8n spent in the Submit + Collect nodes for ${rows.length} images`);
-	say(
-		`  serial, estimated:     ${formatSeconds(serialEstimateMs).padStart(7)}  sum of the ${rows.length} jobs' own run times (submit → download), i.e. one FLUX 3 Image call after another`,
-	);
-
-	if (args.serial && prepared.serial?.id) {
-		const serialResult = await executeWithProgress(home, prepared.serial.id, 'serial FLUX 3 Image', prepared.serial.folder, target);
-		if (!serialResult.ok) {
-			say('  serial variant FAILED');
-			for (const line of failureDetails(serialResult)) say(`    ${line}`);
-			summary.ok = false;
-		} else {
-			summary.serialMeasuredMs = nodeTime(serialResult, prepared.serial.workflow, [NODE_TYPES.image]);
-			say(
-				`  serial, measured:      ${formatSeconds(summary.serialMeasuredMs).padStart(7)}  time n8n spent in the serial FLUX 3 Image node(s), same jobs (images in ${rel(prepared.serial.folder)}/)`,
-			);
-		}
-	}
-	if (concurrentMs > 0) {
-		const serialMs = summary.serialMeasuredMs ?? serialEstimateMs;
-		say(`  → ${(serialMs / concurrentMs).toFixed(1)}× faster than serial (${summary.serialMeasuredMs ? 'measured' : 'estimated'})`);
-	}
-	if (!ok) say('  NOT every slot succeeded: see the table above and the report.json');
-	return summary;
+	return rows;
 }
 
-// ---------------------------------------------------------------------------------------------
-// main
-// ---------------------------------------------------------------------------------------------
+/** Every slot's file exists (says which do not); prints how many images the folder holds. */
+function allFilesWritten(rows: readonly DemoSlotRow[], folder: string): boolean {
+	const missing = rows.filter((r) => !r.file || !existsSync(path.resolve(r.file)));
+	if (missing.length > 0) say(`  MISSING FILES for slots ${missing.map((r) => (r.batch ? `${r.batch}/${r.slot}` : r.slot)).join(', ')}`);
+	const pngs = countFiles(folder, '.png') + countFiles(folder, '.jpg') + countFiles(folder, '.jpeg') + countFiles(folder, '.webp');
+	say(`  wrote ${pngs} images and report.json to ${rel(folder)}/`);
+	return missing.length === 0;
+}
+
+/** `--serial`: the same jobs through the serial FLUX 3 Image node, timed as n8n measured it. */
+async function runSerialVariant(home: N8nHome, serial: NonNullable<Prepared['serial']>, target: Target, summary: RunSummary): Promise<void> {
+	const serialResult = await executeWithProgress(home, serial.id!, 'serial FLUX 3 Image', serial.folder, target);
+	if (!serialResult.ok) {
+		say('  serial variant FAILED');
+		for (const line of failureDetails(serialResult)) say(`    ${line}`);
+		summary.ok = false;
+		return;
+	}
+	summary.serialMeasuredMs = nodeTime(serialResult, serial.workflow, [NODE_TYPES.image]);
+	say(
+		`  serial, measured:      ${formatSeconds(summary.serialMeasuredMs).padStart(7)}  time n8n spent in the serial FLUX 3 Image node(s), same jobs (images in ${rel(serial.folder)}/)`,
+	);
+}
 
 async function main(): Promise<number> {
 	const args = parseArgs(process.argv.slice(2));
@@ -369,13 +376,8 @@ async function main(): Promise<number> {
 	const selected = EXAMPLES.filter((e) =>
 		args.only ? e.key === args.only : target.kind === 'simulator' || e.key === 'minimal' || args.batch,
 	);
-
-	say('n8n-nodes-flux-concurrent demo');
-	say(`  n8n      ${N8N_VERSION}, real and headless (cache: ${n8nInstallDir()})`);
-	say(`  API      ${target.describe}`);
-	say(`  output   ${rel(path.resolve(args.out))}/`);
-	say(`  examples ${selected.map((e) => e.file).join(', ')}${args.serial ? ' (and their serial variants)' : ''}`);
-	if (target.kind === 'api' && !args.only && !args.batch) say('           (the 45-image batch costs 45 paid jobs: add --batch to run it)');
+	const out = path.resolve(args.out);
+	printPlan(args, target, selected);
 
 	say();
 	say('[1/4] n8n');
@@ -384,27 +386,7 @@ async function main(): Promise<number> {
 	say(`      n8n ${N8N_VERSION} ready (${formatSeconds(Date.now() - installStarted)})`);
 
 	say('[2/4] n8n home with this package installed as a community package (npm pack → ~/.n8n/nodes)');
-	const out = path.resolve(args.out);
-	mkdirSync(out, { recursive: true });
-	const prepared: Prepared[] = selected.map((info) => {
-		const workflow = loadExample(info);
-		const folder = path.join(realpathSync(out), exampleOutputName(info));
-		const serialFolder = path.join(realpathSync(out), 'serial', exampleOutputName(info));
-		return {
-			info,
-			workflow: withOutputFolder(workflow, folder),
-			folder,
-			...(args.serial ? { serial: { workflow: withOutputFolder(serialVariant(workflow), serialFolder), folder: serialFolder } } : {}),
-		};
-	});
-	// Fresh output folders for what we run (Read/Write Files from Disk does not create folders).
-	for (const p of prepared) {
-		for (const folder of [p.folder, p.serial?.folder]) {
-			if (!folder) continue;
-			rmSync(folder, { recursive: true, force: true });
-			mkdirSync(folder, { recursive: true });
-		}
-	}
+	const prepared = prepareExamples(selected, out, args.serial);
 	const homeStarted = Date.now();
 	const home = await createN8nHome({
 		packageDir: REPO_ROOT,
@@ -417,36 +399,77 @@ async function main(): Promise<number> {
 	try {
 		say(`[3/4] import the credential "${EXAMPLE_CREDENTIAL_NAME}" and ${prepared.length} example workflow(s)`);
 		const importStarted = Date.now();
-		await importCredentials(home, [{ name: EXAMPLE_CREDENTIAL_NAME, type: 'fluxApi', data: { ...target.credential } }]);
-		const workflows = prepared.flatMap((p) => [p.workflow, ...(p.serial ? [p.serial.workflow] : [])]);
-		const ids = await importWorkflows(home, workflows);
-		let next = 0;
-		for (const p of prepared) {
-			p.id = ids[next++];
-			if (p.serial) p.serial.id = ids[next++];
-		}
+		await importAll(home, target, prepared);
 		say(`      done (${formatSeconds(Date.now() - importStarted)}); each example's Settings → outputFolder points into ${rel(out)}/`);
 
 		say('[4/4] run');
 		const summaries: RunSummary[] = [];
 		for (const p of prepared) summaries.push(await runExample(home, p, target, args));
-
 		const ok = summaries.every((s) => s.ok);
-		say();
-		say(
-			`${ok ? 'OK' : 'FAILED'}: ${summaries.reduce((n, s) => n + s.images, 0)} images in ${rel(out)}/ · demo wall time ${formatSeconds(Date.now() - started)}`,
-		);
-		if (target.sim) {
-			const { log } = target.sim;
-			say(
-				`  simulator: ${log.submits.length} submits, ${log.polls} polls, ${log.downloads} downloads, at most ${log.peakActiveTasks} jobs generating at once${log.credentialOnDownload ? ', WARNING: a credential reached a download URL' : ''}`,
-			);
-		}
+		printSummary(ok, summaries, out, started, target);
 		if (args.keep) say(`  n8n home kept: ${home.dir}`);
 		return ok ? 0 : 1;
 	} finally {
 		await home.cleanup();
 		await target.sim?.close();
+	}
+}
+
+function printPlan(args: Args, target: Target, selected: typeof EXAMPLES): void {
+	say('n8n-nodes-flux-concurrent demo');
+	say(`  n8n      ${N8N_VERSION}, real and headless (cache: ${n8nInstallDir()})`);
+	say(`  API      ${target.describe}`);
+	say(`  output   ${rel(path.resolve(args.out))}/`);
+	say(`  examples ${selected.map((e) => e.file).join(', ')}${args.serial ? ' (and their serial variants)' : ''}`);
+	if (target.kind === 'api' && !args.only && !args.batch) say('           (the 45-image batch costs 45 paid jobs: add --batch to run it)');
+}
+
+/** Each example pointed at its own fresh output folder (Read/Write Files from Disk does not create folders). */
+function prepareExamples(selected: typeof EXAMPLES, out: string, serial: boolean): Prepared[] {
+	mkdirSync(out, { recursive: true });
+	const prepared: Prepared[] = selected.map((info) => {
+		const workflow = loadExample(info);
+		const folder = path.join(realpathSync(out), exampleOutputName(info));
+		const serialFolder = path.join(realpathSync(out), 'serial', exampleOutputName(info));
+		return {
+			info,
+			workflow: withOutputFolder(workflow, folder),
+			folder,
+			...(serial ? { serial: { workflow: withOutputFolder(serialVariant(workflow), serialFolder), folder: serialFolder } } : {}),
+		};
+	});
+	for (const p of prepared) {
+		for (const folder of [p.folder, p.serial?.folder]) {
+			if (!folder) continue;
+			rmSync(folder, { recursive: true, force: true });
+			mkdirSync(folder, { recursive: true });
+		}
+	}
+	return prepared;
+}
+
+/** The credential and every workflow (examples and serial variants) in one import each; sets their ids. */
+async function importAll(home: N8nHome, target: Target, prepared: Prepared[]): Promise<void> {
+	await importCredentials(home, [{ name: EXAMPLE_CREDENTIAL_NAME, type: 'fluxApi', data: { ...target.credential } }]);
+	const workflows = prepared.flatMap((p) => [p.workflow, ...(p.serial ? [p.serial.workflow] : [])]);
+	const ids = await importWorkflows(home, workflows);
+	let next = 0;
+	for (const p of prepared) {
+		p.id = ids[next++];
+		if (p.serial) p.serial.id = ids[next++];
+	}
+}
+
+function printSummary(ok: boolean, summaries: readonly RunSummary[], out: string, started: number, target: Target): void {
+	say();
+	say(
+		`${ok ? 'OK' : 'FAILED'}: ${summaries.reduce((n, s) => n + s.images, 0)} images in ${rel(out)}/ · demo wall time ${formatSeconds(Date.now() - started)}`,
+	);
+	if (target.sim) {
+		const { log } = target.sim;
+		say(
+			`  simulator: ${log.submits.length} submits, ${log.polls} polls, ${log.downloads} downloads, at most ${log.peakActiveTasks} jobs generating at once${log.credentialOnDownload ? ', WARNING: a credential reached a download URL' : ''}`,
+		);
 	}
 }
 

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
-import type { ExecuteResult, WorkflowJson } from './n8n/realN8n';
+import type { ExecuteResult, WorkflowJson } from './n8n';
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
 export const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
@@ -60,7 +60,7 @@ export interface WorkflowNode {
 	[key: string]: unknown;
 }
 
-/** A workflow as n8n exports it (assignable to realN8n's WorkflowJson). */
+/** A workflow as n8n exports it (assignable to scripts/n8n's WorkflowJson). */
 export interface ExampleWorkflow extends WorkflowJson {
 	name: string;
 	nodes: WorkflowNode[];

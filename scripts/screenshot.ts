@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 import { EXAMPLE_CREDENTIAL_NAME, EXAMPLES, REPO_ROOT, loadExample, withOutputFolder } from './examples';
-import { createN8nHome, getFreePort, importCredentials, importWorkflows, n8nInstallDir } from './n8n/realN8n';
+import { createN8nHome, getFreePort, importCredentials, importWorkflows, n8nInstallDir, type N8nHome } from './n8n';
 
 function arg(flag: string, fallback: string): string {
 	const i = process.argv.indexOf(flag);
@@ -97,14 +97,23 @@ class Cdp {
 	}
 }
 
+interface Shot {
+	out: string;
+	width: number;
+	height: number;
+	chromium: string;
+}
+
 async function main(): Promise<void> {
 	const key = arg('--example', 'minimal');
 	const info = EXAMPLES.find((e) => e.key === key);
 	if (!info) throw new Error(`--example must be ${EXAMPLES.map((e) => e.key).join(' or ')}`);
-	const out = path.resolve(arg('--out', path.join(REPO_ROOT, 'docs', 'example-workflow.png')));
-	const width = Number(arg('--width', '1600'));
-	const height = Number(arg('--height', '900'));
-	const chromium = arg('--chromium', ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(existsSync) ?? 'chromium');
+	const shot: Shot = {
+		out: path.resolve(arg('--out', path.join(REPO_ROOT, 'docs', 'example-workflow.png'))),
+		width: Number(arg('--width', '1600')),
+		height: Number(arg('--height', '900')),
+		chromium: arg('--chromium', ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(existsSync) ?? 'chromium'),
+	};
 
 	const files = mkdtempSync(path.join(tmpdir(), 'flux-shot-files-'));
 	const profile = mkdtempSync(path.join(tmpdir(), 'flux-shot-chromium-'));
@@ -115,114 +124,10 @@ async function main(): Promise<void> {
 			{ name: EXAMPLE_CREDENTIAL_NAME, type: 'fluxApi', data: { apiStyle: 'bfl', baseUrl: 'https://api.bfl.ai', apiKey: 'not-a-real-key' } },
 		]);
 		const [id] = await importWorkflows(home, [withOutputFolder(loadExample(info), '/home/node/.n8n-files')]);
-
-		const port = await getFreePort();
-		const n8n = start(
-			process.execPath,
-			[home.n8nBin, 'start'],
-			{
-				...home.env,
-				N8N_PORT: String(port),
-				N8N_LISTEN_ADDRESS: '127.0.0.1',
-				N8N_HOST: '127.0.0.1',
-				N8N_SECURE_COOKIE: 'false',
-				N8N_RUNNERS_BROKER_PORT: String(await getFreePort()),
-			},
-			home.dir,
-		);
-		let n8nOutput = '';
-		n8n.stdout?.on('data', (d: Buffer) => (n8nOutput += d.toString()));
-		n8n.stderr?.on('data', (d: Buffer) => (n8nOutput += d.toString()));
-		const base = `http://127.0.0.1:${port}`;
-		log(`n8n start on ${base}`);
-		await waitFor('n8n to listen', 120_000, async () => {
-			if (n8n.exitCode !== null) throw new Error(`n8n exited:\n${n8nOutput.slice(-3000)}`);
-			// /healthz answers before the editor's routes exist: wait for n8n's own "ready" line.
-			return /Editor is now accessible/.test(n8nOutput) && (await fetch(`${base}/healthz`)).ok ? true : undefined;
-		}).catch((error: unknown) => {
-			if (n8n.exitCode !== null) throw new Error(`n8n exited:\n${n8nOutput.slice(-3000)}`);
-			throw error;
-		});
-
-		const debugPort = await getFreePort();
-		start(
-			chromium,
-			[
-				'--headless=new',
-				'--no-sandbox',
-				'--disable-gpu',
-				'--hide-scrollbars',
-				'--no-first-run',
-				'--force-device-scale-factor=1',
-				`--remote-debugging-address=127.0.0.1`,
-				`--remote-debugging-port=${debugPort}`,
-				`--user-data-dir=${profile}`,
-				`--window-size=${width},${height}`,
-				'about:blank',
-			],
-			process.env,
-			profile,
-		);
-		const version = await waitFor('Chromium DevTools', 30_000, async () => {
-			const res = await fetch(`http://127.0.0.1:${debugPort}/json/version`);
-			return res.ok ? ((await res.json()) as { webSocketDebuggerUrl: string }) : undefined;
-		});
-		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		const WebSocket = require(path.join(n8nInstallDir(), 'node_modules', 'ws')) as new (url: string) => {
-			send(data: string): void;
-			on(event: string, cb: (data: unknown) => void): void;
-			once(event: string, cb: (data: unknown) => void): void;
-			close(): void;
-		};
-		const socket = new WebSocket(version.webSocketDebuggerUrl);
-		await new Promise((resolve) => socket.once('open', resolve));
-		const browser = new Cdp(socket);
-		const { targetId } = await browser.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
-		const { sessionId } = await browser.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
-		const page = browser.session(sessionId);
-		await page.send('Page.enable');
-		await page.send('Runtime.enable');
-		await page.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false });
-
-		const navigate = async (url: string) => {
-			await page.send('Page.navigate', { url });
-			await waitFor(`page ${url}`, 60_000, async () =>
-				(await page.evaluate<string>('document.readyState')) === 'complete' ? true : undefined,
-			);
-		};
-
-		await navigate(`${base}/setup`);
-		await waitFor('the editor to start', 60_000, async () =>
-			(await page.evaluate<number>("document.querySelectorAll('#app *').length")) > 20 ? true : undefined,
-		).catch(async (error: unknown) => {
-			log(`page: ${await page.evaluate<string>("document.title + ' | ' + document.body.innerText.slice(0, 500)")}`);
-			throw error;
-		});
-		// The id the editor sends as 'browser-id' (n8n binds its auth cookie to it); create it if not there yet.
-		await page.evaluate(
-			"localStorage.getItem('n8n-browserId') || localStorage.setItem('n8n-browserId', crypto.randomUUID()); true",
-		);
-		const setup = await page.evaluate<number>(`fetch('/rest/owner/setup', {
-			method: 'POST',
-			headers: { 'content-type': 'application/json', 'browser-id': localStorage.getItem('n8n-browserId') },
-			body: JSON.stringify({ email: 'demo@example.com', firstName: 'Demo', lastName: 'User', password: 'Demo-password-1' }),
-		}).then((r) => r.status)`);
-		if (setup !== 200) throw new Error(`owner setup answered HTTP ${setup}`);
-		log('owner set up; opening the workflow');
-
-		await navigate(`${base}/workflow/${id}`);
-		const nodeCount = loadExample(info).nodes.length;
-		await waitFor('the canvas', 60_000, async () =>
-			(await page.evaluate<number>("document.querySelectorAll('.vue-flow__node').length")) >= nodeCount ? true : undefined,
-		);
-		await sleep(3000); // let fonts, icons and the fit-to-view animation settle
-		// Fit the view once more now that the window size is final ("1" is n8n's zoom-to-fit shortcut).
-		await page.evaluate("document.querySelector('.vue-flow')?.dispatchEvent(new KeyboardEvent('keydown', { key: '1', bubbles: true })); true");
-		await sleep(1500);
-		const shot = await page.send<{ data: string }>('Page.captureScreenshot', { format: 'png' });
-		await fsp.mkdir(path.dirname(out), { recursive: true });
-		await fsp.writeFile(out, Buffer.from(shot.data, 'base64'));
-		log(`wrote ${path.relative(process.cwd(), out)} (${width}×${height}, ${readFileSync(out).length} bytes)`);
+		const base = await startEditor(home);
+		const { page, socket } = await openPage(shot, profile);
+		await setUpOwner(page, base);
+		await captureWorkflow(page, `${base}/workflow/${id}`, loadExample(info).nodes.length, shot);
 		socket.close();
 	} finally {
 		stopAll();
@@ -231,6 +136,128 @@ async function main(): Promise<void> {
 		await fsp.rm(profile, { recursive: true, force: true });
 		await fsp.rm(files, { recursive: true, force: true });
 	}
+}
+
+/** `n8n start` for the home on a free loopback port; resolves with its base URL once the editor is up. */
+async function startEditor(home: N8nHome): Promise<string> {
+	const port = await getFreePort();
+	const n8n = start(
+		process.execPath,
+		[home.n8nBin, 'start'],
+		{
+			...home.env,
+			N8N_PORT: String(port),
+			N8N_LISTEN_ADDRESS: '127.0.0.1',
+			N8N_HOST: '127.0.0.1',
+			N8N_SECURE_COOKIE: 'false',
+			N8N_RUNNERS_BROKER_PORT: String(await getFreePort()),
+		},
+		home.dir,
+	);
+	let n8nOutput = '';
+	n8n.stdout?.on('data', (d: Buffer) => (n8nOutput += d.toString()));
+	n8n.stderr?.on('data', (d: Buffer) => (n8nOutput += d.toString()));
+	const base = `http://127.0.0.1:${port}`;
+	log(`n8n start on ${base}`);
+	await waitFor('n8n to listen', 120_000, async () => {
+		if (n8n.exitCode !== null) throw new Error(`n8n exited:\n${n8nOutput.slice(-3000)}`);
+		// /healthz answers before the editor's routes exist: wait for n8n's own "ready" line.
+		return /Editor is now accessible/.test(n8nOutput) && (await fetch(`${base}/healthz`)).ok ? true : undefined;
+	}).catch((error: unknown) => {
+		if (n8n.exitCode !== null) throw new Error(`n8n exited:\n${n8nOutput.slice(-3000)}`);
+		throw error;
+	});
+	return base;
+}
+
+type DevToolsSocket = {
+	send(data: string): void;
+	on(event: string, cb: (data: unknown) => void): void;
+	once(event: string, cb: (data: unknown) => void): void;
+	close(): void;
+};
+
+/** Headless Chromium with DevTools on a free loopback port, and one page of the shot's size. */
+async function openPage(shot: Shot, profile: string): Promise<{ page: Cdp; socket: DevToolsSocket }> {
+	const { width, height } = shot;
+	const debugPort = await getFreePort();
+	start(
+		shot.chromium,
+		[
+			'--headless=new',
+			'--no-sandbox',
+			'--disable-gpu',
+			'--hide-scrollbars',
+			'--no-first-run',
+			'--force-device-scale-factor=1',
+			`--remote-debugging-address=127.0.0.1`,
+			`--remote-debugging-port=${debugPort}`,
+			`--user-data-dir=${profile}`,
+			`--window-size=${width},${height}`,
+			'about:blank',
+		],
+		process.env,
+		profile,
+	);
+	const version = await waitFor('Chromium DevTools', 30_000, async () => {
+		const res = await fetch(`http://127.0.0.1:${debugPort}/json/version`);
+		return res.ok ? ((await res.json()) as { webSocketDebuggerUrl: string }) : undefined;
+	});
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const WebSocket = require(path.join(n8nInstallDir(), 'node_modules', 'ws')) as new (url: string) => DevToolsSocket;
+	const socket = new WebSocket(version.webSocketDebuggerUrl);
+	await new Promise((resolve) => socket.once('open', resolve));
+	const browser = new Cdp(socket);
+	const { targetId } = await browser.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
+	const { sessionId } = await browser.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
+	const page = browser.session(sessionId);
+	await page.send('Page.enable');
+	await page.send('Runtime.enable');
+	await page.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false });
+	return { page, socket };
+}
+
+async function navigate(page: Cdp, url: string): Promise<void> {
+	await page.send('Page.navigate', { url });
+	await waitFor(`page ${url}`, 60_000, async () => ((await page.evaluate<string>('document.readyState')) === 'complete' ? true : undefined));
+}
+
+/** Open the editor's setup page and create the owner account through its REST API (as the page would). */
+async function setUpOwner(page: Cdp, base: string): Promise<void> {
+	await navigate(page, `${base}/setup`);
+	await waitFor('the editor to start', 60_000, async () =>
+		(await page.evaluate<number>("document.querySelectorAll('#app *').length")) > 20 ? true : undefined,
+	).catch(async (error: unknown) => {
+		log(`page: ${await page.evaluate<string>("document.title + ' | ' + document.body.innerText.slice(0, 500)")}`);
+		throw error;
+	});
+	// The id the editor sends as 'browser-id' (n8n binds its auth cookie to it); create it if not there yet.
+	await page.evaluate(
+		"localStorage.getItem('n8n-browserId') || localStorage.setItem('n8n-browserId', crypto.randomUUID()); true",
+	);
+	const setup = await page.evaluate<number>(`fetch('/rest/owner/setup', {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', 'browser-id': localStorage.getItem('n8n-browserId') },
+		body: JSON.stringify({ email: 'demo@example.com', firstName: 'Demo', lastName: 'User', password: 'Demo-password-1' }),
+	}).then((r) => r.status)`);
+	if (setup !== 200) throw new Error(`owner setup answered HTTP ${setup}`);
+	log('owner set up; opening the workflow');
+}
+
+/** Open the workflow, wait for its nodes, fit the view, and write the screenshot. */
+async function captureWorkflow(page: Cdp, url: string, nodeCount: number, shot: Shot): Promise<void> {
+	await navigate(page, url);
+	await waitFor('the canvas', 60_000, async () =>
+		(await page.evaluate<number>("document.querySelectorAll('.vue-flow__node').length")) >= nodeCount ? true : undefined,
+	);
+	await sleep(3000); // let fonts, icons and the fit-to-view animation settle
+	// Fit the view once more now that the window size is final ("1" is n8n's zoom-to-fit shortcut).
+	await page.evaluate("document.querySelector('.vue-flow')?.dispatchEvent(new KeyboardEvent('keydown', { key: '1', bubbles: true })); true");
+	await sleep(1500);
+	const { data } = await page.send<{ data: string }>('Page.captureScreenshot', { format: 'png' });
+	await fsp.mkdir(path.dirname(shot.out), { recursive: true });
+	await fsp.writeFile(shot.out, Buffer.from(data, 'base64'));
+	log(`wrote ${path.relative(process.cwd(), shot.out)} (${shot.width}×${shot.height}, ${readFileSync(shot.out).length} bytes)`);
 }
 
 main().then(

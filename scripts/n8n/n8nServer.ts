@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 
-import { getFreePort, type LogFn, type N8nHome } from './realN8n';
+import { getFreePort, type LogFn, type N8nHome } from './index';
 
 export interface N8nServer {
 	/** 'http://127.0.0.1:PORT' */

@@ -15,7 +15,7 @@ import {
 	type CredentialTestAnswer,
 	type N8nServer,
 } from '../../scripts/n8n/n8nServer';
-import { createN8nHome, executeWorkflow, importCredentials, importWorkflow, type N8nHome } from '../../scripts/n8n/realN8n';
+import { createN8nHome, executeWorkflow, importCredentials, importWorkflow, type N8nHome } from '../../scripts/n8n';
 import { startRelaySimulator, type RelaySimulator } from '../../relay-sim';
 import { closedPort, startHtmlSite, startHttpsRedirect, type FakeOrigin } from '../flux/fakeOrigins';
 

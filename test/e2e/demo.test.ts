@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 import { EXAMPLES, REPO_ROOT, loadExample, submitPrompts } from '../../scripts/examples';
-import { ensureN8nInstalled, runProcess, type RunResult } from '../../scripts/n8n/realN8n';
+import { ensureN8nInstalled, runProcess, type RunResult } from '../../scripts/n8n';
 import { readPromptFromPng, startRelaySimulator, type RelaySimulator } from '../../relay-sim';
 
 const log = (line: string) => process.stderr.write(`[e2e demo] ${line}\n`);

@@ -33,7 +33,7 @@ import {
 	nodeItems,
 	type ExecuteResult,
 	type N8nHome,
-} from '../../scripts/n8n/realN8n';
+} from '../../scripts/n8n';
 import { readPngText, readPromptFromPng, startRelaySimulator, type RelaySimulator, type SubmitLogEntry } from '../../relay-sim';
 
 /** A key that must never show up in n8n's output. */

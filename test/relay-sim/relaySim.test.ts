@@ -1,5 +1,7 @@
 import { request } from 'undici';
 import { parseArgs } from '../../relay-sim/cli';
+import { decodeRgbPng } from '../../relay-sim/pngCodec';
+import { PATTERN_KINDS, pictureFor, renderPicture } from '../../relay-sim/promptPicture';
 import {
 	DEFAULT_API_KEY,
 	PNG_SIGNATURE,
@@ -70,7 +72,35 @@ describe('png helpers', () => {
 			const png = makePromptPng(prompt);
 			expect(png.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
 			expect(readPromptFromPng(png)).toBe(prompt);
-			expect(verifyPng(png)).toMatchObject({ width: 8, height: 8 });
+			expect(verifyPng(png)).toMatchObject({ width: 512, height: 512 });
+		}
+	});
+
+	it('draws the prompt’s picture: pattern and colours chosen by the prompt, decodable pixel for pixel', () => {
+		const prompt = 'a red fox in the snow';
+		const { width, height, pixels } = decodeRgbPng(makePromptPng(prompt, { width: 96, height: 64 }));
+		expect([width, height]).toEqual([96, 64]);
+		expect(pixels.equals(renderPicture(pictureFor(prompt), 96, 64))).toBe(true);
+		const kinds = new Set(Array.from({ length: 40 }, (_, i) => pictureFor(`prompt ${i}`).kind));
+		expect([...kinds].sort()).toEqual([...PATTERN_KINDS].sort());
+	});
+
+	it('a person can tell the demo’s images apart: any two prompts differ in most pixels', () => {
+		const prompts = Array.from({ length: 8 }, (_, i) => `a lighthouse at dusk, variation ${i + 1}`);
+		const images = prompts.map((prompt) => decodeRgbPng(makePromptPng(prompt, { width: 128, height: 128 })).pixels);
+		for (let a = 0; a < images.length; a++) {
+			for (let b = a + 1; b < images.length; b++) {
+				let differing = 0;
+				for (let i = 0; i < images[a].length; i += 3) {
+					const distance =
+						Math.abs(images[a][i] - images[b][i]) + Math.abs(images[a][i + 1] - images[b][i + 1]) + Math.abs(images[a][i + 2] - images[b][i + 2]);
+					if (distance > 60) differing++;
+				}
+				expect({ pair: [prompts[a], prompts[b]], share: differing / (images[a].length / 3) > 0.5 }).toEqual({
+					pair: [prompts[a], prompts[b]],
+					share: true,
+				});
+			}
 		}
 	});
 
@@ -87,9 +117,11 @@ describe('png helpers', () => {
 		const big = makePromptPng('big one', { padToBytes: 4 * 1024 * 1024, width: 32, height: 16, text: { task: 't-1' } });
 		expect(big.length).toBe(4 * 1024 * 1024);
 		expect(verifyPng(big)).toMatchObject({ width: 32, height: 16, text: { prompt: 'big one', task: 't-1' } });
-		for (const size of [300, 5000, 1_000_001]) expect(makePromptPng('x', { padToBytes: size }).length).toBe(size);
+		const small = { width: 8, height: 8 };
+		for (const size of [300, 5000, 1_000_001]) expect(makePromptPng('x', { ...small, padToBytes: size }).length).toBe(size);
 		// smaller than the minimal image: the minimal image
-		expect(makePromptPng('x', { padToBytes: 10 }).length).toBeLessThan(200);
+		expect(makePromptPng('x', { ...small, padToBytes: 10 }).length).toBeLessThan(200);
+		expect(makePromptPng('x', { padToBytes: 10 }).equals(makePromptPng('x'))).toBe(true);
 	});
 
 	it('rejects non-PNG input', () => {
@@ -108,7 +140,8 @@ describe('relay simulator (real HTTP server)', () => {
 	let c: ReturnType<typeof client>;
 
 	beforeAll(async () => {
-		sim = await startRelaySimulator();
+		// 8×8 images: the slow-download fault below trickles the whole file in under a second
+		sim = await startRelaySimulator({ imageSize: { width: 8, height: 8 } });
 		c = client(sim);
 	});
 	afterAll(() => sim.close());
@@ -580,6 +613,10 @@ describe('relay-sim CLI arguments', () => {
 			apiKey: 'K',
 			imageBytes: 4194304,
 		});
+		expect(parseArgs(['--image-size', '64x32']).imageSize).toEqual({ width: 64, height: 32 });
+		expect(parseArgs([]).imageSize).toBeUndefined();
+		expect(() => parseArgs(['--image-size', '512'])).toThrow(/--image-size must be WIDTHxHEIGHT/);
+		expect(() => parseArgs(['--image-size', '0x10'])).toThrow(/--image-size must be WIDTHxHEIGHT/);
 		expect(() => parseArgs(['--latency', 'soon'])).toThrow(/non-negative number/);
 		expect(() => parseArgs(['--bogus', '1'])).toThrow(/unknown flag/);
 		expect(() => parseArgs(['--port'])).toThrow(/needs a value/);
