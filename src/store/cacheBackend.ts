@@ -3,6 +3,7 @@
  * index) that a read-only chmod cannot produce when the tests run as root.
  */
 import * as cacache from 'cacache';
+import { listCacheIndex } from './cacheIndexList';
 
 /** One index entry of the cache (`cacache.get.info` / `cacache.ls`). */
 export interface CacheEntry {
@@ -34,7 +35,7 @@ export const cacacheBackend: CacheBackend = {
 	info: (cache, key) => cacache.get.info(cache, key),
 	// `time` reaches cacache's index entry (the @types omit it).
 	put: (cache, key, data, entry) => cacache.put(cache, key, data, entry as cacache.put.Options),
-	ls: (cache) => cacache.ls(cache),
+	ls: listCacheIndex, // cacache.ls, minus its dynamic import (see cacheIndexList.ts)
 	rmEntry: async (cache, key) => {
 		// removeFully drops the bucket instead of appending a tombstone (the @types omit the option).
 		const rmEntry = cacache.rm.entry as (c: string, k: string, o: { removeFully: boolean }) => Promise<unknown>;
