@@ -12,6 +12,8 @@ export interface Store {
 	journal: JobJournal;
 	/** Not ok once a write, read or prune failed (until a later write succeeds); `reason` says why. */
 	health(): StoreHealth;
+	/** Prunes results (TTL, max bytes) and journal (TTL); never rejects (failures show in `health()`). */
+	prune(): Promise<void>;
 }
 
 export interface OpenStoreOptions {
@@ -25,20 +27,34 @@ export interface OpenStoreOptions {
 export function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Store {
 	const faults = new StoreFaults(options.warn ?? logWarning);
 	const shared = { backend: options.backend, now: options.now, faults };
+	const results = new ResultStore(config.dir, { ...shared, maxBytes: config.maxBytes, ttlMs: config.ttlMs });
+	const journal = new JobJournal(config.dir, { ...shared, ttlMs: config.ttlMs });
 	return {
 		config,
-		results: new ResultStore(config.dir, { ...shared, maxBytes: config.maxBytes, ttlMs: config.ttlMs }),
-		journal: new JobJournal(config.dir, { ...shared, ttlMs: config.ttlMs }),
+		results,
+		journal,
 		health: () => faults.health(),
+		prune: async () => {
+			await results.prune();
+			await journal.prune();
+		},
 	};
 }
 
 const STORE_SYMBOL = Symbol.for('n8n-nodes-flux-concurrent.store');
 type GlobalWithStore = typeof globalThis & { [STORE_SYMBOL]?: Store };
 
-/** The process-wide store, configured once from `process.env` (garbage settings: one warning, defaults). */
+/**
+ * The process-wide store, configured once from `process.env` (garbage settings: one warning, defaults).
+ * Its first use starts one prune in the background (old results and journal records of earlier runs).
+ */
 export function getStore(): Store {
 	const holder = globalThis as GlobalWithStore;
-	holder[STORE_SYMBOL] ??= openStore(readStoreConfig(process.env, logWarning));
-	return holder[STORE_SYMBOL];
+	let store = holder[STORE_SYMBOL];
+	if (store === undefined) {
+		store = openStore(readStoreConfig(process.env, logWarning));
+		holder[STORE_SYMBOL] = store;
+		void store.prune();
+	}
+	return store;
 }

@@ -181,8 +181,15 @@ export class ResultStore {
 	private chooseVictims(oldestFirst: CacheEntry[]): { victims: CacheEntry[]; kept: CacheEntry[] } {
 		const victims = oldestFirst.filter((e) => this.isExpired(e.time));
 		const kept = oldestFirst.filter((e) => !this.isExpired(e.time));
-		while (kept.length > 0 && uniqueBytes(kept) > this.options.maxBytes) {
-			victims.push(kept.shift() as CacheEntry);
+		const holders = new Map<string, number>(); // integrity -> kept entries holding it
+		for (const e of kept) holders.set(e.integrity, (holders.get(e.integrity) ?? 0) + 1);
+		let bytes = uniqueBytes(kept);
+		while (kept.length > 0 && bytes > this.options.maxBytes) {
+			const oldest = kept.shift() as CacheEntry;
+			victims.push(oldest);
+			const left = (holders.get(oldest.integrity) ?? 1) - 1;
+			holders.set(oldest.integrity, left);
+			if (left === 0) bytes -= oldest.size ?? 0;
 		}
 		return { victims, kept };
 	}

@@ -199,4 +199,16 @@ describe('ResultStore: prune (TTL and max bytes, oldest first)', () => {
 		expect(await store.prune()).toEqual({ removed: 1, freedBytes: 0, keptBytes: 100 });
 		expect((await store.get('b'))?.bytes.length).toBe(100);
 	});
+
+	it('over the byte bound, shared bytes are freed only when their last holder goes', async () => {
+		const store = makeStore({ maxBytes: 150 });
+		for (const [key, fill] of [['a', 's'], ['b', 's'], ['c', 'c']]) {
+			await store.put(key, Buffer.alloc(100, fill), meta);
+			clock += 1000;
+		}
+		// a and b share 100 bytes; with c that is 200 > 150: a goes (bytes still held by b), then b.
+		expect(await store.get('a')).toBeUndefined();
+		expect(await store.get('b')).toBeUndefined();
+		expect((await store.get('c'))?.bytes.equals(Buffer.alloc(100, 'c'))).toBe(true);
+	});
 });
