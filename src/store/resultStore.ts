@@ -92,7 +92,7 @@ export class ResultStore {
 		try {
 			found = await this.backend.get(this.cacheDir, KEY_PREFIX + key);
 		} catch (error) {
-			if (MISSING_CODES.has(codeOf(error) as string)) return undefined;
+			if (MISSING_CODES.has(codeOf(error) as string)) return this.missOrOrphan(key);
 			if (CORRUPT_CODES.has(codeOf(error) as string)) return this.dropCorrupt(key, 'content failed its integrity check');
 			this.faults.fault(describeStoreError('reading a result', this.rootDir, error));
 			return undefined;
@@ -200,6 +200,12 @@ export class ResultStore {
 		if (current && current.time === listed.time && current.integrity === listed.integrity) {
 			await this.backend.rmEntry(this.cacheDir, listed.key);
 		}
+	}
+
+	/** A miss; an index entry whose content file is gone (e.g. pruned by another process) is dropped too. */
+	private async missOrOrphan(key: string): Promise<undefined> {
+		if ((await this.info(key)) === undefined) return undefined;
+		return this.dropCorrupt(key, 'its content file is missing');
 	}
 
 	private async dropCorrupt(key: string, why: string): Promise<undefined> {

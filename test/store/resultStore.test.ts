@@ -1,5 +1,5 @@
 import * as cacache from 'cacache';
-import { existsSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type CacheBackend, ResultStore, StoreFaults, cacacheBackend } from '../../src/store';
 import { allFiles, makeTempDir } from './tempStore';
@@ -92,6 +92,7 @@ describe('ResultStore: corrupt entries', () => {
 	it.each([
 		['changed bytes (EINTEGRITY)', (file: string) => writeFileSync(file, png('tampered!'))],
 		['truncated bytes (EBADSIZE)', (file: string) => truncateSync(file, 3)],
+		['a missing content file', (file: string) => rmSync(file)],
 	])('%s: a miss, logged once, removed; the store stays healthy', async (_name, damage) => {
 		const store = makeStore();
 		await store.put('k', png('good'), meta);
