@@ -10,20 +10,25 @@ export interface StoreHealth {
 	reason?: string;
 }
 
-/** Error codes that mean the store cannot be written (folder, permissions, disk). */
-const UNUSABLE_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EEXIST', 'EISDIR', 'EIO']);
-
-function codeOf(error: unknown): string | undefined {
-	const code = (error as { code?: unknown } | null)?.code;
-	return typeof code === 'string' ? code : undefined;
-}
+/** What a filesystem error code means for the store, in words. */
+const HINTS: Record<string, string> = {
+	ENOSPC: 'disk full',
+	EDQUOT: 'disk quota exceeded',
+	EACCES: 'folder not writable',
+	EPERM: 'folder not writable',
+	EROFS: 'read-only file system',
+	EEXIST: 'the path is not a folder',
+	ENOTDIR: 'the path is not a folder',
+	EISDIR: 'a folder is in the way',
+	EIO: 'disk I/O error',
+};
 
 /** One line naming the operation, the folder and the cause (no stack, no secrets). */
 export function describeStoreError(operation: string, dir: string, error: unknown): string {
-	const code = codeOf(error);
-	const message = error instanceof Error ? error.message : String(error);
-	const hint = code === 'ENOSPC' || code === 'EDQUOT' ? ' (disk full)' : code && UNUSABLE_CODES.has(code) ? ' (folder not writable)' : '';
-	return redact(`The result store at ${dir} could not be used: ${operation} failed${hint}: ${message}`, [], 400);
+	const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+	const hint = typeof code === 'string' && HINTS[code] ? ` (${HINTS[code]})` : '';
+	const cause = typeof message === 'string' ? message : String(error);
+	return redact(`The result store at ${dir} could not be used: ${operation} failed${hint}: ${cause}`, [], 400);
 }
 
 export class StoreFaults {

@@ -122,7 +122,7 @@ describe('ResultStore: faults never throw into the job path', () => {
 		expect(await store.has('k')).toBe(false);
 		expect(await store.prune()).toEqual({ removed: 0, freedBytes: 0, keptBytes: 0 });
 		expect(warnings).toHaveLength(1);
-		expect(warnings[0]).toMatch(/result store at .*not-a-folder could not be used: writing a result failed/);
+		expect(warnings[0]).toMatch(/result store at .*not-a-folder could not be used: writing a result failed \(the path is not a folder\)/);
 		const health = store.health();
 		expect(health.ok).toBe(false);
 		expect(health.reason).toMatch(/could not be used/);
