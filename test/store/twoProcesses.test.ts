@@ -80,3 +80,32 @@ it('two processes write and read the same folder concurrently without corrupt re
 		}
 	}
 }, 60_000);
+
+it('a process killed (SIGKILL) while writing never leaves a half-written result or journal record behind', async () => {
+	const dir = path.join(temp.dir, 'crash-store');
+	const worker = spawnWorker();
+	workers = [worker];
+	await nextReply(worker); // ready
+	let lastRound = -1;
+	const killed = new Promise<void>((resolve) => {
+		worker.on('message', (reply: Reply & { round?: number }) => {
+			if (reply.phase !== 'writing') return;
+			lastRound = reply.round ?? -1;
+			if (lastRound === 3) worker.kill('SIGKILL'); // mid-way through round 3's writes
+		});
+		worker.once('exit', () => resolve());
+	});
+	worker.send({ phase: 'crash', dir, me: 'C', peers: [], rounds: 0 });
+	await killed;
+	expect(worker.signalCode).toBe('SIGKILL');
+
+	const store = openStore({ dir, maxBytes: 1024 ** 3, ttlMs: 86_400_000 }, { warn: () => undefined });
+	const got = await store.results.get('crashy');
+	const rounds = Array.from({ length: lastRound + 1 }, (_, r) => r);
+	expect(got).toBeDefined(); // rounds 0..2 completed
+	expect(rounds.some((r) => got!.bytes.equals(blob(`R${r}`, 'crashy', 4 * 1024 * 1024)))).toBe(true);
+	const record = await store.journal.read('crashy');
+	expect(record?.state).toBe('submitting');
+	expect(rounds.map((r) => `job-crash-${r}`)).toContain(record?.jobId);
+	expect(store.health()).toEqual({ ok: true });
+}, 60_000);
