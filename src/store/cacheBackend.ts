@@ -1,0 +1,47 @@
+/**
+ * The few cacache operations the store uses, behind one seam so tests can inject faults (disk full, a broken
+ * index) that a read-only chmod cannot produce when the tests run as root.
+ */
+import * as cacache from 'cacache';
+import { listCacheIndex } from './cacheIndexList';
+
+/** One index entry of the cache (`cacache.get.info` / `cacache.ls`). */
+export interface CacheEntry {
+	key: string;
+	integrity: string;
+	time: number;
+	size?: number;
+	metadata?: unknown;
+}
+
+export interface CacheBackend {
+	/** Content and metadata of `key`; rejects with code ENOENT (missing) or EINTEGRITY / EBADSIZE (corrupt). */
+	get(cache: string, key: string): Promise<{ data: Buffer; metadata?: unknown; integrity: string; size?: number }>;
+	/** Latest index entry of `key`, or null. */
+	info(cache: string, key: string): Promise<CacheEntry | null>;
+	/** Writes the content atomically, then appends the index entry (stamped `time`); resolves with the integrity. */
+	put(cache: string, key: string, data: Buffer, entry: { metadata: unknown; time: number }): Promise<string>;
+	/** Every live key with its latest entry. */
+	ls(cache: string): Promise<Record<string, CacheEntry>>;
+	/** Removes the index bucket of `key`. */
+	rmEntry(cache: string, key: string): Promise<void>;
+	/** Removes content by integrity. */
+	rmContent(cache: string, integrity: string): Promise<void>;
+}
+
+/** The real backend: npm's cacache. */
+export const cacacheBackend: CacheBackend = {
+	get: (cache, key) => cacache.get(cache, key),
+	info: (cache, key) => cacache.get.info(cache, key),
+	// `time` reaches cacache's index entry (the @types omit it).
+	put: (cache, key, data, entry) => cacache.put(cache, key, data, entry as cacache.put.Options),
+	ls: listCacheIndex, // cacache.ls, minus its dynamic import (see cacheIndexList.ts)
+	rmEntry: async (cache, key) => {
+		// removeFully drops the bucket instead of appending a tombstone (the @types omit the option).
+		const rmEntry = cacache.rm.entry as (c: string, k: string, o: { removeFully: boolean }) => Promise<unknown>;
+		await rmEntry(cache, key, { removeFully: true });
+	},
+	rmContent: async (cache, integrity) => {
+		await cacache.rm.content(cache, integrity);
+	},
+};

@@ -1,0 +1,61 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/store knows nothing of n8n nodes: unexpected filesystem errors reach the store, which turns them into a miss or `false` plus health(). */
+/**
+ * Lists a cacache folder's live entries like `cacache.ls`, without its dynamic `import('p-map')`: that import
+ * throws inside a VM without --experimental-vm-modules (jest, and so the engine tests, run the package there).
+ * Reads each index bucket with cacache's own `bucketEntries` (which drops lines whose hash does not match),
+ * keeps the latest entry per key and drops deletions, exactly as `cacache.ls` does (cacache@20, index v5).
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { CacheEntry } from './cacheBackend';
+
+interface RawEntry {
+	key: string;
+	integrity?: string | null;
+	time: number;
+	size?: number;
+	metadata?: unknown;
+}
+interface EntryIndexModule {
+	bucketDir(cache: string): string;
+	bucketEntries(bucket: string): Promise<RawEntry[]>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const entryIndex = require('cacache/lib/entry-index') as EntryIndexModule;
+
+async function bucketFiles(indexDir: string): Promise<string[]> {
+	try {
+		const names = (await fs.readdir(indexDir, { recursive: true })) as string[];
+		// Buckets sit three levels down: <2 hex>/<2 hex>/<rest of the key's hash>.
+		return names.filter((name) => name.split(path.sep).length === 3).map((name) => path.join(indexDir, name));
+	} catch (error) {
+		const code = (error as { code?: unknown }).code;
+		if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+		throw error;
+	}
+}
+
+async function readBucket(file: string): Promise<RawEntry[]> {
+	try {
+		return await entryIndex.bucketEntries(file);
+	} catch (error) {
+		const code = (error as { code?: unknown }).code;
+		if (code === 'ENOENT' || code === 'EISDIR') return []; // removed meanwhile, or a sub-folder
+		throw error;
+	}
+}
+
+/** Every live key of the cache at `cache` with its latest entry. */
+export async function listCacheIndex(cache: string): Promise<Record<string, CacheEntry>> {
+	const out: Record<string, CacheEntry> = {};
+	for (const file of await bucketFiles(entryIndex.bucketDir(cache))) {
+		const latest = new Map<string, RawEntry>();
+		for (const entry of await readBucket(file)) latest.set(entry.key, entry);
+		for (const entry of latest.values()) {
+			if (!entry.integrity) continue; // a deletion shadows earlier entries
+			out[entry.key] = { key: entry.key, integrity: entry.integrity, time: entry.time, size: entry.size, metadata: entry.metadata };
+		}
+	}
+	return out;
+}

@@ -1,0 +1,92 @@
+/**
+ * The store's keys: a job key (a stable digest of everything that makes a job), a one-way hash of the API key
+ * (two accounts never share results; the key itself never reaches the store), and content digests for
+ * reference images (the key covers an image's bytes, not its base64).
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { z } from 'zod';
+
+/** Package-specific salt (HMAC key) of `apiKeyHash`: the hash of a key here matches no other tool's hash of that key. */
+const ACCOUNT_HASH_DOMAIN = 'n8n-nodes-flux-concurrent/account/v1';
+/** Version of the job key's layout: changing it starts a new key space (old results become unreachable). */
+const JOB_DIGEST_VERSION = 'n8n-nodes-flux-concurrent/job/v1';
+/** Length of `apiKeyHash` in hex characters (64 bits). */
+export const API_KEY_HASH_LENGTH = 16;
+
+/** Short, salted, one-way hex hash of an API key (HMAC-SHA-256, cut to 16 hex characters). */
+export function apiKeyHash(apiKey: string): string {
+	return createHmac('sha256', ACCOUNT_HASH_DOMAIN).update(apiKey.trim(), 'utf8').digest('hex').slice(0, API_KEY_HASH_LENGTH);
+}
+
+/** Content digest of a reference image's bytes: `sha256:<hex>`. */
+export function contentDigest(bytes: Uint8Array): string {
+	return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+/** Everything that makes a job; see `jobKey`. */
+export interface JobKeyInput {
+	apiStyle: string;
+	baseUrl: string;
+	model: string;
+	/** Every field sent upstream (JSON values only), reference images already replaced by `contentDigest`. */
+	upstream: Record<string, unknown>;
+	/** The node's seed (a cache key, never sent upstream); 42 and "42" are the same seed. */
+	seed: number | string;
+	/** `apiKeyHash(apiKey)`, never the key. */
+	apiKeyHash: string;
+	/** 0-based index of this request among identical requests in one node run. */
+	occurrence: number;
+}
+
+const jobKeyInputSchema = z.object({
+	apiStyle: z.string().min(1),
+	baseUrl: z.string().min(1),
+	model: z.string().min(1),
+	upstream: z.record(z.unknown()),
+	seed: z.union([z.number().finite(), z.string()]),
+	apiKeyHash: z.string().regex(/^[0-9a-f]+$/, 'must be the hex output of apiKeyHash'),
+	occurrence: z.number().int().min(0),
+});
+
+/** Canonical JSON: object keys sorted at every depth, undefined members dropped; non-JSON values throw. */
+export function canonicalJson(value: unknown, at = '$'): string {
+	if (value === null || typeof value === 'string' || typeof value === 'boolean') return JSON.stringify(value);
+	if (typeof value === 'number') {
+		if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: ${at} is not a finite number`);
+		return JSON.stringify(value);
+	}
+	if (Array.isArray(value)) return `[${value.map((v, i) => canonicalJson(v ?? null, `${at}[${i}]`)).join(',')}]`;
+	const proto = typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+	if (proto !== Object.prototype && proto !== null) {
+		throw new TypeError(`canonicalJson: ${at} is not a JSON value (replace binary data by contentDigest)`);
+	}
+	const record = value as Record<string, unknown>;
+	const members = Object.keys(record)
+		.filter((k) => record[k] !== undefined)
+		.sort()
+		.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k], `${at}.${k}`)}`);
+	return `{${members.join(',')}}`;
+}
+
+/**
+ * Stable 64-hex digest (SHA-256) of a job: independent of object key order; changes with any field,
+ * the seed, the account and the occurrence. Throws a TypeError naming the field on bad input.
+ */
+export function jobKey(input: JobKeyInput): string {
+	const parsed = jobKeyInputSchema.safeParse(input);
+	if (!parsed.success) {
+		const issue = parsed.error.issues[0];
+		throw new TypeError(`jobKey: field "${issue.path.join('.')}" ${issue.message}`);
+	}
+	const { apiStyle, baseUrl, model, upstream, seed, occurrence } = input;
+	const canonical = canonicalJson({
+		apiStyle,
+		baseUrl: baseUrl.trim().replace(/\/+$/, ''),
+		model,
+		upstream,
+		seed: String(seed),
+		apiKeyHash: input.apiKeyHash,
+		occurrence,
+	});
+	return createHash('sha256').update(`${JOB_DIGEST_VERSION}\n${canonical}`, 'utf8').digest('hex');
+}

@@ -1,0 +1,258 @@
+/**
+ * The durable result store: a job key's image bytes and their metadata in a cacache folder (atomic writes,
+ * integrity checked on read, safe across processes). Faults never throw into the job path: a failed read is a
+ * miss, a failed write returns false, and the store's health says why (logged once).
+ */
+import * as path from 'node:path';
+import { z } from 'zod';
+import { logWarning } from '../n8n/log';
+import { type CacheBackend, type CacheEntry, cacacheBackend } from './cacheBackend';
+import { ensureStoreFolder } from './storeFolder';
+import { StoreFaults, type StoreHealth, describeStoreError } from './storeHealth';
+
+/** What the caller gives with the bytes (any other field, e.g. a key, is dropped, never stored). */
+export interface NewResultMeta {
+	mimeType: string;
+	fileExtension: string;
+	taskId?: string;
+	width?: number;
+	height?: number;
+}
+
+/** What the store keeps with the bytes. */
+export interface StoredResultMeta extends NewResultMeta {
+	/** Epoch ms of the write. */
+	storedAt: number;
+	/** Length of the bytes. */
+	byteLength: number;
+}
+
+export interface StoredResult {
+	bytes: Buffer;
+	meta: StoredResultMeta;
+}
+
+export interface PruneSummary {
+	removed: number;
+	freedBytes: number;
+	keptBytes: number;
+}
+
+export interface ResultStoreOptions {
+	maxBytes: number;
+	ttlMs: number;
+	backend?: CacheBackend;
+	now?: () => number;
+	/** Shared with the journal so the store warns once in all; default: a new one logging via the package logger. */
+	faults?: StoreFaults;
+}
+
+const newMetaSchema = z.object({
+	mimeType: z.string().min(1),
+	fileExtension: z.string().min(1),
+	taskId: z.string().optional(),
+	width: z.number().int().positive().optional(),
+	height: z.number().int().positive().optional(),
+});
+const storedMetaSchema = newMetaSchema.extend({ storedAt: z.number(), byteLength: z.number().int().min(0) });
+
+/** Folder of the results inside the store folder. */
+export const RESULTS_SUBFOLDER = 'results';
+const KEY_PREFIX = 'result:';
+const CORRUPT_CODES = new Set(['EINTEGRITY', 'EBADSIZE']);
+const MISSING_CODES = new Set(['ENOENT', 'ENOTDIR']);
+const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
+
+export class ResultStore {
+	/** The cacache folder of the results. */
+	readonly cacheDir: string;
+	private readonly backend: CacheBackend;
+	private readonly now: () => number;
+	private readonly faults: StoreFaults;
+	private folderReady: Promise<void> | undefined;
+	private bytesSincePrune = 0;
+
+	constructor(
+		readonly rootDir: string,
+		private readonly options: ResultStoreOptions,
+	) {
+		this.cacheDir = path.join(rootDir, RESULTS_SUBFOLDER);
+		this.backend = options.backend ?? cacacheBackend;
+		this.now = options.now ?? Date.now;
+		this.faults = options.faults ?? new StoreFaults(logWarning);
+	}
+
+	health(): StoreHealth {
+		return this.faults.health();
+	}
+
+	/** The stored result, or undefined (missing, expired, corrupt: a corrupt entry is logged once and removed). */
+	async get(key: string): Promise<StoredResult | undefined> {
+		let found: { data: Buffer; metadata?: unknown };
+		try {
+			found = await this.backend.get(this.cacheDir, KEY_PREFIX + key);
+		} catch (error) {
+			if (MISSING_CODES.has(codeOf(error) as string)) return this.missOrOrphan(key);
+			if (CORRUPT_CODES.has(codeOf(error) as string)) return this.dropCorrupt(key, 'content failed its integrity check');
+			this.faults.fault(describeStoreError('reading a result', this.rootDir, error));
+			return undefined;
+		}
+		const meta = storedMetaSchema.safeParse(found.metadata);
+		if (!meta.success || meta.data.byteLength !== found.data.length) {
+			return this.dropCorrupt(key, 'its metadata does not match its content');
+		}
+		if (this.isExpired(meta.data.storedAt)) return undefined;
+		return { bytes: found.data, meta: meta.data };
+	}
+
+	/** True when an unexpired entry is indexed under `key` (its content is checked only by `get`). */
+	async has(key: string): Promise<boolean> {
+		const entry = await this.info(key);
+		return entry !== undefined && !this.isExpired(entry.time);
+	}
+
+	/**
+	 * Stores `bytes` under `key` (replacing an earlier result). Resolves true when stored, false when the store
+	 * could not be used (logged once, see `health()`). Throws a TypeError only for invalid `meta` (a caller bug).
+	 */
+	async put(key: string, bytes: Buffer, meta: NewResultMeta): Promise<boolean> {
+		const parsed = newMetaSchema.safeParse(meta);
+		if (!parsed.success) {
+			const issue = parsed.error.issues[0];
+			throw new TypeError(`ResultStore.put: meta field "${issue.path.join('.')}" ${issue.message}`);
+		}
+		const storedAt = this.now();
+		const stored: StoredResultMeta = { ...parsed.data, storedAt, byteLength: bytes.length };
+		try {
+			await this.ensureFolder();
+			await this.backend.put(this.cacheDir, KEY_PREFIX + key, bytes, { metadata: stored, time: storedAt });
+		} catch (error) {
+			this.faults.fault(describeStoreError('writing a result', this.rootDir, error));
+			return false;
+		}
+		this.faults.recovered();
+		this.bytesSincePrune += bytes.length;
+		if (this.bytesSincePrune > this.options.maxBytes / 8) await this.prune();
+		return true;
+	}
+
+	/** Removes `key`'s entry, and its content unless another key holds the same bytes. False on failure. */
+	async remove(key: string): Promise<boolean> {
+		try {
+			const entry = await this.info(key);
+			if (entry === undefined) return true;
+			await this.backend.rmEntry(this.cacheDir, entry.key);
+			const live = await this.backend.ls(this.cacheDir);
+			if (!Object.values(live).some((e) => e.integrity === entry.integrity)) {
+				await this.backend.rmContent(this.cacheDir, entry.integrity);
+			}
+			return true;
+		} catch (error) {
+			this.faults.fault(describeStoreError('removing a result', this.rootDir, error));
+			return false;
+		}
+	}
+
+	/** Drops expired results, then the oldest until the bytes fit `maxBytes`; content no longer referenced goes too. */
+	async prune(): Promise<PruneSummary | undefined> {
+		this.bytesSincePrune = 0;
+		try {
+			const entries = Object.values(await this.backend.ls(this.cacheDir))
+				.filter((e) => e.key.startsWith(KEY_PREFIX))
+				.sort((a, b) => a.time - b.time);
+			const { victims, kept } = this.chooseVictims(entries);
+			for (const victim of victims) await this.removeIfUnchanged(victim);
+			const keptIntegrities = new Set(kept.map((e) => e.integrity));
+			let freedBytes = 0;
+			for (const victim of uniqueByIntegrity(victims)) {
+				if (keptIntegrities.has(victim.integrity)) continue;
+				await this.backend.rmContent(this.cacheDir, victim.integrity);
+				freedBytes += victim.size ?? 0;
+			}
+			return { removed: victims.length, freedBytes, keptBytes: uniqueBytes(kept) };
+		} catch (error) {
+			if (MISSING_CODES.has(codeOf(error) as string)) return { removed: 0, freedBytes: 0, keptBytes: 0 };
+			this.faults.fault(describeStoreError('pruning', this.rootDir, error));
+			return undefined;
+		}
+	}
+
+	/** Oldest first: every expired entry, then entries until the unique bytes kept fit `maxBytes`. */
+	private chooseVictims(oldestFirst: CacheEntry[]): { victims: CacheEntry[]; kept: CacheEntry[] } {
+		const victims = oldestFirst.filter((e) => this.isExpired(e.time));
+		const kept = oldestFirst.filter((e) => !this.isExpired(e.time));
+		const holders = new Map<string, number>(); // integrity -> kept entries holding it
+		for (const e of kept) holders.set(e.integrity, (holders.get(e.integrity) ?? 0) + 1);
+		let bytes = uniqueBytes(kept);
+		while (kept.length > 0 && bytes > this.options.maxBytes) {
+			const oldest = kept.shift() as CacheEntry;
+			victims.push(oldest);
+			const left = (holders.get(oldest.integrity) ?? 1) - 1;
+			holders.set(oldest.integrity, left);
+			if (left === 0) bytes -= oldest.size ?? 0;
+		}
+		return { victims, kept };
+	}
+
+	/** Removes an entry unless another process re-wrote the key after it was listed. */
+	private async removeIfUnchanged(listed: CacheEntry): Promise<void> {
+		const current = await this.backend.info(this.cacheDir, listed.key);
+		if (current && current.time === listed.time && current.integrity === listed.integrity) {
+			await this.backend.rmEntry(this.cacheDir, listed.key);
+		}
+	}
+
+	/** A miss; an index entry whose content file is gone (e.g. pruned by another process) is dropped too. */
+	private async missOrOrphan(key: string): Promise<undefined> {
+		if ((await this.info(key)) === undefined) return undefined;
+		return this.dropCorrupt(key, 'its content file is missing');
+	}
+
+	private async dropCorrupt(key: string, why: string): Promise<undefined> {
+		this.faults.noteOnce(
+			`corrupt:${key}`,
+			`The stored result ${key.slice(0, 12)}… in ${this.rootDir} is corrupt (${why}); it is treated as missing and removed.`,
+		);
+		try {
+			const entry = await this.info(key);
+			await this.backend.rmEntry(this.cacheDir, KEY_PREFIX + key);
+			if (entry) await this.backend.rmContent(this.cacheDir, entry.integrity);
+		} catch (error) {
+			this.faults.fault(describeStoreError('removing a corrupt result', this.rootDir, error));
+		}
+		return undefined;
+	}
+
+	private async info(key: string): Promise<CacheEntry | undefined> {
+		try {
+			return (await this.backend.info(this.cacheDir, KEY_PREFIX + key)) ?? undefined;
+		} catch (error) {
+			if (!MISSING_CODES.has(codeOf(error) as string)) {
+				this.faults.fault(describeStoreError('reading the index', this.rootDir, error));
+			}
+			return undefined;
+		}
+	}
+
+	private isExpired(time: number): boolean {
+		return time < this.now() - this.options.ttlMs;
+	}
+
+	private ensureFolder(): Promise<void> {
+		this.folderReady ??= ensureStoreFolder(this.rootDir).catch((error: unknown) => {
+			this.folderReady = undefined; // retried on the next write
+			throw error;
+		});
+		return this.folderReady;
+	}
+}
+
+function uniqueByIntegrity(entries: readonly CacheEntry[]): CacheEntry[] {
+	const seen = new Map<string, CacheEntry>();
+	for (const e of entries) if (!seen.has(e.integrity)) seen.set(e.integrity, e);
+	return [...seen.values()];
+}
+
+function uniqueBytes(entries: readonly CacheEntry[]): number {
+	return uniqueByIntegrity(entries).reduce((sum, e) => sum + (e.size ?? 0), 0);
+}

@@ -1,0 +1,215 @@
+import * as cacache from 'cacache';
+import { existsSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { type CacheBackend, ResultStore, StoreFaults, cacacheBackend } from '../../src/store';
+import { allFiles, makeTempDir } from './tempStore';
+
+const DAY = 24 * 3600 * 1000;
+const png = (text: string) => Buffer.from(`\x89PNG fake image ${text}`);
+const meta = { mimeType: 'image/png', fileExtension: 'png', taskId: 'task-1' };
+
+let temp: ReturnType<typeof makeTempDir>;
+let warnings: string[];
+let clock: number;
+
+function makeStore(options: { dir?: string; maxBytes?: number; backend?: CacheBackend } = {}) {
+	return new ResultStore(options.dir ?? path.join(temp.dir, 'store'), {
+		maxBytes: options.maxBytes ?? 1024 * 1024,
+		ttlMs: 30 * DAY,
+		now: () => clock,
+		backend: options.backend,
+		faults: new StoreFaults((m) => warnings.push(m)),
+	});
+}
+
+beforeEach(() => {
+	temp = makeTempDir();
+	warnings = [];
+	clock = Date.UTC(2026, 0, 1);
+});
+afterEach(() => temp.cleanup());
+
+describe('ResultStore: round trip', () => {
+	it('creates a missing folder with mode 0700, stores and reads bytes and metadata', async () => {
+		const store = makeStore();
+		expect(await store.get('k1')).toBeUndefined();
+		expect(await store.put('k1', png('one'), meta)).toBe(true);
+		expect(statSync(store.rootDir).mode & 0o777).toBe(0o700);
+		const found = await store.get('k1');
+		expect(found?.bytes.equals(png('one'))).toBe(true);
+		expect(found?.meta).toEqual({ ...meta, storedAt: clock, byteLength: png('one').length });
+		expect(await store.has('k1')).toBe(true);
+		expect(await store.has('k2')).toBe(false);
+		expect(store.health()).toEqual({ ok: true });
+		expect(warnings).toEqual([]);
+	});
+
+	it('a second put under the same key replaces the result (refresh)', async () => {
+		const store = makeStore();
+		await store.put('k', png('old'), meta);
+		await store.put('k', png('new'), { ...meta, taskId: 'task-2' });
+		const found = await store.get('k');
+		expect(found?.bytes.toString()).toContain('new');
+		expect(found?.meta.taskId).toBe('task-2');
+	});
+
+	it('remove drops the key but keeps bytes another key still holds', async () => {
+		const store = makeStore();
+		await store.put('a', png('same'), meta);
+		await store.put('b', png('same'), meta);
+		expect(await store.remove('a')).toBe(true);
+		expect(await store.get('a')).toBeUndefined();
+		expect((await store.get('b'))?.bytes.equals(png('same'))).toBe(true);
+		expect(await store.remove('b')).toBe(true);
+		expect(allFiles(store.cacheDir).filter((f) => f.file.includes('content-v2'))).toEqual([]);
+	});
+
+	it('never stores an API key: unknown meta fields are dropped, no file on disk contains the key', async () => {
+		const store = makeStore();
+		const secret = 'sk-live-very-secret-0123456789';
+		const sneaky = { ...meta, apiKey: secret, headers: { authorization: `Bearer ${secret}` } };
+		await store.put('k', png('x'), sneaky as typeof meta);
+		const found = await store.get('k');
+		expect(Object.keys(found?.meta ?? {}).sort()).toEqual(
+			['byteLength', 'fileExtension', 'mimeType', 'storedAt', 'taskId'].sort(),
+		);
+		for (const { file, bytes } of allFiles(temp.dir)) {
+			expect({ file, leaks: bytes.includes(secret) }).toEqual({ file, leaks: false });
+		}
+	});
+
+	it('rejects invalid metadata naming the field (a caller bug)', async () => {
+		await expect(makeStore().put('k', png('x'), { ...meta, mimeType: '' })).rejects.toThrow(/mimeType/);
+	});
+});
+
+describe('ResultStore: corrupt entries', () => {
+	async function corrupt(store: ResultStore, key: string, damage: (file: string) => void) {
+		const entry = await cacache.get.info(store.cacheDir, `result:${key}`);
+		damage(entry!.path);
+	}
+
+	it.each([
+		['changed bytes (EINTEGRITY)', (file: string) => writeFileSync(file, png('tampered!'))],
+		['truncated bytes (EBADSIZE)', (file: string) => truncateSync(file, 3)],
+		['a missing content file', (file: string) => rmSync(file)],
+	])('%s: a miss, logged once, removed; the store stays healthy', async (_name, damage) => {
+		const store = makeStore();
+		await store.put('k', png('good'), meta);
+		await corrupt(store, 'k', damage);
+		expect(await store.get('k')).toBeUndefined();
+		expect(warnings).toHaveLength(1);
+		expect(warnings[0]).toMatch(/corrupt.*treated as missing and removed/);
+		expect(await store.has('k')).toBe(false);
+		expect(await store.get('k')).toBeUndefined();
+		expect(warnings).toHaveLength(1);
+		expect(store.health()).toEqual({ ok: true });
+		expect(await store.put('k', png('good again'), meta)).toBe(true);
+		expect((await store.get('k'))?.bytes.toString()).toContain('good again');
+	});
+});
+
+describe('ResultStore: faults never throw into the job path', () => {
+	// Running as root, a read-only chmod does not stop writes: the store path is a regular FILE instead,
+	// so creating the folder fails (EEXIST/ENOTDIR) exactly like an unwritable folder.
+	it('store path is a regular file: put -> false, get -> miss, one warning, health says why', async () => {
+		const blocker = path.join(temp.dir, 'not-a-folder');
+		writeFileSync(blocker, 'x');
+		const store = makeStore({ dir: blocker });
+		expect(await store.put('k', png('a'), meta)).toBe(false);
+		expect(await store.put('k2', png('b'), meta)).toBe(false);
+		expect(await store.get('k')).toBeUndefined();
+		expect(await store.has('k')).toBe(false);
+		expect(await store.prune()).toEqual({ removed: 0, freedBytes: 0, keptBytes: 0 });
+		expect(warnings).toHaveLength(1);
+		expect(warnings[0]).toMatch(/result store at .*not-a-folder could not be used: writing a result failed \(the path is not a folder\)/);
+		const health = store.health();
+		expect(health.ok).toBe(false);
+		expect(health.reason).toMatch(/could not be used/);
+	});
+
+	it('disk full (injected ENOSPC from cacache): put -> false with "disk full"; a later write recovers', async () => {
+		let full = true;
+		const backend: CacheBackend = {
+			...cacacheBackend,
+			put: async (...args) => {
+				if (full) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+				return cacacheBackend.put(...args);
+			},
+		};
+		const store = makeStore({ backend });
+		expect(await store.put('k', png('a'), meta)).toBe(false);
+		expect(store.health()).toEqual({ ok: false, reason: expect.stringMatching(/disk full/) });
+		expect(await store.get('k')).toBeUndefined();
+		full = false;
+		expect(await store.put('k', png('a'), meta)).toBe(true);
+		expect(store.health()).toEqual({ ok: true });
+		expect(warnings).toHaveLength(1);
+	});
+
+	it('an unreadable index (injected EIO) is a miss and a fault, not a throw', async () => {
+		const backend: CacheBackend = {
+			...cacacheBackend,
+			get: async () => {
+				throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+			},
+		};
+		const store = makeStore({ backend });
+		await expect(store.get('k')).resolves.toBeUndefined();
+		expect(store.health().ok).toBe(false);
+		expect(warnings).toHaveLength(1);
+	});
+});
+
+describe('ResultStore: prune (TTL and max bytes, oldest first)', () => {
+	it('drops results older than the TTL, with their content; expired results are misses before pruning', async () => {
+		const store = makeStore();
+		await store.put('old', png('old'), meta);
+		clock += 10 * DAY;
+		await store.put('young', png('young'), meta);
+		const oldPath = (await cacache.get.info(store.cacheDir, 'result:old'))!.path;
+		clock += 21 * DAY; // old is 31 days old, young 21
+		expect(await store.get('old')).toBeUndefined();
+		expect(await store.has('old')).toBe(false);
+		const summary = await store.prune();
+		expect(summary).toMatchObject({ removed: 1, freedBytes: png('old').length });
+		expect(existsSync(oldPath)).toBe(false);
+		expect((await store.get('young'))?.bytes.toString()).toContain('young');
+	});
+
+	it('keeps the bytes under maxBytes by dropping the oldest first (also after a put)', async () => {
+		const store = makeStore({ maxBytes: 250 });
+		const blob = (c: string) => Buffer.alloc(100, c);
+		for (const key of ['a', 'b', 'c']) {
+			await store.put(key, blob(key), meta);
+			clock += 1000;
+		}
+		expect(await store.get('a')).toBeUndefined();
+		expect((await store.get('b'))?.bytes.equals(blob('b'))).toBe(true);
+		expect((await store.get('c'))?.bytes.equals(blob('c'))).toBe(true);
+		expect(await store.prune()).toEqual({ removed: 0, freedBytes: 0, keptBytes: 200 });
+	});
+
+	it('shared bytes count once and stay while a kept key holds them', async () => {
+		const store = makeStore({ maxBytes: 150 });
+		await store.put('a', Buffer.alloc(100, 's'), meta);
+		clock += 2 * DAY;
+		await store.put('b', Buffer.alloc(100, 's'), meta); // same content: 100 unique bytes, fits
+		expect((await store.get('a'))?.bytes.length).toBe(100);
+		clock += 29 * DAY; // a is 31 days old (expired), b 29
+		expect(await store.prune()).toEqual({ removed: 1, freedBytes: 0, keptBytes: 100 });
+		expect((await store.get('b'))?.bytes.length).toBe(100);
+	});
+
+	it('over the byte bound, shared bytes are freed only when their last holder goes', async () => {
+		const store = makeStore({ maxBytes: 150 });
+		for (const [key, fill] of [['a', 's'], ['b', 's'], ['c', 'c']]) {
+			await store.put(key, Buffer.alloc(100, fill), meta);
+			clock += 1000;
+		}
+		// a and b share 100 bytes; with c that is 200 > 150: a goes (bytes still held by b), then b.
+		expect(await store.get('a')).toBeUndefined();
+		expect(await store.get('b')).toBeUndefined();
+		expect((await store.get('c'))?.bytes.equals(Buffer.alloc(100, 'c'))).toBe(true);
+	});
+});
