@@ -9,7 +9,7 @@ import { z } from 'zod';
 
 import { failedSlotPng } from '../images/solidPng';
 import { ExpiredJobError, poolFor, UnknownJobError } from '../pool';
-import { toNodeError } from '../fluxN8n/nodeErrors';
+import { toNodeError } from '../n8n/nodeErrors';
 import { watchExecutionCancel } from '../twin/executionCancel';
 import { buildReport, slotRow } from './report';
 import { gatherSlots, receivedJobIds, type Slot } from './slots';

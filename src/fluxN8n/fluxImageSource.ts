@@ -1,4 +1,4 @@
-import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 
 import {
 	FluxError,
@@ -15,11 +15,11 @@ import { IMAGE_MODEL } from '../flux/options';
 import { skippedErrorPng } from '../images/solidPng';
 import type { JobContext } from '../pool';
 import type { ConcurrentSource } from '../twin/concurrentSource';
-import { fluxImageDescription } from '../../nodes/FluxImage/FluxImage.description';
 import { FluxCredentialsError, parseFluxCredentials } from './fluxCredentials';
 import { fluxApiTest } from './fluxApiTest';
 import { imageJobResultSize, type ImageJobResult } from './imageJobResult';
-import { toNodeError } from './nodeErrors';
+import { toNodeError } from '../n8n/nodeErrors';
+import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 
 /** One item's job, validated and ready to run anywhere (no n8n context needed). */
 export interface PreparedFluxImageJob {
@@ -72,7 +72,7 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 		if (error instanceof FluxParameterError || error instanceof FluxCredentialsError) {
 			throw new NodeOperationError(ctx.getNode(), `${error.message} (item ${itemIndex})`, { itemIndex });
 		}
-		throw toNodeError(ctx.getNode(), error, itemIndex);
+		throw toNodeError(ctx.getNode(), error, itemIndex, FLUX_ERROR_HINTS);
 	}
 }
 
@@ -110,13 +110,21 @@ export async function runFluxImageJob(job: PreparedFluxImageJob, context: JobCon
 	}
 }
 
-/** The FLUX 3 Image node as a source for its concurrent twin (image pool). */
-export const fluxImageSource: ConcurrentSource<PreparedFluxImageJob, ImageJobResult> = {
-	description: fluxImageDescription,
-	outputKind: 'image',
-	model: IMAGE_MODEL,
-	prepare: prepareFluxImageJob,
-	run: runFluxImageJob,
-	sizeOf: imageJobResultSize,
-	methods: { credentialTest: { fluxApiTest } },
-};
+/** The FLUX nodes' methods: the credential test. */
+export const fluxImageMethods: INodeType['methods'] = { credentialTest: { fluxApiTest } };
+
+/** The FLUX 3 Image node as a source for its concurrent twin (image pool), given the node's description. */
+export function makeFluxImageSource(
+	description: INodeTypeDescription,
+): ConcurrentSource<PreparedFluxImageJob, ImageJobResult> {
+	return {
+		description,
+		outputKind: 'image',
+		model: IMAGE_MODEL,
+		prepare: prepareFluxImageJob,
+		run: runFluxImageJob,
+		sizeOf: imageJobResultSize,
+		errorHints: FLUX_ERROR_HINTS,
+		methods: fluxImageMethods,
+	};
+}

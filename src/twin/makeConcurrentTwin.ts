@@ -6,9 +6,9 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
+import { toNodeError } from '../n8n/nodeErrors';
 import { poolFor } from '../pool';
 import type { ConcurrentSource } from './concurrentSource';
-import { toNodeError } from '../fluxN8n/nodeErrors';
 import { watchExecutionCancel } from './executionCancel';
 import { makeTaskItemJson } from './taskItem';
 
@@ -85,7 +85,7 @@ export function makeConcurrentTwin<Prepared, Result>(
 				try {
 					prepared.push({ itemIndex, value: await source.prepare(this, itemIndex) });
 				} catch (error) {
-					const nodeError = toNodeError(this.getNode(), error, itemIndex);
+					const nodeError = toNodeError(this.getNode(), error, itemIndex, source.errorHints);
 					if (!this.continueOnFail()) throw nodeError;
 					prepared.push({ itemIndex, error: nodeError });
 				}
@@ -108,7 +108,7 @@ export function makeConcurrentTwin<Prepared, Result>(
 					});
 				} catch (error) {
 					// Only a cancelled execution ends the wait at the capacity gate.
-					throw toNodeError(this.getNode(), error, entry.itemIndex);
+					throw toNodeError(this.getNode(), error, entry.itemIndex, source.errorHints);
 				}
 				output.push({
 					json: makeTaskItemJson({
