@@ -27,6 +27,8 @@ async function readBinary(property: string, field: string, getBinary: GetBinary)
 		binary = await getBinary(property);
 	} catch (err) {
 		const reason = err instanceof Error ? err.message : String(err);
+		// A parameter error naming the slot; prepareFluxImageJob turns it into a NodeOperationError with the item.
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
 		throw new InvalidParameterError(field, `could not read binary property "${property}": ${reason}`);
 	}
 	if (!binary?.buffer) {

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import { parseFluxParameters } from '../../src/fluxN8n/fluxParameters';
 import { InvalidParameterError } from '../../src/fluxN8n/invalidInput';
 import { resolveReferenceImages, type GetBinary } from '../../src/fluxN8n/referenceImages';
@@ -83,7 +85,7 @@ describe('resolveReferenceImages', () => {
 	});
 
 	it('the same bytes in different buffers share one encoded copy (issue 15 point 4)', async () => {
-		const content = Buffer.concat([PNG, Buffer.from(`unique ${Date.now()} ${Math.random()}`)]);
+		const content = Buffer.concat([PNG, Buffer.from(`unique ${randomUUID()}`)]);
 		const before = sharedReferenceImages.encodings;
 		const copies = await Promise.all(
 			Array.from({ length: 30 }, async () => await resolve(['data'], async () => ({ buffer: Buffer.from(content) }))),
