@@ -165,3 +165,10 @@ export function textChunk(keyword: string, value: string): Buffer {
 	}
 	return pngChunk('iTXt', Buffer.concat([Buffer.from(keyword, 'latin1'), Buffer.from([0, 0, 0, 0, 0]), Buffer.from(value, 'utf8')]));
 }
+
+/** A width×height PNG of one colour (tests build reference images with it). */
+export function solidPng(width: number, height: number, rgb: readonly [number, number, number]): Buffer {
+	const pixels = Buffer.alloc(width * height * 3);
+	for (let i = 0; i < pixels.length; i += 3) pixels.set(rgb, i);
+	return encodeRgbPng(width, height, pixels);
+}

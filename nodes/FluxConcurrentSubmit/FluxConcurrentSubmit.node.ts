@@ -1,8 +1,9 @@
-import { fluxImageSource } from '../../src/fluxN8n/fluxImageSource';
+import { makeFluxImageSource } from '../../src/fluxN8n/fluxImageSource';
 import { makeConcurrentTwin } from '../../src/twin/makeConcurrentTwin';
+import { fluxImageDescription } from '../FluxImage/FluxImage.description';
 
 /** The FLUX 3 Image node's concurrent twin: same parameters, outputs tasks for Concurrent Collect. */
-export const FluxConcurrentSubmit = makeConcurrentTwin(fluxImageSource, {
+export const FluxConcurrentSubmit = makeConcurrentTwin(makeFluxImageSource(fluxImageDescription), {
 	name: 'fluxConcurrentSubmit',
 	displayName: 'FLUX 3 Image Concurrent Submit',
 	description: 'Submit FLUX 3 Image jobs to a shared pool and return a task per item at once',

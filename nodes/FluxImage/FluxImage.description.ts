@@ -1,6 +1,7 @@
 import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
 
 import { ASPECT_RATIOS, RESOLUTIONS } from '../../src/flux/options';
+import { MAX_IMAGE_MB, MAX_TIMEOUT_MINUTES } from '../../src/fluxN8n/fluxParameters';
 
 /**
  * The FLUX 3 Image node's description. The concurrent twin is generated from
@@ -114,16 +115,16 @@ export const fluxImageDescription: INodeTypeDescription = {
 					name: 'timeoutMinutes',
 					type: 'number',
 					default: 10,
-					typeOptions: { minValue: 1, maxValue: 120 },
-					description: 'How long one job may take in all: submit, polling and download',
+					typeOptions: { minValue: 1, maxValue: MAX_TIMEOUT_MINUTES },
+					description: `How long one job may take in all: submit, polling and download. More than 0, at most ${MAX_TIMEOUT_MINUTES} (24 hours).`,
 				},
 				{
 					displayName: 'Max Image Size (MB)',
 					name: 'maxDownloadMb',
 					type: 'number',
 					default: 50,
-					typeOptions: { minValue: 1, maxValue: 500 },
-					description: 'A larger download fails the job instead of filling memory',
+					typeOptions: { minValue: 1, maxValue: MAX_IMAGE_MB },
+					description: `A larger download fails the job instead of filling memory. More than 0, at most ${MAX_IMAGE_MB}.`,
 				},
 			],
 		},

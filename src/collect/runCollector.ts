@@ -1,8 +1,7 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
 import { poolFor, type WorkerPool } from '../pool';
-// After the merge: import { toNodeError } from '../n8n/nodeErrors' (the generic one).
-import { toNodeError } from '../fluxN8n/nodeErrors';
+import { toNodeError } from '../n8n/nodeErrors';
 import { watchExecutionCancel } from '../twin/executionCancel';
 import type { CollectableResult, CollectorSpec } from './collectorSpec';
 import { readCollectorParameters, type CollectorParameters } from './parameters';
@@ -61,10 +60,14 @@ export async function runCollector<Result extends CollectableResult>(
 	spec: CollectorSpec<Result>,
 ): Promise<INodeExecutionData[][]> {
 	const pool = poolFor(spec.kind);
-	watchExecutionCancel(ctx.getExecutionCancelSignal(), ctx.getExecutionId(), pool);
-	const { params, slots } = prepare(ctx, spec, pool);
-	const outcomes = await waitOrFail(ctx, spec, pool, slots, params);
-	const items = await Promise.all(outcomes.map(async (outcome) => await slotItem(ctx, spec, outcome, params)));
-	pool.markCollected(outcomes.flatMap((outcome) => (outcome.result && outcome.slot.jobId ? [outcome.slot.jobId] : [])));
-	return [items, [reportItem(outcomes)]];
+	const release = watchExecutionCancel(ctx.getExecutionCancelSignal(), ctx.getExecutionId(), pool);
+	try {
+		const { params, slots } = prepare(ctx, spec, pool);
+		const outcomes = await waitOrFail(ctx, spec, pool, slots, params);
+		const items = await Promise.all(outcomes.map(async (outcome) => await slotItem(ctx, spec, outcome, params)));
+		pool.markCollected(outcomes.flatMap((outcome) => (outcome.result && outcome.slot.jobId ? [outcome.slot.jobId] : [])));
+		return [items, [reportItem(outcomes)]];
+	} finally {
+		release();
+	}
 }

@@ -2,9 +2,9 @@
 import { Dispatcher } from 'undici';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage } from './download';
 import { FluxCredentials, resolveEndpoints } from './endpoints';
-import { FluxError, FluxParameterError, isFluxError } from './errors';
+import { FluxError, isFluxError } from './errors';
 import { ResultExtension, ResultMimeType } from './imageType';
-import { FluxImageRequest, buildRequestBody, validateFluxImageRequest } from './parameters';
+import { FluxImageRequest, buildRequestBody } from './request';
 import { pollUntilReady } from './poll';
 import {
 	DEFAULT_DOWNLOAD_RETRY_POLICY,
@@ -32,6 +32,10 @@ export interface GenerateOptions {
 	maxDownloadBytes?: number;
 	/** Called after every HTTP attempt starts, with the running counts per phase. */
 	onAttempt?: (attempts: AttemptCounts) => void;
+	/** Called once, just before the (paid) submit is sent. */
+	onSubmitting?: () => void;
+	/** Called once the submit is acknowledged (a task id came back): the request body may be released. */
+	onSubmitted?: (task: { taskId: string; pollingUrl?: string }) => void;
 	/** Poll backoff (defaults: 500 ms ×1.5 up to 4 s, 20 % jitter). */
 	poll?: Partial<PollPolicy>;
 	/** Clock for timings and deadline arithmetic (epoch ms). */
@@ -75,12 +79,9 @@ export async function generateImage(
 ): Promise<FluxImageResult> {
 	const secrets = creds && typeof creds.apiKey === 'string' ? [creds.apiKey] : [];
 	let endpoints;
-	let request: FluxImageRequest;
 	try {
 		endpoints = resolveEndpoints(creds);
-		request = validateFluxImageRequest(req);
 	} catch (err) {
-		if (err instanceof FluxParameterError) throw new FluxError('bad_request', err.message, { secrets });
 		if (isFluxError(err)) throw err;
 		throw new FluxError('bad_request', err instanceof Error ? err.message : String(err), { secrets });
 	}
@@ -102,7 +103,9 @@ export async function generateImage(
 		onAttempt: opts.onAttempt,
 	});
 	try {
-		const task = await submitTask(rt, buildRequestBody(request));
+		opts.onSubmitting?.();
+		const task = await submitTask(rt, buildRequestBody(req));
+		opts.onSubmitted?.({ taskId: task.taskId, pollingUrl: task.pollingUrl });
 		const submittedAt = now();
 		const { sampleUrl } = await pollUntilReady(rt, task);
 		const readyAt = now();

@@ -9,32 +9,10 @@ export { FluxError, FluxParameterError, FLUX_ERROR_KINDS, isFluxError } from './
 export type { FluxErrorKind, FluxErrorOptions } from './errors';
 export { detectImageType, detectReferenceImageType } from './imageType';
 export type { ResultMimeType, ResultExtension, DetectedImageType } from './imageType';
-export {
-	RESOLUTIONS,
-	ASPECT_RATIOS,
-	MAX_PROMPT_CHARS,
-	MAX_REFERENCE_IMAGES,
-	MIN_SAFETY_TOLERANCE,
-	MAX_SAFETY_TOLERANCE,
-	PARAMETER_DEFAULTS,
-	parseFluxParameters,
-	parseReferenceImageEntries,
-	flattenReferenceImageParameter,
-	classifyReferenceEntry,
-	toFluxImageRequest,
-	validateFluxImageRequest,
-	buildRequestBody,
-} from './parameters';
-export type {
-	Resolution,
-	AspectRatio,
-	ReferenceImage,
-	ReferenceImageEntry,
-	FluxImageRequest,
-	FluxParameters,
-} from './parameters';
-export { resolveReferenceImages, DEFAULT_MAX_REFERENCE_IMAGE_BYTES } from './referenceImages';
-export type { GetBinary, ResolveReferenceImagesOptions } from './referenceImages';
+export { RESOLUTIONS, ASPECT_RATIOS } from './options';
+export type { Resolution, AspectRatio } from './options';
+export { buildRequestBody } from './request';
+export type { ReferenceImage, FluxImageRequest } from './request';
 export {
 	normalizeBaseUrl,
 	resolveEndpoints,

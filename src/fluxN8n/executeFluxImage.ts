@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { JobContext } from '../pool';
-import { toNodeError } from './nodeErrors';
+import { toNodeError } from '../n8n/nodeErrors';
+import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { prepareFluxImageJob, runFluxImageJob } from './fluxImageSource';
 
 /**
@@ -39,7 +40,7 @@ export async function executeFluxImage(ctx: IExecuteFunctions): Promise<INodeExe
 			};
 			output.push({ json, binary: { data: binary }, pairedItem });
 		} catch (error) {
-			const nodeError = toNodeError(ctx.getNode(), error, itemIndex);
+			const nodeError = toNodeError(ctx.getNode(), error, itemIndex, FLUX_ERROR_HINTS);
 			if (!ctx.continueOnFail()) throw nodeError;
 			output.push({ json: { error: nodeError.message }, pairedItem });
 		}

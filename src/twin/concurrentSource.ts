@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
+import type { ErrorHints } from '../n8n/nodeErrors';
 import type { JobContext, JobKind } from '../pool';
 
 /**
@@ -19,6 +20,8 @@ export interface ConcurrentSource<Prepared, Result> {
 	sizeOf(result: Result): number;
 	/** The model name written into task items. */
 	model: string;
+	/** Descriptions for the node errors of this source's failures, by error `kind` or `code`. */
+	errorHints?: ErrorHints;
 	/** The serial node's methods (credential tests, option loaders); the twin shares them. */
 	methods?: INodeType['methods'];
 }

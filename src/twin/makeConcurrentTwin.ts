@@ -6,10 +6,10 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
+import { toNodeError } from '../n8n/nodeErrors';
 import { poolFor } from '../pool';
 import type { ConcurrentSource } from './concurrentSource';
-import { toNodeError } from '../fluxN8n/nodeErrors';
-import { watchExecutionCancel } from './executionCancel';
+import { releaseWhenFinal, watchExecutionCancel } from './executionCancel';
 import { makeFailedTaskItemJson, makeTaskItemJson } from './taskItem';
 
 /** What the twin changes besides outputs and execute: its identity. */
@@ -55,10 +55,36 @@ export function makeConcurrentTwinDescription(
 	};
 }
 
+type PreparedItem<Prepared> = { itemIndex: number; value: Prepared } | { itemIndex: number; error: Error };
+
+/**
+ * Validate every item before submitting any: a bad item 7 must not leave items
+ * 1-6 running (and paid for) behind an error. With continue-on-fail a bad item
+ * is kept as its error.
+ */
+async function prepareItems<Prepared, Result>(
+	ctx: IExecuteFunctions,
+	source: ConcurrentSource<Prepared, Result>,
+	count: number,
+): Promise<Array<PreparedItem<Prepared>>> {
+	const prepared: Array<PreparedItem<Prepared>> = [];
+	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
+		try {
+			prepared.push({ itemIndex, value: await source.prepare(ctx, itemIndex) });
+		} catch (error) {
+			const nodeError = toNodeError(ctx.getNode(), error, itemIndex, source.errorHints);
+			if (!ctx.continueOnFail()) throw nodeError;
+			prepared.push({ itemIndex, error: nodeError });
+		}
+	}
+	return prepared;
+}
+
 /**
  * Make the concurrent twin node type of a serial source: each input item is
  * validated, handed to the pool of the source's output kind, and becomes a task
- * item at once. The node returns as soon as every job is admitted.
+ * item at once. The node returns as soon as every job is admitted; the
+ * execution's cancel signal keeps reaching its jobs until they are final.
  */
 export function makeConcurrentTwin<Prepared, Result>(
 	source: ConcurrentSource<Prepared, Result>,
@@ -72,60 +98,54 @@ export function makeConcurrentTwin<Prepared, Result>(
 		methods = source.methods;
 
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-			const items = this.getInputData();
 			const pool = poolFor(source.outputKind);
 			const owner = this.getExecutionId();
 			const signal = this.getExecutionCancelSignal();
-			watchExecutionCancel(signal, owner, pool);
-
-			// Validate every item before submitting any: a bad item 7 must not leave
-			// items 1-6 running (and paid for) behind an error.
-			const prepared: Array<{ itemIndex: number; value: Prepared } | { itemIndex: number; error: Error }> = [];
-			for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-				try {
-					prepared.push({ itemIndex, value: await source.prepare(this, itemIndex) });
-				} catch (error) {
-					const nodeError = toNodeError(this.getNode(), error, itemIndex);
-					if (!this.continueOnFail()) throw nodeError;
-					prepared.push({ itemIndex, error: nodeError });
-				}
-			}
-
-			const output: INodeExecutionData[] = [];
-			for (const entry of prepared) {
-				const pairedItem = { item: entry.itemIndex };
-				if ('error' in entry) {
-					// "Continue (using error output)" routes `{ error }` there; otherwise the collector gets a failed task.
-					const { name: node, onError } = this.getNode();
-					const failed = { kind: source.outputKind, model: source.model, node, error: entry.error.message };
-					const json = onError === 'continueErrorOutput' ? { error: failed.error } : makeFailedTaskItemJson(failed);
-					output.push({ json, pairedItem });
-					continue;
-				}
-				let jobId: string;
-				try {
-					jobId = await pool.submit((job) => source.run(entry.value, job), {
-						owner,
-						signal,
-						sizeOf: source.sizeOf,
-						meta: { node: this.getNode().name, itemIndex: entry.itemIndex },
+			const release = watchExecutionCancel(signal, owner, pool);
+			const jobIds: string[] = [];
+			try {
+				const prepared = await prepareItems(this, source, this.getInputData().length);
+				const output: INodeExecutionData[] = [];
+				for (const entry of prepared) {
+					const pairedItem = { item: entry.itemIndex };
+					if ('error' in entry) {
+						// Continue on fail: "Continue (using error output)" routes `{ error }` there; otherwise the
+						// item's error takes the place of its task, and the collector makes it a failed slot.
+						const { name: node, onError } = this.getNode();
+						const failed = { kind: source.outputKind, model: source.model, node, error: entry.error.message };
+						const json = onError === 'continueErrorOutput' ? { error: failed.error } : makeFailedTaskItemJson(failed);
+						output.push({ json, pairedItem });
+						continue;
+					}
+					let jobId: string;
+					try {
+						jobId = await pool.submit((job) => source.run(entry.value, job), {
+							owner,
+							signal,
+							sizeOf: source.sizeOf,
+							meta: { node: this.getNode().name, itemIndex: entry.itemIndex },
+						});
+					} catch (error) {
+						// Only a cancelled execution ends the wait at the capacity gate.
+						throw toNodeError(this.getNode(), error, entry.itemIndex, source.errorHints);
+					}
+					jobIds.push(jobId);
+					output.push({
+						json: makeTaskItemJson({
+							jobId,
+							kind: source.outputKind,
+							model: source.model,
+							node: this.getNode().name,
+							submittedAt: new Date(),
+						}),
+						pairedItem,
 					});
-				} catch (error) {
-					// Only a cancelled execution ends the wait at the capacity gate.
-					throw toNodeError(this.getNode(), error, entry.itemIndex);
 				}
-				output.push({
-					json: makeTaskItemJson({
-						jobId,
-						kind: source.outputKind,
-						model: source.model,
-						node: this.getNode().name,
-						submittedAt: new Date(),
-					}),
-					pairedItem,
-				});
+				return [output];
+			} finally {
+				// The watch on the execution's signal is needed until this run's jobs are final.
+				releaseWhenFinal(pool, jobIds, release);
 			}
-			return [output];
 		}
 	};
 }

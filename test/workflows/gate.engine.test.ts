@@ -56,3 +56,43 @@ it('a submit blocked at the full gate stops waiting when the execution is cancel
 	expect(pool.stats()).toMatchObject({ running: 0, queued: 0, admitted: 0, waitingAtGate: 0 });
 	expect(sim.log.tasks.size).toBeLessThanOrEqual(2 + 2); // only jobs a worker took ever reached the API
 });
+
+it('bad input in one item is refused before any job is submitted, naming the field and the item', async () => {
+	const pool = poolFor('image');
+	const completedBefore = pool.stats().completed + pool.stats().cancelled + pool.stats().failed;
+	const result = await runWorkflow({
+		nodes: [
+			manualTrigger('Trigger'),
+			submitNode('Submit', { prompt: '={{ "job " + $json.i }}', options: { timeoutMinutes: '={{ $json.i === 2 ? "abc" : 10 }}' } }),
+		],
+		connections,
+		nodeTypes,
+		credentials: fluxCredentials(sim),
+		triggerItems: items({ i: 0 }, { i: 1 }, { i: 2 }),
+	});
+	expect(result.status).toBe('error');
+	expect(result.errorOf('Submit')?.message).toMatch(/"options\.timeoutMinutes".*Timeout \(Minutes\).*\(got "abc"\) \(item 2\)/);
+	expect(pool.stats()).toMatchObject({ admitted: 0, waitingAtGate: 0 });
+	expect(pool.stats().completed + pool.stats().cancelled + pool.stats().failed).toBe(completedBefore);
+	expect(sim.log.submits).toHaveLength(0);
+});
+
+it.each([
+	['a base URL with user:password@', () => ({ baseUrl: `http://user:pw-123456@${new URL(sim.url).host}`, apiKey: sim.apiKey }), /'baseUrl'.*user name or password/],
+	['an API key with CR/LF', () => ({ baseUrl: sim.url, apiKey: `${sim.apiKey}\r\nX-Injected: 1` }), /'apiKey'.*not allowed in an HTTP header/],
+])('%s is refused before the first submit (no job reaches the pool)', async (_what, credential, message) => {
+	const pool = poolFor('image');
+	const result = await runWorkflow({
+		nodes,
+		connections,
+		nodeTypes,
+		credentials: { fluxApi: { apiStyle: 'relay', ...credential() } },
+		triggerItems: items({ i: 1 }, { i: 2 }),
+	});
+	expect(result.status).toBe('error');
+	expect(result.errorOf('Submit')?.message).toMatch(message);
+	expect(JSON.stringify(result.data)).not.toMatch(/pw-123456/);
+	expect(JSON.stringify(result.data)).not.toContain(sim.apiKey);
+	expect(pool.stats()).toMatchObject({ admitted: 0 });
+	expect(sim.log.submits).toHaveLength(0);
+});

@@ -83,6 +83,57 @@ describe('FLUX 3 Image parameters', () => {
 	});
 });
 
+describe('bad input is refused at the boundary, naming field and item, before anything is sent', () => {
+	it.each([
+		[{ timeoutMinutes: 'abc' }, /"options\.timeoutMinutes".*Timeout \(Minutes\).*\(got "abc"\) \(item 1\)/],
+		[{ timeoutMinutes: 0 }, /"options\.timeoutMinutes".*greater than 0.*\(item 1\)/],
+		[{ timeoutMinutes: 40_000 }, /"options\.timeoutMinutes".*at most 1440.*\(item 1\)/],
+		[{ maxDownloadMb: 0 }, /"options\.maxDownloadMb".*Max Image Size \(MB\).*\(item 1\)/],
+	])('options %p', async (options, message) => {
+		const result = await runSerial(
+			// Item 1 only gets the bad value, through an expression (n8n does not enforce the UI limits there).
+			{ options: Object.fromEntries(Object.entries(options).map(([key, value]) => [key, `={{ $json.bad ? ${JSON.stringify(value)} : 5 }}`])) },
+			items({ prompt: 'fine' }, { prompt: 'bad', bad: true }),
+		);
+		expect(result.status).toBe('error');
+		expect(result.errorOf('FLUX')?.message).toMatch(message);
+		expect(sim.log.submits).toHaveLength(1); // item 0 only: item 1 never reached the API
+	});
+
+	it.each(['__proto__', 'constructor'])('a binary property named %s is a clear error, not a TypeError', async (name) => {
+		const result = await runSerial({ referenceImages: { images: [{ source: name }] } }, items({ prompt: 'x' }));
+		expect(result.status).toBe('error');
+		const error = result.errorOf('FLUX');
+		expect(error?.name).toBe('NodeOperationError');
+		expect(error?.message).toMatch(new RegExp(`referenceImages\\[0\\].*"${name}" cannot be a binary property name.*\\(item 0\\)`));
+		expect(sim.log.submits).toHaveLength(0);
+	});
+
+	it.each([
+		['a user:password@ base URL', 'userinfo', /'baseUrl'.*user name or password/],
+		['a base URL with a query string', 'query', /'baseUrl'.*query string/],
+		['an API key with CR/LF', 'crlf', /'apiKey'.*not allowed in an HTTP header/],
+	])('%s', async (_what, flaw, message) => {
+		const credential = {
+			apiStyle: 'relay',
+			baseUrl: { userinfo: `http://user:pw-123456@${new URL(sim.url).host}`, query: `${sim.url}/?token=t-123456`, crlf: sim.url }[flaw] ?? sim.url,
+			apiKey: flaw === 'crlf' ? `${sim.apiKey}\r\nX-Injected: 1` : sim.apiKey,
+		};
+		const result = await runWorkflow({
+			nodes: [manualTrigger('Trigger'), imageNode('FLUX', { prompt: 'x' })],
+			connections: connect(['Trigger', 'FLUX']),
+			nodeTypes,
+			credentials: { fluxApi: credential },
+		});
+		expect(result.status).toBe('error');
+		expect(result.errorOf('FLUX')?.message).toMatch(message);
+		expect(result.errorOf('FLUX')?.message).toMatch(/\(item 0\)/);
+		expect(JSON.stringify(result.data)).not.toContain(sim.apiKey);
+		expect(JSON.stringify(result.data)).not.toMatch(/pw-123456|t-123456/);
+		expect(sim.log.submits).toHaveLength(0);
+	});
+});
+
 describe('FLUX 3 Image failures', () => {
 	it('Skip Error returns a white 512×512 image with status skipped_error and the redacted reason', async () => {
 		sim.setFault('refused', { on: 'poll', finalStatus: 'Request Moderated' });

@@ -1,7 +1,9 @@
 /**
- * Proves the engine harness against n8n-core's real WorkflowExecute, and pins down the n8n
- * behaviours our nodes rely on (multi-input nodes, error output routing, continueOnFail,
- * cancellation). Fake node types are defined here; see README.md for the findings in prose.
+ * Tests n8n-core's OWN behaviour, not this package's code: it proves the engine harness
+ * against n8n-core's real WorkflowExecute and pins down the n8n behaviours our nodes rely on
+ * (multi-input nodes, error output routing, continueOnFail, cancellation), so that an n8n
+ * upgrade that changes them fails here first. Only fake node types run here; see README.md
+ * for the findings in prose.
  */
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';

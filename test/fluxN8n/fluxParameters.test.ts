@@ -1,19 +1,13 @@
-import {
-	ASPECT_RATIOS,
-	FluxParameterError,
-	RESOLUTIONS,
-	buildRequestBody,
-	parseFluxParameters,
-	toFluxImageRequest,
-	validateFluxImageRequest,
-} from '../../src/flux';
+import { ASPECT_RATIOS, RESOLUTIONS, buildRequestBody } from '../../src/flux';
+import { parseFluxParameters, toFluxImageRequest } from '../../src/fluxN8n/fluxParameters';
+import { InvalidParameterError } from '../../src/fluxN8n/invalidInput';
 
 function fieldOf(fn: () => unknown): string {
 	try {
 		fn();
 	} catch (err) {
-		expect(err).toBeInstanceOf(FluxParameterError);
-		return (err as FluxParameterError).field;
+		expect(err).toBeInstanceOf(InvalidParameterError);
+		return (err as InvalidParameterError).field;
 	}
 	throw new Error('did not throw');
 }
@@ -29,6 +23,9 @@ describe('parseFluxParameters', () => {
 			grounding: true,
 			safetyTolerance: 2,
 			referenceImages: [],
+			skipError: false,
+			timeoutMs: 600_000,
+			maxDownloadBytes: 50 * 1024 * 1024,
 		});
 	});
 
@@ -92,8 +89,8 @@ describe('parseFluxParameters', () => {
 
 	it('keeps order and skips empty reference entries in both accepted shapes (strings, the node rows { source })', () => {
 		const expected = [
-			{ index: 0, value: 'data' },
-			{ index: 2, value: 'https://example.com/a.png' },
+			{ index: 0, kind: 'binary', property: 'data' },
+			{ index: 2, kind: 'url', url: 'https://example.com/a.png' },
 		];
 		expect(parseFluxParameters({ ...base, referenceImages: ['data', ' ', 'https://example.com/a.png'] }).referenceImages).toEqual(expected);
 		expect(
@@ -129,15 +126,47 @@ describe('request body', () => {
 		]);
 		expect(buildRequestBody(req).images).toEqual(['iVBORw0KGgo=', 'https://example.com/b.jpg']);
 	});
+});
 
-	it('validateFluxImageRequest rejects data-URI images and more than 10', () => {
-		const req = toFluxImageRequest(parseFluxParameters(base));
-		expect(fieldOf(() => validateFluxImageRequest({ ...req, images: [{ kind: 'base64', data: 'data:image/png;base64,AAAA', mimeType: 'image/png' }] }))).toBe(
-			'referenceImages[0]',
-		);
-		expect(fieldOf(() => validateFluxImageRequest({ ...req, images: Array(11).fill({ kind: 'url', url: 'https://e.com/a.png' }) }))).toBe(
-			'referenceImages',
-		);
-		expect(fieldOf(() => validateFluxImageRequest({ ...req, resolution: '3k' }))).toBe('resolution');
+describe('numeric options (issue 15 point 3): validated at the boundary, never a silent default', () => {
+	it('takes the defaults when absent or blank, and converts units', () => {
+		expect(parseFluxParameters({ ...base, options: {} })).toMatchObject({ timeoutMs: 600_000, maxDownloadBytes: 50 * 1024 * 1024 });
+		expect(parseFluxParameters({ ...base, options: { timeoutMinutes: '', maxDownloadMb: null } })).toMatchObject({ timeoutMs: 600_000 });
+		expect(parseFluxParameters({ ...base, options: { timeoutMinutes: 2.5, maxDownloadMb: '8' } })).toMatchObject({
+			timeoutMs: 150_000,
+			maxDownloadBytes: 8 * 1024 * 1024,
+		});
+		expect(parseFluxParameters({ ...base, options: { timeoutMinutes: 1440 } }).timeoutMs).toBe(86_400_000);
+	});
+
+	it.each([
+		[{ timeoutMinutes: 'abc' }, 'options.timeoutMinutes', /Timeout \(Minutes\) must be a number greater than 0 and at most 1440 \(got "abc"\)/],
+		[{ timeoutMinutes: 0 }, 'options.timeoutMinutes', /greater than 0.*\(got 0\)/],
+		[{ timeoutMinutes: -5 }, 'options.timeoutMinutes', /greater than 0.*\(got -5\)/],
+		[{ timeoutMinutes: 40_000 }, 'options.timeoutMinutes', /at most 1440/],
+		[{ timeoutMinutes: Number.POSITIVE_INFINITY }, 'options.timeoutMinutes', /Timeout/],
+		[{ maxDownloadMb: 0 }, 'options.maxDownloadMb', /Max Image Size \(MB\) must be a number greater than 0 and at most 500 \(got 0\)/],
+		[{ maxDownloadMb: 'lots' }, 'options.maxDownloadMb', /Max Image Size/],
+		[{ maxDownloadMb: 501 }, 'options.maxDownloadMb', /at most 500/],
+	])('refuses %p naming the field', (options, field, message) => {
+		expect(fieldOf(() => parseFluxParameters({ ...base, options }))).toBe(field);
+		expect(() => parseFluxParameters({ ...base, options })).toThrow(message);
+	});
+
+	it('every accepted timeout fits in a Node timer (2^31-1 ms)', () => {
+		expect(parseFluxParameters({ ...base, options: { timeoutMinutes: 1440 } }).timeoutMs).toBeLessThanOrEqual(2 ** 31 - 1);
+	});
+
+	it('Skip Error accepts booleans and boolean text, and refuses anything else', () => {
+		expect(parseFluxParameters({ ...base, skipError: 'false' }).skipError).toBe(false);
+		expect(parseFluxParameters({ ...base, skipError: true }).skipError).toBe(true);
+		expect(fieldOf(() => parseFluxParameters({ ...base, skipError: 'maybe' }))).toBe('skipError');
+	});
+});
+
+describe('reserved binary property names', () => {
+	it.each(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString'])('%s is a clear error naming the slot', (name) => {
+		expect(fieldOf(() => parseFluxParameters({ ...base, referenceImages: ['data', { source: name }] }))).toBe('referenceImages[1]');
+		expect(() => parseFluxParameters({ ...base, referenceImages: [name] })).toThrow(/cannot be a binary property name.*reserved/);
 	});
 });

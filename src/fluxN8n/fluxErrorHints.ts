@@ -1,0 +1,14 @@
+import type { FluxErrorKind } from '../flux';
+import type { ErrorHints } from '../n8n/nodeErrors';
+
+/** What the user can do about a failed FLUX job, by error kind (the node error's description). */
+export const FLUX_ERROR_HINTS: ErrorHints & Partial<Record<FluxErrorKind, string>> = {
+	auth: 'Check the FLUX API credential (API style, base URL and key).',
+	credits: 'The account is out of credits.',
+	maybe_submitted:
+		'The job may exist upstream; it was not retried, so that it is not paid twice. Check the provider before re-running.',
+	request_moderated: 'The prompt or reference images were refused by moderation.',
+	content_moderated: 'The generated image was refused by moderation.',
+	timeout: 'The job did not finish within its timeout (Options → Timeout).',
+	rate_limited: 'The API kept answering 429. Lower COMFLY_IMAGE_CONCURRENCY.',
+};

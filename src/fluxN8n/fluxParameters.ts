@@ -1,0 +1,235 @@
+import { z } from 'zod';
+
+import { ASPECT_RATIOS, RESOLUTIONS, type AspectRatio, type Resolution } from '../flux/options';
+import type { FluxImageRequest, ReferenceImage } from '../flux/request';
+import { describeValue, InvalidParameterError } from './invalidInput';
+
+/** Maximum prompt length in characters (Unicode code points). */
+export const MAX_PROMPT_CHARS = 20_480;
+/** Maximum number of reference images. */
+export const MAX_REFERENCE_IMAGES = 10;
+export const MIN_SAFETY_TOLERANCE = 0;
+export const MAX_SAFETY_TOLERANCE = 4;
+/** Timeout (Minutes): default, and the maximum (24 h, far below what a Node timer holds: 2^31-1 ms ≈ 24.8 days). */
+export const DEFAULT_TIMEOUT_MINUTES = 10;
+export const MAX_TIMEOUT_MINUTES = 1_440;
+/** Max Image Size (MB): default and maximum. */
+export const DEFAULT_MAX_IMAGE_MB = 50;
+export const MAX_IMAGE_MB = 500;
+
+/** One non-empty reference image entry, classified, with its position among the raw entries (for error fields). */
+export type ReferenceEntry = ClassifiedReference & { index: number };
+type ClassifiedReference = { kind: 'url'; url: string } | { kind: 'binary'; property: string };
+
+/** One item's parameters, validated (what the node's parameters mean, not how n8n shapes them). */
+export interface FluxParameters {
+	prompt: string;
+	resolution: Resolution;
+	aspectRatio: AspectRatio;
+	grounding: boolean;
+	safetyTolerance: number;
+	/** Validated, never sent upstream. */
+	seed?: number;
+	referenceImages: ReferenceEntry[];
+	skipError: boolean;
+	timeoutMs: number;
+	maxDownloadBytes: number;
+}
+
+const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+/** An absent or blank value takes the parameter's default. */
+const blankIsAbsent = (v: unknown) => (isEmpty(v) ? undefined : v);
+
+/** An integer (expressions may send digits as text) from `min` to `max`; blank is absent. */
+const integerRange = (label: string, min: number, max: number) => {
+	const range = `must be an integer from ${min} to ${max}`;
+	const integer = z
+		.number({ invalid_type_error: `${label} must be an integer` })
+		.int({ message: `${label} must be an integer` })
+		.min(min, { message: range })
+		.max(max, { message: range });
+	return z.preprocess(
+		(v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v.trim()) : blankIsAbsent(v)),
+		integer.optional(),
+	);
+};
+
+/** A number option (n8n sends numbers, expressions may send text): > 0 and at most `max`; blank takes `fallback`. */
+const positiveNumber = (label: string, max: number, fallback: number) => {
+	const message = `${label} must be a number greater than 0 and at most ${max}`;
+	return z.preprocess(
+		(v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : blankIsAbsent(v)),
+		z.number({ invalid_type_error: message }).finite({ message }).gt(0, { message }).max(max, { message }).default(fallback),
+	);
+};
+
+/** true/false (expressions may send text); blank takes `fallback`. */
+const booleanLike = (fallback: boolean) =>
+	z.preprocess((v) => {
+		if (typeof v !== 'string') return blankIsAbsent(v);
+		const s = v.trim().toLowerCase();
+		return s === 'true' ? true : s === 'false' ? false : blankIsAbsent(v);
+	}, z.boolean({ invalid_type_error: 'must be true or false' }).default(fallback));
+
+const promptSchema = z
+	.string({ required_error: 'is required', invalid_type_error: 'must be text' })
+	.transform((s) => s.trim())
+	.refine((s) => s.length > 0, { message: 'is required and must not be empty' })
+	.refine((s) => [...s].length <= MAX_PROMPT_CHARS, { message: `must be at most ${MAX_PROMPT_CHARS} characters` });
+
+/** Names JavaScript objects already carry (`__proto__`, `constructor`, …): never binary property names. */
+function isReservedName(name: string): boolean {
+	return name === '__proto__' || name === 'prototype' || name in Object.prototype;
+}
+
+/**
+ * One reference entry's syntax: an http(s) URL, or a binary property name.
+ * Other schemes (file:, ftp:, data:, …) are an error. Returns an error message or the entry.
+ */
+export function classifyReferenceEntry(value: string): ClassifiedReference | { error: string } {
+	const entry = value.trim();
+	const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(entry);
+	if (scheme && !/^\d+$/.test(scheme[1])) {
+		const name = scheme[1].toLowerCase();
+		if (name !== 'http' && name !== 'https') {
+			return { error: `"${name}:" is not supported; use an http(s) URL or the name of a binary property on the input item` };
+		}
+		let url: URL;
+		try {
+			url = new URL(entry);
+		} catch {
+			return { error: 'is not a valid http(s) URL' };
+		}
+		if (!url.hostname) return { error: 'is not a valid http(s) URL (no host)' };
+		if (url.username || url.password) return { error: 'URL must not contain a user name or password' };
+		return { kind: 'url', url: entry };
+	}
+	if (/^\/\//.test(entry) || /^www\./i.test(entry)) {
+		return { error: 'looks like a URL without its scheme: start it with https:// (or http://)' };
+	}
+	if (isReservedName(entry)) {
+		return { error: `"${entry}" cannot be a binary property name (the name is reserved in JavaScript): rename the binary property` };
+	}
+	return { kind: 'binary', property: entry };
+}
+
+/** The node's fixedCollection rows `{ source }` (or plain strings), flattened in order. */
+function flattenRows(raw: unknown): unknown {
+	if (isEmpty(raw)) return [];
+	if (!Array.isArray(raw)) return raw;
+	return raw.map((row) =>
+		row !== null && typeof row === 'object' && !Array.isArray(row) && 'source' in row ? (row as { source: unknown }).source : row,
+	);
+}
+
+const referenceImagesSchema = z.preprocess(
+	flattenRows,
+	z
+		.array(z.unknown(), { invalid_type_error: 'must be a list of binary property names or http(s) URLs' })
+		.transform((values, ctx) => {
+			const entries: ReferenceEntry[] = [];
+			values.forEach((value, index) => {
+				if (isEmpty(value)) return;
+				const classified =
+					typeof value === 'string'
+						? classifyReferenceEntry(value)
+						: { error: `must be a binary property name or an http(s) URL (got ${describeValue(value)})` };
+				if ('error' in classified) ctx.addIssue({ code: 'custom', path: [index], message: classified.error });
+				else entries.push({ index, ...classified });
+			});
+			if (entries.length > MAX_REFERENCE_IMAGES) {
+				ctx.addIssue({
+					code: 'custom',
+					message: `at most ${MAX_REFERENCE_IMAGES} reference images are allowed (got ${entries.length})`,
+				});
+			}
+			return entries;
+		}),
+);
+
+const optionsSchema = z.preprocess(
+	(v) => (isEmpty(v) ? {} : v),
+	z.object(
+		{
+			timeoutMinutes: positiveNumber('Timeout (Minutes)', MAX_TIMEOUT_MINUTES, DEFAULT_TIMEOUT_MINUTES),
+			maxDownloadMb: positiveNumber('Max Image Size (MB)', MAX_IMAGE_MB, DEFAULT_MAX_IMAGE_MB),
+		},
+		{ invalid_type_error: 'must be a collection of options' },
+	),
+);
+
+/** The one schema of a FLUX 3 Image item's parameters, as n8n hands them over. */
+const parametersSchema = z.object({
+	prompt: promptSchema,
+	resolution: z.preprocess(
+		blankIsAbsent,
+		z.enum(RESOLUTIONS, { errorMap: () => ({ message: `must be one of ${RESOLUTIONS.join(', ')}` }) }).default('1k'),
+	),
+	aspectRatio: z.preprocess(
+		blankIsAbsent,
+		z.enum(ASPECT_RATIOS, { errorMap: () => ({ message: `must be one of ${ASPECT_RATIOS.join(', ')}` }) }).default('auto'),
+	),
+	grounding: booleanLike(true),
+	safetyTolerance: integerRange('safety tolerance', MIN_SAFETY_TOLERANCE, MAX_SAFETY_TOLERANCE).transform((v) => v ?? 2),
+	seed: integerRange('seed', 0, Number.MAX_SAFE_INTEGER),
+	referenceImages: referenceImagesSchema,
+	skipError: booleanLike(false),
+	options: optionsSchema,
+});
+
+/** `referenceImages[3]`, `options.timeoutMinutes`: the field an issue path names. */
+function fieldOf(path: ReadonlyArray<string | number>): string {
+	return path.reduce<string>((field, key) => (typeof key === 'number' ? `${field}[${key}]` : field ? `${field}.${key}` : key), '') || 'parameters';
+}
+
+function valueAt(raw: unknown, path: ReadonlyArray<string | number>): unknown {
+	let value = raw;
+	for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+	return value;
+}
+
+/** The error for the first issue: field, what is wrong, and (except for reference entries) the value it got. */
+function issueError(issue: z.ZodIssue, raw: unknown): InvalidParameterError {
+	const field = fieldOf(issue.path);
+	const value = valueAt(raw, issue.path);
+	if (issue.path[0] === 'referenceImages') {
+		const got = issue.path.length === 1 && issue.code === 'invalid_type' ? ` (got ${describeValue(value)})` : '';
+		return new InvalidParameterError(field, `${issue.message}${got}`);
+	}
+	const message = issue.code === 'invalid_type' && value === undefined ? 'is required' : issue.message;
+	return new InvalidParameterError(field, `${message} (got ${describeValue(value)})`);
+}
+
+/**
+ * Validate one item's raw parameters (prompt, resolution, aspectRatio, grounding,
+ * safetyTolerance, seed, referenceImages rows, skipError, options) once, at the
+ * boundary. Blank values take the node's defaults. Throws InvalidParameterError
+ * naming the first invalid field and what was wrong.
+ */
+export function parseFluxParameters(raw: unknown): FluxParameters {
+	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+		throw new InvalidParameterError('parameters', `must be an object (got ${describeValue(raw)})`);
+	}
+	const parsed = parametersSchema.safeParse(raw);
+	if (!parsed.success) {
+		throw issueError(parsed.error.issues[0], raw);
+	}
+	const { options, ...p } = parsed.data;
+	return {
+		...p,
+		timeoutMs: Math.max(1, Math.round(options.timeoutMinutes * 60_000)),
+		maxDownloadBytes: Math.max(1, Math.round(options.maxDownloadMb * 1024 * 1024)),
+	};
+}
+
+/** The client's request from validated parameters and resolved reference images. */
+export function toFluxImageRequest(params: FluxParameters, images: ReferenceImage[] = []): FluxImageRequest {
+	return {
+		prompt: params.prompt,
+		resolution: params.resolution,
+		aspectRatio: params.aspectRatio,
+		grounding: params.grounding,
+		safetyTolerance: params.safetyTolerance,
+		images,
+	};
+}

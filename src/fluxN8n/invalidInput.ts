@@ -1,0 +1,38 @@
+import { redact } from '../flux/redact';
+
+/**
+ * A node parameter failed validation. `field` names it (`prompt`,
+ * `referenceImages[3]`, `options.timeoutMinutes`, …); the node adds the item index.
+ */
+export class InvalidParameterError extends Error {
+	override name = 'InvalidParameterError';
+
+	constructor(
+		readonly field: string,
+		message: string,
+	) {
+		super(redact(`Invalid parameter "${field}": ${message}`, [], 1000));
+	}
+}
+
+/** An unusable FLUX API credential; the message names the field, never the key. */
+export class FluxCredentialsError extends Error {
+	override name = 'FluxCredentialsError';
+
+	constructor(
+		readonly field: string,
+		message: string,
+	) {
+		super(`FLUX API credential: '${field}' ${message}`);
+	}
+}
+
+/** A short, safe description of a rejected value for an error message. */
+export function describeValue(value: unknown): string {
+	if (value === undefined) return 'nothing';
+	if (value === null) return 'null';
+	if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+	if (Array.isArray(value)) return 'a list';
+	return `a ${typeof value}`;
+}

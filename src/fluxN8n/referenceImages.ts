@@ -1,0 +1,78 @@
+import { detectReferenceImageType } from '../flux/imageType';
+import type { ReferenceImage } from '../flux/request';
+import type { ReferenceEntry } from './fluxParameters';
+import { InvalidParameterError } from './invalidInput';
+import { sharedReferenceImages } from './sharedReferenceImages';
+
+/** Default size cap of one binary reference image: 20 MB. */
+export const DEFAULT_MAX_REFERENCE_IMAGE_BYTES = 20 * 1024 * 1024;
+
+/** Reads a binary property of the current input item; `undefined` when it does not exist. */
+export type GetBinary = (propertyName: string) => Promise<{ buffer: Buffer; mimeType?: string } | undefined>;
+
+export interface ResolveReferenceImagesOptions {
+	/** Size cap per binary image in bytes (default 20 MB). */
+	maxBytesPerImage?: number;
+}
+
+function formatBytes(n: number): string {
+	if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+	if (n >= 1024) return `${(n / 1024).toFixed(1)} KB`;
+	return `${n} bytes`;
+}
+
+async function readBinary(property: string, field: string, getBinary: GetBinary): Promise<{ buffer: Buffer; mimeType?: string }> {
+	let binary: { buffer: Buffer; mimeType?: string } | undefined;
+	try {
+		binary = await getBinary(property);
+	} catch (err) {
+		const reason = err instanceof Error ? err.message : String(err);
+		// A parameter error naming the slot; prepareFluxImageJob turns it into a NodeOperationError with the item.
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
+		throw new InvalidParameterError(field, `could not read binary property "${property}": ${reason}`);
+	}
+	if (!binary?.buffer) {
+		throw new InvalidParameterError(field, `binary property "${property}" not found on the input item (or use an http(s) URL)`);
+	}
+	return binary;
+}
+
+/** Reads, checks (size, magic bytes) and encodes one binary reference image; the encoded copy is shared. */
+async function resolveBinary(property: string, field: string, getBinary: GetBinary, maxBytes: number): Promise<ReferenceImage> {
+	const binary = await readBinary(property, field, getBinary);
+	const buffer = Buffer.isBuffer(binary.buffer) ? binary.buffer : Buffer.from(binary.buffer);
+	if (buffer.length === 0) throw new InvalidParameterError(field, `binary property "${property}" is empty`);
+	if (buffer.length > maxBytes) {
+		throw new InvalidParameterError(
+			field,
+			`binary property "${property}" is ${formatBytes(buffer.length)}, more than the ${formatBytes(maxBytes)} limit per reference image`,
+		);
+	}
+	const type = detectReferenceImageType(buffer);
+	if (!type) {
+		const declared = binary.mimeType ? ` (declared ${binary.mimeType})` : '';
+		throw new InvalidParameterError(field, `binary property "${property}"${declared} is not a PNG, JPEG, WebP or GIF image`);
+	}
+	return sharedReferenceImages.encode(buffer, type.mimeType);
+}
+
+/**
+ * Resolves validated reference entries (see parseFluxParameters), keeping order:
+ * a URL stays a URL; a binary property is read via `getBinary` and sent as plain
+ * base64 after its magic bytes prove it is a PNG, JPEG, WebP or GIF image. Items
+ * sharing the same bytes share one encoded copy. Errors are InvalidParameterError
+ * naming the slot (`referenceImages[i]`).
+ */
+export async function resolveReferenceImages(
+	entries: readonly ReferenceEntry[],
+	getBinary: GetBinary,
+	opts: ResolveReferenceImagesOptions = {},
+): Promise<ReferenceImage[]> {
+	const maxBytes = opts.maxBytesPerImage ?? DEFAULT_MAX_REFERENCE_IMAGE_BYTES;
+	const images: ReferenceImage[] = [];
+	for (const entry of entries) {
+		if (entry.kind === 'url') images.push({ kind: 'url', url: entry.url });
+		else images.push(await resolveBinary(entry.property, `referenceImages[${entry.index}]`, getBinary, maxBytes));
+	}
+	return images;
+}

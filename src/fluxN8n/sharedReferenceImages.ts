@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+
+import type { ReferenceImage } from '../flux/request';
+
+/** A binary reference image encoded for the request body, shared by every job that sends the same bytes. */
+export type EncodedReferenceImage = Readonly<Extract<ReferenceImage, { kind: 'base64' }>>;
+
+/**
+ * One base64 copy per distinct content in this process, keyed by the sha256 of
+ * the bytes and the MIME type. The cache holds only weak references: a copy
+ * lives exactly as long as some job's request holds it, so no code path
+ * (success, failure, cancellation, a validation error in a later item) has to
+ * remember to release it, and a job that drops its reference once its submit is
+ * acknowledged is all the release there is.
+ */
+class SharedReferenceImages {
+	private readonly copies = new Map<string, WeakRef<EncodedReferenceImage>>();
+	private readonly forget = new FinalizationRegistry<string>((key) => {
+		if (this.copies.get(key)?.deref() === undefined) this.copies.delete(key);
+	});
+	/** How many base64 copies were made (for tests and benchmarks). */
+	encodings = 0;
+
+	/** The shared encoded copy of `buffer`, made on first use. */
+	encode(buffer: Buffer, mimeType: string): EncodedReferenceImage {
+		const key = `${mimeType}:${createHash('sha256').update(buffer).digest('hex')}`;
+		const existing = this.copies.get(key)?.deref();
+		if (existing) return existing;
+		const copy: EncodedReferenceImage = Object.freeze({ kind: 'base64', data: buffer.toString('base64'), mimeType });
+		this.encodings++;
+		this.copies.set(key, new WeakRef(copy));
+		this.forget.register(copy, key);
+		return copy;
+	}
+
+	/** Distinct contents whose copy may still be alive. */
+	get size(): number {
+		return this.copies.size;
+	}
+}
+
+/** The process-wide cache of encoded reference images. */
+export const sharedReferenceImages = new SharedReferenceImages();

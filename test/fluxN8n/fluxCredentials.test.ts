@@ -1,0 +1,65 @@
+import { parseFluxCredentials } from '../../src/fluxN8n/fluxCredentials';
+import { FluxCredentialsError } from '../../src/fluxN8n/invalidInput';
+
+const KEY = 'sk-test-0123456789abcdef';
+
+function refusal(raw: unknown): FluxCredentialsError {
+	try {
+		parseFluxCredentials(raw);
+	} catch (error) {
+		expect(error).toBeInstanceOf(FluxCredentialsError);
+		return error as FluxCredentialsError;
+	}
+	throw new Error('was accepted');
+}
+
+describe('parseFluxCredentials: the credential is checked once, fully (issue 15 point 8)', () => {
+	it('normalises a good credential: style default, trailing slashes, surrounding whitespace', () => {
+		expect(parseFluxCredentials({ baseUrl: ' https://api.bfl.ai/ ', apiKey: ` ${KEY}\n` })).toEqual({
+			apiStyle: 'relay',
+			baseUrl: 'https://api.bfl.ai',
+			apiKey: KEY,
+		});
+		expect(parseFluxCredentials({ apiStyle: 'bfl', baseUrl: 'http://127.0.0.1:8080/relay//', apiKey: KEY }).baseUrl).toBe(
+			'http://127.0.0.1:8080/relay',
+		);
+	});
+
+	it.each([
+		['https://user:secret-pw@relay.example', /user name or password/],
+		['https://user@relay.example', /user name or password/],
+		['https://relay.example/?token=abc', /query string/],
+		['https://relay.example/?', /query string/],
+		['https://relay.example/#top', /fragment/],
+		['ftp://relay.example', /http\(s\) URL/],
+		['not a url', /http\(s\) URL/],
+		['', /is required/],
+	])('refuses the base URL %s, naming the field without echoing it', (baseUrl, message) => {
+		const error = refusal({ baseUrl, apiKey: KEY });
+		expect(error.field).toBe('baseUrl');
+		expect(error.message).toMatch(/^FLUX API credential: 'baseUrl' /);
+		expect(error.message).toMatch(message);
+		expect(error.message).not.toContain('secret-pw');
+		expect(error.message).not.toContain('token=abc');
+	});
+
+	it.each([
+		['CR/LF', `${KEY.slice(0, 8)}\r\n${KEY.slice(8)}`],
+		['LF', `${KEY.slice(0, 8)}\n${KEY.slice(8)}`],
+		['a control character', `${KEY.slice(0, 8)}\u0007${KEY.slice(8)}`],
+		['a space', `${KEY.slice(0, 8)} ${KEY.slice(8)}`],
+		['non-ASCII', `${KEY}é`],
+	])('refuses an API key with %s, naming the field and never the key', (_what, apiKey) => {
+		const error = refusal({ baseUrl: 'https://api.bfl.ai', apiKey });
+		expect(error.field).toBe('apiKey');
+		expect(error.message).toMatch(/not allowed in an HTTP header/);
+		expect(error.message).not.toContain(KEY.slice(0, 8));
+		expect(error.message).not.toContain(KEY.slice(8));
+	});
+
+	it('refuses a missing key or an unknown style', () => {
+		expect(refusal({ baseUrl: 'https://api.bfl.ai', apiKey: '  ' }).field).toBe('apiKey');
+		expect(refusal({ baseUrl: 'https://api.bfl.ai' }).field).toBe('apiKey');
+		expect(refusal({ apiStyle: 'other', baseUrl: 'https://api.bfl.ai', apiKey: KEY }).field).toBe('apiStyle');
+	});
+});
