@@ -5,7 +5,7 @@
  * collector run on such a dropped (expired) task gets a failed slot, never a failed batch.
  */
 import '../engine/harness'; // first: it prepares jest to load n8n-core
-import type { INodeExecutionData } from 'n8n-workflow';
+import { LoggerProxy, type INodeExecutionData } from 'n8n-workflow';
 
 import { connect, manualTrigger, runWorkflow } from '../engine/harness';
 import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
@@ -25,11 +25,9 @@ let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 5, imageBytes: IMAGE_BYTES }, (started) => (sim = started));
 
 const prompts = Array.from({ length: 8 }, (_, i) => `bounded ${i + 1}`);
-let warn: jest.SpyInstance;
-beforeAll(() => {
-	warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
-});
-afterAll(() => warn.mockRestore());
+// The package logs through n8n's LoggerProxy: a fake logger collects the warnings.
+const warn = jest.fn();
+beforeAll(() => LoggerProxy.init({ error: jest.fn(), warn, info: jest.fn(), debug: jest.fn() }));
 
 /** Runs the collector alone on task items, as a re-run of only the collector would. */
 async function collectAgain(tasks: INodeExecutionData[], parameters = {}, settings = {}) {
