@@ -1,4 +1,4 @@
-import { detectImageType } from '../../src/flux';
+import { detectImageType } from '../../src/flux/imageType';
 import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { expectRedacted, failureOf, generate, uniquePrompt } from './helpers';

@@ -6,7 +6,7 @@ import {
 	parseRetryAfter,
 	resolvePolicy,
 	sleep,
-} from '../../src/flux';
+} from '../../src/flux/retryPolicy';
 
 describe('backoffDelay', () => {
 	const p = { initialDelayMs: 500, factor: 1.5, maxDelayMs: 4000, jitter: 0 };
