@@ -18,7 +18,7 @@ export type StatusOutcome =
 export const MAYBE_SUBMITTED_NOTE = 'the job may exist upstream and was not retried to avoid paying twice';
 
 /** The hint for a redirect answered where none is expected: usually http:// instead of https://. */
-export const REDIRECT_HINT = 'a redirect: check http:// vs https:// (and the path) in the Base URL of the FLUX API credential';
+export const REDIRECT_HINT = 'a redirect: check http vs https (and the path) in the Base URL of the FLUX API credential';
 
 type Text = (status: number, said: string) => string;
 type Rule = readonly ['retry' | 'fail', FluxErrorKind, Text];
