@@ -25,8 +25,8 @@ export const readyResultSchema = z.object({ sample: z.string().min(1) }).passthr
 const FINAL_STATUSES: Readonly<Record<string, readonly [FluxErrorKind, string]>> = {
 	'request moderated': ['request_moderated', 'FLUX refused the request in moderation (Request Moderated): change the prompt or reference images'],
 	'content moderated': ['content_moderated', 'FLUX refused the generated image in moderation (Content Moderated)'],
-	error: ['generation_error', 'FLUX could not generate the image (status Error)'],
-	failed: ['generation_error', 'FLUX could not generate the image (status Failed)'],
+	error: ['generation_error', 'FLUX generation failed upstream (status Error)'],
+	failed: ['generation_error', 'FLUX generation failed upstream (status Failed)'],
 	'task not found': ['task_not_found', 'FLUX does not know the task, or it expired (Task not found)'],
 };
 
