@@ -169,5 +169,6 @@ export function awaitImage(
 	}
 	const copy: FluxTask = task.pollingUrl ? { taskId: task.taskId, pollingUrl: task.pollingUrl } : { taskId: task.taskId };
 	rt.taskId = copy.taskId;
+	rt.phase = 'poll';
 	return settle(rt, imageOf(rt, copy, rt.now()));
 }

@@ -6,6 +6,7 @@ type FluxModule = typeof import('../../src/flux');
 function otherCopy(): FluxModule {
 	let copy: FluxModule | undefined;
 	jest.isolateModules(() => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module registry needs a synchronous load
 		copy = require('../../src/flux') as FluxModule;
 	});
 	return copy!;
