@@ -3,7 +3,7 @@
  * rule, poll, download, and the credential test; errors and redaction. See docs/CONTRACTS.md,
  * section src/flux. Tests of the client's own pieces import those modules directly.
  */
-export { generateImage, awaitImage, DEFAULT_JOB_TIMEOUT_MS } from './generateImage';
+export { generateImage, awaitImage } from './generateImage';
 export type { GenerateOptions, FluxImageResult } from './generateImage';
 export type { FluxTask } from './submit';
 export type { AttemptCounts } from './job';
