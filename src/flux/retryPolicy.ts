@@ -16,7 +16,8 @@ export interface BackoffPolicy {
  * Polling policy (status polls). With `elapsedFraction`, the wait before each poll is that
  * fraction of the time since submit, clamped to [initialDelayMs, maxDelayMs]: a finished task
  * is noticed within that fraction of its run time, whatever its length. Without it, polls
- * follow the exponential backoff. Transient poll errors always back off exponentially.
+ * follow the exponential backoff. Transient poll errors back off exponentially, never sooner
+ * than the poll schedule; a Retry-After, when sent, replaces the backoff (capped).
  */
 export interface PollPolicy extends BackoffPolicy {
 	/** Delay before the first poll; defaults to `initialDelayMs`. */
@@ -27,7 +28,7 @@ export interface PollPolicy extends BackoffPolicy {
 	maxRetryAfterMs: number;
 }
 
-/** Retry policy for submits (only when no task was created) and downloads. */
+/** Retry policy for submits (only when no task was created), connects that never opened, and downloads. */
 export interface RetryPolicy extends BackoffPolicy {
 	/** Total attempts including the first. */
 	maxAttempts: number;
