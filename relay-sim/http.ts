@@ -30,11 +30,23 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 	});
 }
 
+/**
+ * A fault body sent as it is instead of as JSON (e.g. a proxy's HTML page answering a poll):
+ * `sim.setFault(p, { on: 'poll', status: 200, body: new RawBody('<html>…</html>') })`.
+ */
+export class RawBody {
+	constructor(
+		readonly text: string,
+		readonly contentType = 'text/html; charset=utf-8',
+	) {}
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
 	if (res.headersSent || res.destroyed) return;
-	const text = JSON.stringify(body);
+	const raw = body instanceof RawBody;
+	const text = raw ? body.text : JSON.stringify(body);
 	res.writeHead(status, {
-		'Content-Type': 'application/json',
+		'Content-Type': raw ? body.contentType : 'application/json',
 		'Content-Length': Buffer.byteLength(text),
 		...headers,
 	});

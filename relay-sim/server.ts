@@ -1,6 +1,6 @@
 /** startRelaySimulator: a real node:http server on loopback speaking both FLUX API styles. */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { createContext } from './context';
 import { clearLog } from './log';
 import { createRequestHandler } from './router';
@@ -9,7 +9,11 @@ import type { RelaySimOptions, RelaySimulator } from './types';
 export async function startRelaySimulator(options: RelaySimOptions = {}): Promise<RelaySimulator> {
 	const host = options.host ?? '127.0.0.1';
 	const ctx = createContext(options);
-	const server = createServer(createRequestHandler(ctx));
+	const staleSockets = dropIdleReusedSockets(ctx.now, options.dropIdleReusedSocketsAfterMs);
+	const handle = createRequestHandler(ctx);
+	const server = createServer((req, res) => {
+		if (!staleSockets.drop(req, res)) handle(req, res);
+	});
 	server.keepAliveTimeout = 5_000;
 
 	await new Promise<void>((resolve, reject) => {
@@ -21,7 +25,8 @@ export async function startRelaySimulator(options: RelaySimOptions = {}): Promis
 	});
 	const { port } = server.address() as AddressInfo;
 	ctx.port = port;
-	ctx.hostHeader = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+	const advertised = options.advertisedHost ?? host;
+	ctx.hostHeader = `${advertised.includes(':') ? `[${advertised}]` : advertised}:${port}`;
 	ctx.url = `http://${ctx.hostHeader}`;
 
 	let closing: Promise<void> | undefined;
@@ -37,6 +42,7 @@ export async function startRelaySimulator(options: RelaySimOptions = {}): Promis
 			ctx.settings.maxActiveTasks = max;
 		},
 		activeTasks: () => ctx.tasks.activeCount(),
+		staleSocketDrops: () => staleSockets.count,
 		reset: () => {
 			ctx.faults.clear();
 			ctx.tasks.clear();
@@ -52,4 +58,27 @@ export async function startRelaySimulator(options: RelaySimOptions = {}): Promis
 			return closing;
 		},
 	};
+}
+
+/**
+ * The `dropIdleReusedSocketsAfterMs` control: remembers when each connection last finished a
+ * response, and drops a request that arrives on one idle at least `afterMs` (by `now`).
+ */
+function dropIdleReusedSockets(now: () => number, afterMs: number | undefined) {
+	const idleSince = new WeakMap<Socket, number>();
+	const state = {
+		count: 0,
+		drop(req: IncomingMessage, res: ServerResponse): boolean {
+			const socket = req.socket;
+			const since = idleSince.get(socket);
+			if (afterMs !== undefined && since !== undefined && now() - since >= afterMs) {
+				state.count++;
+				socket.destroy();
+				return true;
+			}
+			res.on('finish', () => idleSince.set(socket, now()));
+			return false;
+		},
+	};
+	return state;
 }

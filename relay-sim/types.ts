@@ -22,6 +22,15 @@ export interface RelaySimOptions {
 	credits?: number; // value returned by the credits routes, default 1000
 	creditsRoute?: boolean; // false: the credits routes answer 404, like a relay that does not serve them (default true)
 	unknownTask404?: boolean; // true: a poll for an unknown id answers 404 + JSON, not 200 { status: 'Task not found' }
+	/** Host name put into the URLs the simulator hands out (sample URLs, redirects, polling_url) and
+	 *  expected in Host headers, instead of `host`; it still listens on `host`. For tests that resolve
+	 *  a public-looking name to loopback through an injected DNS lookup. */
+	advertisedHost?: string;
+	/** Models a server whose keep-alive idle timeout races the client: a request arriving on a
+	 *  kept-alive connection that has been idle at least this long (by the simulator's clock `now`)
+	 *  is dropped unanswered (socket destroyed, nothing read), as if the server had closed the
+	 *  connection just as the request went out. Counted by staleSocketDrops(). Default: never. */
+	dropIdleReusedSocketsAfterMs?: number;
 }
 
 export type FinalStatus = 'Request Moderated' | 'Content Moderated' | 'Error' | 'Task not found';
@@ -88,6 +97,7 @@ export interface RelaySimulator {
 	setLatency(latency: LatencySpec): void;
 	setMaxActiveTasks(max: number | undefined): void;
 	activeTasks(): number; // submitted and not yet final, now
+	staleSocketDrops(): number; // requests dropped by dropIdleReusedSocketsAfterMs
 	reset(): void; // clear faults, log and tasks (latency and the active cap stay as set)
 	close(): Promise<void>;
 }

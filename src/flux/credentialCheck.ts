@@ -8,10 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import { Dispatcher, request } from 'undici';
 import { FluxCredentials, FluxEndpoints, defaultPollUrl, resolveEndpoints } from './endpoints';
-import { dispatcherFor } from './httpAgent';
+import { fluxDispatchers } from './httpAgent';
 import { redact } from './redact';
 import { errorCode } from './retryPolicy';
-import { apiErrorMessage, drainBody, headerValue } from './runtime';
+import { apiErrorMessage, drainBody, headerValue } from './body';
 
 /** Result of {@link checkFluxCredentials}. */
 export interface CredentialTestResult {
@@ -104,7 +104,7 @@ async function probe(
 ): Promise<Answer> {
 	const remaining = bound.remainingMs();
 	const res = await request(url, {
-		dispatcher: dispatcherFor(dispatcher),
+		dispatcher: dispatcher ?? fluxDispatchers().api,
 		method: 'GET',
 		headers: { ...(withKey ? endpoints.authHeaders : {}), accept: 'application/json' },
 		signal: bound.signal,

@@ -1,33 +1,55 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/flux knows nothing of n8n: it throws typed FluxError / FluxParameterError, which the node layer turns into NodeApiError / NodeOperationError. */
-import { isFluxError } from './errors';
+import { isIP } from 'node:net';
+import type { Dispatcher } from 'undici';
+import { FORBIDDEN_ADDRESS_CODE, ForbiddenAddressError, isLocalHost, nonPublicAddress } from './addresses';
+import { BodyCutOffError, BodyTooLargeError, drainBody, formatBytes, headerValue, readBody } from './body';
 import { DetectedImageType, detectImageType } from './imageType';
-import { JobRuntime, drainBody, headerValue } from './runtime';
-import { backoffDelay, errorCode, parseRetryAfter } from './retryPolicy';
-import { describeNetworkError } from './submit';
+import type { JobRuntime } from './job';
+import { transient, withRetries, type Transient } from './retry';
+import { describeNetworkError, errorCode, parseRetryAfter } from './retryPolicy';
+import { statusOutcome } from './statusTable';
 
 /** Default download size cap: 50 MB. */
 export const DEFAULT_MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024;
-/** Redirects followed at most (each hop's scheme re-checked). */
+/** Redirects followed at most (each hop's scheme and host re-checked). */
 export const MAX_REDIRECTS = 5;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const ACCEPT = 'image/png,image/jpeg,image/webp,image/*;q=0.8';
+const WHY_PUBLIC_ONLY =
+	'images are only downloaded from public addresses (unless the Base URL of the FLUX API credential is itself on a local one), so that an API answer cannot make n8n reach its own network';
 
 /** A downloaded, verified image. */
 export interface DownloadedImage extends DetectedImageType {
 	buffer: Buffer;
 }
 
-/** A failure worth retrying (network, truncated body, 408/429/5xx). */
-class TransientDownloadError extends Error {
-	constructor(
-		message: string,
-		readonly retryAfterMs?: number,
-	) {
-		super(message);
-	}
+/** Where a job may download from: anywhere public, and local addresses too when its Base URL is local. */
+interface Target {
+	url: URL;
+	allowLocal: boolean;
 }
 
-function checkScheme(rt: JobRuntime, raw: string, what: string): URL {
+/**
+ * Downloads `result.sample` without any credential: http(s) only, public addresses only (unless
+ * the Base URL is local; literal hosts checked here, resolved addresses while connecting), at
+ * most 5 redirects followed manually (each hop re-checked), a size cap (Content-Length and
+ * streamed bytes), and the body must be a PNG/JPEG/WebP by magic bytes. Network errors,
+ * truncated bodies and 408/429/5xx are retried with backoff within the job timeout.
+ */
+export async function downloadImage(rt: JobRuntime, sampleUrl: string): Promise<DownloadedImage> {
+	rt.phase = 'download';
+	const allowLocal = isLocalHost(rt.endpoints.base.hostname);
+	const start = checkTarget(rt, sampleUrl, 'URL', allowLocal);
+	return withRetries(rt, {
+		policy: rt.settings.downloadRetry,
+		attempt: () => downloadOnce(rt, { url: start, allowLocal }),
+		giveUp: (failure, reason) =>
+			rt.error('download_failed', `Downloading the image failed after ${reason.why === 'attempts' ? reason.attempts : 'several'} attempts: ${failure.detail}`),
+	});
+}
+
+/** Refuses non-http(s) schemes, and local hosts unless allowed. */
+function checkTarget(rt: JobRuntime, raw: string, what: string, allowLocal: boolean): URL {
 	let url: URL;
 	try {
 		url = new URL(raw);
@@ -37,120 +59,90 @@ function checkScheme(rt: JobRuntime, raw: string, what: string): URL {
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
 		throw rt.error('download_failed', `The image ${what} uses "${url.protocol}"; only http(s) is downloaded`);
 	}
+	const host = url.hostname.replace(/^\[|\]$/g, '');
+	if (!allowLocal && isLocalHost(host)) {
+		const where = isIP(host) ? `${nonPublicAddress(host)} address (${host})` : `the local host name "${host}"`;
+		throw rt.error('forbidden_host', `The image ${what} points to ${where}; nothing was downloaded: ${WHY_PUBLIC_ONLY}`);
+	}
 	return url;
 }
 
-function formatMB(n: number): string {
-	return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
-}
-
-/**
- * Downloads `result.sample` without any credential: http(s) only, at most 5
- * redirects followed manually (scheme re-checked each hop), a size cap
- * (Content-Length and streamed bytes), and the body must be a PNG/JPEG/WebP by
- * magic bytes. Network errors, truncated bodies, 408/429/5xx are retried with
- * backoff within the job timeout.
- */
-export async function downloadImage(rt: JobRuntime, sampleUrl: string): Promise<DownloadedImage> {
-	rt.phase = 'download';
-	const policy = rt.options.downloadRetry;
-	const start = checkScheme(rt, sampleUrl, 'URL');
-	let lastDetail = '';
-	for (let attempt = 1; ; attempt++) {
-		rt.throwIfAborted();
-		try {
-			return await downloadOnce(rt, start);
-		} catch (err) {
-			if (rt.signal.aborted) throw rt.abortError();
-			if (!(err instanceof TransientDownloadError)) throw err;
-			lastDetail = err.message;
-			if (attempt >= policy.maxAttempts) {
-				throw rt.error('download_failed', `Downloading the image failed after ${attempt} attempts: ${lastDetail}`);
-			}
-			let delay = backoffDelay(policy, attempt - 1, rt.options.random);
-			if (err.retryAfterMs !== undefined) delay = Math.max(delay, Math.min(err.retryAfterMs, policy.maxRetryAfterMs));
-			await rt.sleep(delay);
-		}
-	}
-}
-
-async function downloadOnce(rt: JobRuntime, start: URL): Promise<DownloadedImage> {
-	const maxBytes = rt.options.maxDownloadBytes;
-	let url = start;
+async function downloadOnce(rt: JobRuntime, target: Target): Promise<DownloadedImage | Transient> {
+	let url = target.url;
 	for (let hop = 0; ; hop++) {
-		rt.countAttempt('download');
-		let res;
-		try {
-			// No credential headers, ever: the signed URL authorises itself.
-			res = await rt.http(url.toString(), { method: 'GET', headers: { accept: 'image/png,image/jpeg,image/webp,image/*;q=0.8' } });
-		} catch (err) {
-			if (rt.signal.aborted) throw rt.abortError();
-			throw new TransientDownloadError(describeNetworkError(err));
-		}
+		const res = await get(rt, url, target.allowLocal);
+		if ('transient' in res) return res;
 		const status = res.statusCode;
 		if (REDIRECT_STATUSES.has(status)) {
-			await drainBody(res.body);
-			const location = headerValue(res.headers, 'location');
-			if (!location) throw rt.error('download_failed', `The image download answered HTTP ${status} without a Location`, { statusCode: status });
-			if (hop >= MAX_REDIRECTS) {
-				throw rt.error('download_failed', `The image download redirected more than ${MAX_REDIRECTS} times`, { statusCode: status });
-			}
-			let next: string;
-			try {
-				next = new URL(location, url).toString();
-			} catch {
-				throw rt.error('download_failed', 'The image download redirected to an invalid URL', { statusCode: status });
-			}
-			url = checkScheme(rt, next, 'redirect');
+			url = await nextHop(rt, res, url, hop, target.allowLocal);
 			continue;
 		}
-		if (status !== 200) {
-			await drainBody(res.body);
-			if (rt.signal.aborted) throw rt.abortError();
-			if (status === 408 || status === 429 || status >= 500) {
-				throw new TransientDownloadError(`HTTP ${status}`, parseRetryAfter(headerValue(res.headers, 'retry-after'), rt.now()));
-			}
-			const hint = status === 403 || status === 410 ? ' (the signed image URL may have expired)' : '';
-			throw rt.error('download_failed', `The image download answered HTTP ${status}${hint}`, { statusCode: status });
-		}
-		return readImageBody(rt, res, maxBytes);
+		if (status === 200) return readImage(rt, res);
+		await drainBody(res.body);
+		rt.throwIfAborted();
+		const outcome = statusOutcome('download', status);
+		if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
+		return transient(outcome.kind, outcome.detail, { statusCode: status, retryAfterMs: parseRetryAfter(headerValue(res.headers, 'retry-after'), rt.now()) });
 	}
 }
 
-async function readImageBody(
-	rt: JobRuntime,
-	res: Awaited<ReturnType<JobRuntime['http']>>,
-	maxBytes: number,
-): Promise<DownloadedImage> {
+/** One GET, never with a credential (the signed URL authorises itself). */
+async function get(rt: JobRuntime, url: URL, allowLocal: boolean): Promise<Dispatcher.ResponseData | Transient> {
+	try {
+		const dispatcher = allowLocal ? 'localDownload' : 'publicDownload';
+		return await rt.send('download', url.toString(), { method: 'GET', headers: { accept: ACCEPT }, dispatcher });
+	} catch (err) {
+		rt.throwIfAborted();
+		if (errorCode(err) === FORBIDDEN_ADDRESS_CODE) throw forbiddenAddress(rt, err);
+		return transient('download_failed', describeNetworkError(err));
+	}
+}
+
+function forbiddenAddress(rt: JobRuntime, err: unknown) {
+	let found: unknown = err;
+	while (found && !(found instanceof ForbiddenAddressError)) found = (found as { cause?: unknown }).cause;
+	const detail = found instanceof ForbiddenAddressError ? `${found.hostname} resolves to ${found.label} address (${found.address})` : 'its host resolves to a non-public address';
+	return rt.error('forbidden_host', `The image host ${detail}; nothing was downloaded: ${WHY_PUBLIC_ONLY}`, { code: FORBIDDEN_ADDRESS_CODE });
+}
+
+async function nextHop(rt: JobRuntime, res: Dispatcher.ResponseData, from: URL, hop: number, allowLocal: boolean): Promise<URL> {
+	const status = res.statusCode;
+	await drainBody(res.body);
+	const location = headerValue(res.headers, 'location');
+	if (!location) throw rt.error('download_failed', `The image download answered HTTP ${status} without a Location`, { statusCode: status });
+	if (hop >= MAX_REDIRECTS) {
+		throw rt.error('download_failed', `The image download redirected more than ${MAX_REDIRECTS} times`, { statusCode: status });
+	}
+	let next: string;
+	try {
+		next = new URL(location, from).toString();
+	} catch {
+		throw rt.error('download_failed', 'The image download redirected to an invalid URL', { statusCode: status });
+	}
+	return checkTarget(rt, next, 'redirect', allowLocal);
+}
+
+async function readImage(rt: JobRuntime, res: Dispatcher.ResponseData): Promise<DownloadedImage | Transient> {
+	const maxBytes = rt.settings.maxDownloadBytes;
 	const lengthHeader = headerValue(res.headers, 'content-length');
 	const declared = lengthHeader !== undefined && /^\d+$/.test(lengthHeader.trim()) ? Number(lengthHeader) : undefined;
-	const tooLarge = (n: string) =>
-		rt.error('too_large', `The generated image is larger than the ${formatMB(maxBytes)} download limit (${n})`);
+	const tooLarge = (n: string) => rt.error('too_large', `The generated image is larger than the ${formatBytes(maxBytes)} download limit (${n})`);
 	if (declared !== undefined && declared > maxBytes) {
 		res.body.destroy();
-		throw tooLarge(`Content-Length ${formatMB(declared)}`);
+		throw tooLarge(`Content-Length ${formatBytes(declared)}`);
 	}
-	const chunks: Buffer[] = [];
-	let total = 0;
+	let buffer: Buffer;
 	try {
-		for await (const chunk of res.body) {
-			const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-			total += buf.length;
-			if (total > maxBytes) {
-				res.body.destroy();
-				throw tooLarge(`more than ${formatMB(maxBytes)} received`);
-			}
-			chunks.push(buf);
-		}
+		buffer = await readBody(res.body, maxBytes);
 	} catch (err) {
-		if (isFluxError(err)) throw err;
-		if (rt.signal.aborted) throw rt.abortError();
-		throw new TransientDownloadError(`the image body was cut off after ${total} bytes (${errorCode(err) ?? describeNetworkError(err)})`);
+		rt.throwIfAborted();
+		if (err instanceof BodyTooLargeError) throw tooLarge(`more than ${formatBytes(maxBytes)} received`);
+		const cut = err as BodyCutOffError;
+		return transient('download_failed', `the image body was cut off after ${cut.received} bytes (${errorCode(cut.reason) ?? describeNetworkError(cut.reason)})`);
 	}
-	if (declared !== undefined && total < declared) {
-		throw new TransientDownloadError(`the image body was truncated (${total} of ${declared} bytes)`);
+	if (declared !== undefined && buffer.length < declared) {
+		return transient('download_failed', `the image body was truncated (${buffer.length} of ${declared} bytes)`);
 	}
-	const buffer = Buffer.concat(chunks, total);
 	const type = detectImageType(buffer);
 	if (!type) {
 		const ct = headerValue(res.headers, 'content-type');

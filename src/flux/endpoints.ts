@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/flux knows nothing of n8n: it throws typed FluxError / FluxParameterError, which the node layer turns into NodeApiError / NodeOperationError. */
 import { getDomain, parse as parseDomain } from 'tldts';
 import { FluxError } from './errors';
 
@@ -22,73 +21,26 @@ export interface FluxEndpoints {
 	/** Cheap authenticated GET for the credential test. */
 	creditsUrl: string;
 	authHeaders: Record<string, string>;
-	/** The API key (trimmed), for redaction. */
+	/** The API key, for redaction. */
 	apiKey: string;
 }
 
 /**
- * Validates and normalises a base URL: http(s) only, no credentials, query or
- * fragment; trailing slashes removed. Returns the normalised string.
- * Throws a {@link FluxError} of kind `bad_request` otherwise.
- */
-export function normalizeBaseUrl(baseUrl: unknown): string {
-	if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
-		throw new FluxError('bad_request', 'The FLUX API credential has no Base URL: check the FLUX API credential');
-	}
-	let url: URL;
-	try {
-		url = new URL(baseUrl.trim());
-	} catch {
-		throw new FluxError('bad_request', 'The Base URL of the FLUX API credential is not a valid URL');
-	}
-	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-		throw new FluxError(
-			'bad_request',
-			`The Base URL of the FLUX API credential must start with http:// or https:// (got "${url.protocol}")`,
-		);
-	}
-	if (url.username || url.password || url.search || url.hash) {
-		throw new FluxError(
-			'bad_request',
-			'The Base URL of the FLUX API credential must not contain a user name, password, query or fragment',
-		);
-	}
-	return url.toString().replace(/\/+$/, '');
-}
-
-/**
- * Validates the credential and derives endpoints. Throws a {@link FluxError}
- * (`bad_request` for a bad base URL or style, `auth` for a missing/invalid key).
+ * Derives the endpoints of a credential: URLs (trailing slashes of the base URL dropped) and
+ * the auth header. The credential is already valid: the glue layer checks it once, fully
+ * (http(s) base URL without user, query or fragment; a key usable in a header).
  */
 export function resolveEndpoints(creds: FluxCredentials): FluxEndpoints {
-	if (!creds || typeof creds !== 'object') {
-		throw new FluxError('auth', 'No FLUX API credential: check the FLUX API credential');
-	}
-	const style = creds.apiStyle ?? 'relay';
-	if (style !== 'relay' && style !== 'bfl') {
-		throw new FluxError('bad_request', `Unknown API style "${String(style)}": use "relay" or "bfl"`);
-	}
-	const apiKey = typeof creds.apiKey === 'string' ? creds.apiKey.trim() : '';
-	if (apiKey === '') {
-		throw new FluxError('auth', 'The API key is empty: check the FLUX API credential');
-	}
-	if (!/^[\x21-\x7e]+$/.test(apiKey)) {
-		throw new FluxError(
-			'auth',
-			'The API key contains spaces or characters not allowed in an HTTP header: check the FLUX API credential',
-			{ secrets: [apiKey] },
-		);
-	}
-	const baseUrl = normalizeBaseUrl(creds.baseUrl);
-	const prefix = style === 'relay' ? `${baseUrl}/bfl/v1` : `${baseUrl}/v1`;
+	const baseUrl = creds.baseUrl.trim().replace(/\/+$/, '');
+	const prefix = creds.apiStyle === 'relay' ? `${baseUrl}/bfl/v1` : `${baseUrl}/v1`;
 	return {
-		style,
+		style: creds.apiStyle,
 		baseUrl,
 		base: new URL(baseUrl),
 		submitUrl: `${prefix}/flux-3-image`,
 		creditsUrl: `${prefix}/credits`,
-		authHeaders: style === 'relay' ? { authorization: `Bearer ${apiKey}` } : { 'x-key': apiKey },
-		apiKey,
+		authHeaders: creds.apiStyle === 'relay' ? { authorization: `Bearer ${creds.apiKey}` } : { 'x-key': creds.apiKey },
+		apiKey: creds.apiKey,
 	};
 }
 

@@ -52,11 +52,17 @@ export interface FluxErrorOptions {
 	code?: string;
 }
 
+/** The stable `name` of every {@link FluxError}, from any copy of this package. */
+export const FLUX_ERROR_NAME = 'FluxError';
+
 /**
  * A failed FLUX job. `message` is always redacted (no API key, bearer token,
- * x-key value or URL) and at most ~500 characters long.
+ * x-key value or URL) and at most ~500 characters long. Identified by value
+ * (`name` and `kind`, see {@link isFluxError}), so an error raised by another
+ * copy of this package (the pool is shared through globalThis) is still one.
  */
 export class FluxError extends Error {
+	override readonly name = FLUX_ERROR_NAME;
 	readonly kind: FluxErrorKind;
 	readonly statusCode?: number;
 	readonly taskId?: string;
@@ -64,7 +70,6 @@ export class FluxError extends Error {
 
 	constructor(kind: FluxErrorKind, message: string, options: FluxErrorOptions = {}) {
 		super(redact(message, options.secrets ?? []));
-		this.name = 'FluxError';
 		this.kind = kind;
 		if (options.statusCode !== undefined) this.statusCode = options.statusCode;
 		if (options.taskId !== undefined) this.taskId = options.taskId;
@@ -81,17 +86,31 @@ export class FluxError extends Error {
 			secrets,
 		});
 	}
+
+	/** This copy's FluxError for one that may come from another copy of the package (same fields). */
+	static from(
+		err: { kind: FluxErrorKind; message: string; statusCode?: unknown; taskId?: unknown; code?: unknown },
+		secrets: readonly string[] = [],
+	): FluxError {
+		if (err instanceof FluxError) return err;
+		return new FluxError(err.kind, String(err.message), {
+			statusCode: typeof err.statusCode === 'number' ? err.statusCode : undefined,
+			taskId: typeof err.taskId === 'string' ? err.taskId : undefined,
+			code: typeof err.code === 'string' ? err.code : undefined,
+			secrets,
+		});
+	}
 }
 
-/** True when `err` is a {@link FluxError} (also across duplicate module copies). */
+/**
+ * True when `err` is a {@link FluxError}, checked by value (`name` and a known `kind`), not
+ * by `instanceof` alone: two copies of this package have two FluxError classes.
+ */
 export function isFluxError(err: unknown): err is FluxError {
-	return (
-		err instanceof FluxError ||
-		(typeof err === 'object' &&
-			err !== null &&
-			(err as { name?: unknown }).name === 'FluxError' &&
-			typeof (err as { kind?: unknown }).kind === 'string')
-	);
+	if (err instanceof FluxError) return true;
+	if (typeof err !== 'object' || err === null) return false;
+	const { name, kind } = err as { name?: unknown; kind?: unknown };
+	return name === FLUX_ERROR_NAME && typeof kind === 'string' && (FLUX_ERROR_KINDS as readonly string[]).includes(kind);
 }
 
 /**

@@ -1,55 +1,62 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/flux knows nothing of n8n: it throws typed FluxError / FluxParameterError, which the node layer turns into NodeApiError / NodeOperationError. */
-import { Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { LookupFunction } from './addresses';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage } from './download';
-import { FluxCredentials, resolveEndpoints } from './endpoints';
-import { FluxError, isFluxError } from './errors';
-import { ResultExtension, ResultMimeType } from './imageType';
-import { FluxImageRequest, buildRequestBody } from './request';
+import { resolveEndpoints, type FluxCredentials } from './endpoints';
+import { FluxError } from './errors';
+import { fluxDispatchers, singleDispatcher } from './httpAgent';
+import type { ResultExtension, ResultMimeType } from './imageType';
+import { JobRuntime, realSleep, type AttemptCounts, type JobSettings } from './job';
 import { pollUntilReady } from './poll';
+import { requestBodyJson, type FluxImageRequest } from './request';
 import {
+	DEFAULT_CONNECT_RETRY_POLICY,
 	DEFAULT_DOWNLOAD_RETRY_POLICY,
 	DEFAULT_POLL_POLICY,
 	DEFAULT_SUBMIT_RETRY_POLICY,
-	PollPolicy,
-	RetryPolicy,
 	resolvePolicy,
+	type PollPolicy,
+	type RetryPolicy,
+	type SleepFunction,
 } from './retryPolicy';
-import { AttemptCounts, JobRuntime } from './runtime';
-import { submitTask } from './submit';
+import { submitTask, type FluxTask, type SubmitHooks } from './submit';
 
 /** Default overall job timeout: 10 minutes. */
 export const DEFAULT_JOB_TIMEOUT_MS = 600_000;
 /** Default per-request headers/body-idle timeout: 60 s. A submit that times out is `maybe_submitted`. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** The longest delay a Node timer can hold (about 24.8 days); longer timeouts are clamped to it. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Options of {@link generateImage} (CONTRACTS.md, plus the optional extras marked "extra"). */
-export interface GenerateOptions {
+/** Options of {@link generateImage} and {@link awaitImage} (CONTRACTS.md; "extra" ones are for tests and benchmarks). */
+export interface GenerateOptions extends SubmitHooks {
 	/** The job's cancel signal: aborts in-flight requests and sleeps; the job fails with kind `cancelled`. */
 	signal?: AbortSignal;
 	/** Overall job timeout (default 600 000 ms); kind `timeout`. */
 	timeoutMs?: number;
 	/** Download size cap (default 50 MB); kind `too_large`. */
 	maxDownloadBytes?: number;
-	/** Called after every HTTP attempt starts, with the running counts per phase. */
+	/** Called after every HTTP attempt starts, with the running counts per step. */
 	onAttempt?: (attempts: AttemptCounts) => void;
-	/** Called once, just before the (paid) submit is sent. */
-	onSubmitting?: () => void;
-	/** Called once the submit is acknowledged (a task id came back): the request body may be released. */
-	onSubmitted?: (task: { taskId: string; pollingUrl?: string }) => void;
-	/** Poll backoff (defaults: 500 ms ×1.5 up to 4 s, 20 % jitter). */
+	/** Poll schedule (default: every 5 % of the time since submit, 250 ms to 2 s apart, 20 % jitter). */
 	poll?: Partial<PollPolicy>;
 	/** Clock for timings and deadline arithmetic (epoch ms). */
 	now?: () => number;
-	/** Extra: submit retry policy (429 / 503 / connection never opened). */
+	/** Extra: submit retry policy (429 / 503). */
 	submitRetry?: Partial<RetryPolicy>;
+	/** Extra: retries when the connection never opened (default 5 quick attempts, about 3.5 s). */
+	connectRetry?: Partial<RetryPolicy>;
 	/** Extra: download retry policy (network, truncation, 408/429/5xx). */
 	downloadRetry?: Partial<RetryPolicy>;
 	/** Extra: per-request headers and body-idle timeout (default 60 000 ms). */
 	requestTimeoutMs?: number;
 	/** Extra: jitter source (default Math.random), for reproducible benchmarks. */
 	random?: () => number;
-	/** Extra: an undici dispatcher instead of the shared agent (tests, benchmarks). */
+	/** Extra: the sleep between attempts and polls (tests: one that advances a fake clock). */
+	sleep?: SleepFunction;
+	/** Extra: one undici dispatcher for every request instead of the shared agents (MockAgent). */
 	dispatcher?: Dispatcher;
+	/** Extra: DNS lookup for every connection (tests: a public-looking name that resolves to loopback). */
+	lookup?: LookupFunction;
 }
 
 /** A generated image (CONTRACTS.md). */
@@ -58,70 +65,110 @@ export interface FluxImageResult {
 	mimeType: ResultMimeType;
 	fileExtension: ResultExtension;
 	taskId: string;
-	/** Epoch ms: task accepted, seen Ready, image downloaded. */
+	/** Epoch ms: task accepted (for {@link awaitImage}: when awaiting began), seen Ready, image downloaded. */
 	timings: { submittedAt: number; readyAt: number; downloadedAt: number };
 	attempts: AttemptCounts;
 }
 
 function positive(n: number | undefined, fallback: number): number {
-	return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : fallback;
+	return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.min(n, MAX_TIMER_MS) : fallback;
 }
 
-/**
- * Generates one FLUX 3 image: submit (paid-job rule), poll with backoff,
- * download and verify. Resolves with the image, or rejects with a
- * {@link FluxError} whose `kind` says why and whose message is redacted.
- */
-export async function generateImage(
-	creds: FluxCredentials,
-	req: FluxImageRequest,
-	opts: GenerateOptions = {},
-): Promise<FluxImageResult> {
-	const secrets = creds && typeof creds.apiKey === 'string' ? [creds.apiKey] : [];
-	let endpoints;
-	try {
-		endpoints = resolveEndpoints(creds);
-	} catch (err) {
-		if (isFluxError(err)) throw err;
-		throw new FluxError('bad_request', err instanceof Error ? err.message : String(err), { secrets });
-	}
-	if (opts.signal?.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
-
-	const now = opts.now ?? Date.now;
-	const rt = new JobRuntime({
-		endpoints,
+function jobSettings(creds: FluxCredentials, opts: GenerateOptions): JobSettings {
+	return {
+		endpoints: resolveEndpoints(creds),
 		signal: opts.signal,
 		timeoutMs: positive(opts.timeoutMs, DEFAULT_JOB_TIMEOUT_MS),
 		requestTimeoutMs: positive(opts.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
 		maxDownloadBytes: positive(opts.maxDownloadBytes, DEFAULT_MAX_DOWNLOAD_BYTES),
 		poll: resolvePolicy(DEFAULT_POLL_POLICY, opts.poll),
 		submitRetry: resolvePolicy(DEFAULT_SUBMIT_RETRY_POLICY, opts.submitRetry),
+		connectRetry: resolvePolicy(DEFAULT_CONNECT_RETRY_POLICY, opts.connectRetry),
 		downloadRetry: resolvePolicy(DEFAULT_DOWNLOAD_RETRY_POLICY, opts.downloadRetry),
-		dispatcher: opts.dispatcher,
-		now,
+		dispatchers: opts.dispatcher ? singleDispatcher(opts.dispatcher) : fluxDispatchers(opts.lookup),
+		now: opts.now ?? Date.now,
 		random: opts.random ?? Math.random,
+		sleep: opts.sleep ?? realSleep,
 		onAttempt: opts.onAttempt,
-	});
+	};
+}
+
+/** Starts a job (throws `cancelled` when the signal already fired: nothing is sent). */
+function startJob(creds: FluxCredentials, opts: GenerateOptions): JobRuntime {
+	if (opts.signal?.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
+	return new JobRuntime(settingsFor(creds, opts));
+}
+
+/** The settings of a job; a credential the glue layer did not validate may fail here, as `bad_request`. */
+export function settingsFor(creds: FluxCredentials, opts: GenerateOptions): JobSettings {
 	try {
-		opts.onSubmitting?.();
-		const task = await submitTask(rt, buildRequestBody(req));
-		opts.onSubmitted?.({ taskId: task.taskId, pollingUrl: task.pollingUrl });
-		const submittedAt = now();
-		const { sampleUrl } = await pollUntilReady(rt, task);
-		const readyAt = now();
-		const image = await downloadImage(rt, sampleUrl);
-		const downloadedAt = now();
-		return {
-			buffer: image.buffer,
-			mimeType: image.mimeType,
-			fileExtension: image.fileExtension,
-			taskId: task.taskId,
-			timings: { submittedAt, readyAt, downloadedAt },
-			attempts: { ...rt.attempts },
-		};
+		return jobSettings(creds, opts);
+	} catch (err) {
+		const why = err instanceof Error ? err.message : String(err);
+		throw new FluxError('bad_request', `The FLUX API credential is unusable (${why})`, { secrets: [String(creds?.apiKey ?? '')] });
+	}
+}
+
+/** Settles a job: its errors become redacted FluxErrors, its timer and listener are released. */
+async function settle<T>(rt: JobRuntime, work: Promise<T>): Promise<T> {
+	try {
+		return await work;
 	} catch (err) {
 		throw rt.toFluxError(err);
 	} finally {
 		rt.dispose();
 	}
+}
+
+/** Polls until Ready, then downloads: the image of an upstream task. */
+async function imageOf(rt: JobRuntime, task: FluxTask, submittedAt: number): Promise<FluxImageResult> {
+	const { sampleUrl } = await pollUntilReady(rt, task);
+	const readyAt = rt.now();
+	const image = await downloadImage(rt, sampleUrl);
+	return {
+		...image,
+		taskId: task.taskId,
+		timings: { submittedAt, readyAt, downloadedAt: rt.now() },
+		attempts: { ...rt.attempts },
+	};
+}
+
+/**
+ * Generates one FLUX 3 image: {@link submitTask} (paid-job rule), then what {@link awaitImage}
+ * does (poll until Ready, download and verify), under one job timeout. Resolves with the image,
+ * or rejects with a {@link FluxError} whose `kind` says why and whose message is redacted.
+ * Not an async function on purpose: once the submit is acknowledged nothing here references
+ * `request` or its JSON body, so large base64 reference images can be garbage-collected.
+ */
+export function generateImage(creds: FluxCredentials, request: FluxImageRequest, opts: GenerateOptions = {}): Promise<FluxImageResult> {
+	let rt: JobRuntime;
+	try {
+		rt = startJob(creds, opts);
+	} catch (err) {
+		return Promise.reject(err);
+	}
+	const submitted = submitTask(rt, requestBodyJson(request), { onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted });
+	return settle(rt, submitted.then((task) => imageOf(rt, task, rt.now())));
+}
+
+/**
+ * The second half of {@link generateImage}: waits for an existing upstream task (polls until
+ * Ready) and downloads its image, under its own job timeout. Lets a later run re-attach to a
+ * task submitted earlier (`taskId`, and BFL's `pollingUrl` if one came back).
+ */
+export function awaitImage(
+	creds: FluxCredentials,
+	task: { taskId: string; pollingUrl?: string },
+	opts: GenerateOptions = {},
+): Promise<FluxImageResult> {
+	let rt: JobRuntime;
+	try {
+		rt = startJob(creds, opts);
+	} catch (err) {
+		return Promise.reject(err);
+	}
+	const copy: FluxTask = task.pollingUrl ? { taskId: task.taskId, pollingUrl: task.pollingUrl } : { taskId: task.taskId };
+	rt.taskId = copy.taskId;
+	rt.phase = 'poll';
+	return settle(rt, imageOf(rt, copy, rt.now()));
 }

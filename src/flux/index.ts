@@ -1,44 +1,24 @@
 /**
- * FLUX HTTP client (knows nothing of n8n): parameters → request body,
- * reference images, submit under the paid-job rule, polling, download,
- * redaction. See docs/CONTRACTS.md, section src/flux.
+ * FLUX HTTP client (knows nothing of n8n): what other folders use. Submit under the paid-job
+ * rule, poll, download, and the credential test; errors and redaction. See docs/CONTRACTS.md,
+ * section src/flux. Tests of the client's own pieces import those modules directly.
  */
-export { IMAGE_MODEL } from './options';
-export { redact, REDACTED, URL_PLACEHOLDER, MAX_REDACTED_LENGTH } from './redact';
-export { FluxError, FluxParameterError, FLUX_ERROR_KINDS, isFluxError } from './errors';
-export type { FluxErrorKind, FluxErrorOptions } from './errors';
-export { detectImageType, detectReferenceImageType } from './imageType';
-export type { ResultMimeType, ResultExtension, DetectedImageType } from './imageType';
-export { RESOLUTIONS, ASPECT_RATIOS } from './options';
-export type { Resolution, AspectRatio } from './options';
-export { buildRequestBody } from './request';
-export type { ReferenceImage, FluxImageRequest } from './request';
-export {
-	normalizeBaseUrl,
-	resolveEndpoints,
-	defaultPollUrl,
-	registrableDomain,
-	isCredentialHostAllowed,
-	checkPollingUrl,
-} from './endpoints';
-export type { ApiStyle, FluxCredentials, FluxEndpoints } from './endpoints';
-export { getFluxAgent, closeFluxAgent, AGENT_DEFAULTS } from './httpAgent';
-export {
-	DEFAULT_POLL_POLICY,
-	DEFAULT_SUBMIT_RETRY_POLICY,
-	DEFAULT_DOWNLOAD_RETRY_POLICY,
-	backoffDelay,
-	nextPollDelay,
-	parseRetryAfter,
-	resolvePolicy,
-	sleep,
-	classifyNetworkError,
-	errorCode,
-} from './retryPolicy';
-export type { BackoffPolicy, PollPolicy, RetryPolicy, NetworkErrorClass } from './retryPolicy';
-export type { AttemptCounts } from './runtime';
-export { DEFAULT_MAX_DOWNLOAD_BYTES, MAX_REDIRECTS } from './download';
-export { generateImage, DEFAULT_JOB_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from './generateImage';
+export { generateImage, awaitImage } from './generateImage';
 export type { GenerateOptions, FluxImageResult } from './generateImage';
-export { checkFluxCredentials, DEFAULT_CREDENTIAL_TEST_TIMEOUT_MS } from './credentialCheck';
-export type { CredentialTestResult, CredentialCheckOptions } from './credentialCheck';
+export type { FluxTask } from './submit';
+export type { AttemptCounts } from './job';
+export { checkFluxCredentials } from './credentialCheck';
+export type { CredentialTestResult } from './credentialCheck';
+export type { ApiStyle, FluxCredentials } from './endpoints';
+export type { FluxImageRequest, ReferenceImage } from './request';
+export { FluxError, FluxParameterError, isFluxError } from './errors';
+export type { FluxErrorKind } from './errors';
+export { redact } from './redact';
+export { closeFluxAgent } from './httpAgent';
+export { DEFAULT_POLL_POLICY, nextPollDelay } from './retryPolicy';
+export type { PollPolicy } from './retryPolicy';
+
+export { IMAGE_MODEL, RESOLUTIONS, ASPECT_RATIOS } from './options';
+export type { Resolution, AspectRatio } from './options';
+export { requestBodyJson } from './request';
+export { detectReferenceImageType } from './imageType';

@@ -16,7 +16,8 @@ export interface BackoffPolicy {
  * Polling policy (status polls). With `elapsedFraction`, the wait before each poll is that
  * fraction of the time since submit, clamped to [initialDelayMs, maxDelayMs]: a finished task
  * is noticed within that fraction of its run time, whatever its length. Without it, polls
- * follow the exponential backoff. Transient poll errors always back off exponentially.
+ * follow the exponential backoff. Transient poll errors back off exponentially, never sooner
+ * than the poll schedule; a Retry-After, when sent, replaces the backoff (capped).
  */
 export interface PollPolicy extends BackoffPolicy {
 	/** Delay before the first poll; defaults to `initialDelayMs`. */
@@ -27,7 +28,7 @@ export interface PollPolicy extends BackoffPolicy {
 	maxRetryAfterMs: number;
 }
 
-/** Retry policy for submits (only when no task was created) and downloads. */
+/** Retry policy for submits (only when no task was created), connects that never opened, and downloads. */
 export interface RetryPolicy extends BackoffPolicy {
 	/** Total attempts including the first. */
 	maxAttempts: number;
@@ -50,7 +51,7 @@ export const DEFAULT_POLL_POLICY: Readonly<PollPolicy> = Object.freeze({
 	maxRetryAfterMs: 30_000,
 });
 
-/** Submit retries (429, 503, connection never opened): 12 attempts, 1 s ×2 up to 30 s, Retry-After capped at 60 s. */
+/** Submit retries (429, 503): 12 attempts, 1 s ×2 up to 30 s, Retry-After capped at 60 s. */
 export const DEFAULT_SUBMIT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 	maxAttempts: 12,
 	initialDelayMs: 1_000,
@@ -58,6 +59,20 @@ export const DEFAULT_SUBMIT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze(
 	maxDelayMs: 30_000,
 	jitter: 0.2,
 	maxRetryAfterMs: 60_000,
+});
+
+/**
+ * Retries of a request whose connection never opened (refused, DNS, connect timeout): a handful
+ * of quick attempts (250 ms ×2 up to 1 s, about 3.5 s in all), so a wrong or dead Base URL fails
+ * in seconds, not minutes. Nothing was sent, so retrying a submit here cannot pay twice.
+ */
+export const DEFAULT_CONNECT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+	maxAttempts: 5,
+	initialDelayMs: 250,
+	factor: 2,
+	maxDelayMs: 1_000,
+	jitter: 0.2,
+	maxRetryAfterMs: 0,
 });
 
 /** Download retries (network, truncation, 408/429/5xx): 5 attempts, 500 ms ×2 up to 8 s. */
@@ -95,11 +110,16 @@ export function resolvePolicy<P extends BackoffPolicy>(defaults: Readonly<P>, pa
 	return out;
 }
 
+/** The one jitter formula: `base` reduced by up to `jitter` of itself, at random. */
+export function withJitter(base: number, jitter: number, random: () => number = Math.random): number {
+	const r = Math.min(1, Math.max(0, random()));
+	return Math.max(0, Math.round(base * (1 - jitter * r)));
+}
+
 /** Delay before retry/poll number `n` (0-based) under `policy`. */
 export function backoffDelay(policy: BackoffPolicy, n: number, random: () => number = Math.random): number {
 	const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * Math.pow(policy.factor, Math.max(0, n)));
-	const r = Math.min(1, Math.max(0, random()));
-	return Math.max(0, Math.round(base * (1 - policy.jitter * r)));
+	return withJitter(base, policy.jitter, random);
 }
 
 /** The wait before the next status poll, `elapsedMs` after submit, after `step` polls. */
@@ -111,8 +131,7 @@ export function nextPollDelay(
 ): number {
 	if (!policy.elapsedFraction) return backoffDelay(policy, step, random);
 	const base = Math.min(policy.maxDelayMs, Math.max(policy.initialDelayMs, elapsedMs * policy.elapsedFraction));
-	const r = Math.min(1, Math.max(0, random()));
-	return Math.max(0, Math.round(base * (1 - policy.jitter * r)));
+	return withJitter(base, policy.jitter, random);
 }
 
 /**
@@ -140,6 +159,9 @@ export class SleepAbortedError extends Error {
 		this.reason = reason;
 	}
 }
+
+/** An abortable sleep (injectable: tests pass one that advances a fake clock). */
+export type SleepFunction = (ms: number, signal: AbortSignal) => Promise<void>;
 
 /** Sleeps `ms`; rejects with {@link SleepAbortedError} as soon as `signal` fires (timer cleared). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -236,4 +258,11 @@ export function classifyNetworkError(err: unknown): NetworkErrorClass {
 		return 'not_connected';
 	}
 	return 'ambiguous';
+}
+
+/** A short, safe description of a low-level error (code and message; redacted where it is shown). */
+export function describeNetworkError(err: unknown): string {
+	const code = errorCode(err);
+	const msg = err instanceof Error ? err.message : String(err);
+	return code ? `${code}: ${msg}` : msg;
 }

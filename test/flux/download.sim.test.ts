@@ -1,4 +1,4 @@
-import { detectImageType } from '../../src/flux';
+import { detectImageType } from '../../src/flux/imageType';
 import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { expectRedacted, failureOf, generate, uniquePrompt } from './helpers';
@@ -57,11 +57,13 @@ describe.each(['relay', 'bfl'] as const)('download (%s)', (style) => {
 		expect(sim.log.downloads).toBe(1);
 	});
 
-	it('Content-Length above the cap → too_large, not retried', async () => {
+	it('Content-Length above the cap → too_large, not retried; a cap below 1 MB is not "0 MB"', async () => {
 		const prompt = uniquePrompt('too large declared');
 		sim.setFault(prompt, { on: 'download', sizeBytes: 300_000 });
 		const err = await failureOf(generate(sim, prompt, style, { maxDownloadBytes: 100_000 }));
 		expect(err.kind).toBe('too_large');
+		expect(err.message).toMatch(/larger than the 97\.7 KB download limit \(Content-Length 29\d(\.\d)? KB\)/);
+		expect(err.message).not.toMatch(/\b0 MB/);
 		expect(sim.log.downloads).toBe(1);
 	});
 

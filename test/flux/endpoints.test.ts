@@ -1,18 +1,12 @@
-import {
-	FluxError,
-	checkPollingUrl,
-	defaultPollUrl,
-	isCredentialHostAllowed,
-	normalizeBaseUrl,
-	registrableDomain,
-	resolveEndpoints,
-} from '../../src/flux';
+import { checkPollingUrl, defaultPollUrl, isCredentialHostAllowed, registrableDomain, resolveEndpoints } from '../../src/flux/endpoints';
 
 const KEY = 'k-0123456789';
 
 describe('endpoints', () => {
+	// The credential itself (http(s) base URL without user/query/fragment, a key usable in a
+	// header) is validated once, by the glue layer's zod schema (src/fluxN8n/fluxCredentials.ts).
 	it('relay style: Bearer and /bfl/v1 routes; trailing slash tolerated', () => {
-		const e = resolveEndpoints({ apiStyle: 'relay', baseUrl: 'https://relay.example.com//', apiKey: ` ${KEY}\n` });
+		const e = resolveEndpoints({ apiStyle: 'relay', baseUrl: 'https://relay.example.com//', apiKey: KEY });
 		expect(e.submitUrl).toBe('https://relay.example.com/bfl/v1/flux-3-image');
 		expect(defaultPollUrl(e, 'a b&c')).toBe('https://relay.example.com/bfl/v1/get_result?id=a%20b%26c');
 		expect(e.authHeaders).toEqual({ authorization: `Bearer ${KEY}` });
@@ -23,19 +17,6 @@ describe('endpoints', () => {
 		const e = resolveEndpoints({ apiStyle: 'bfl', baseUrl: 'https://api.bfl.ai/', apiKey: KEY });
 		expect(e.submitUrl).toBe('https://api.bfl.ai/v1/flux-3-image');
 		expect(e.authHeaders).toEqual({ 'x-key': KEY });
-	});
-
-	it.each(['ftp://relay.example.com', 'file:///etc', 'relay.example.com', '', 'https://u:p@relay.example.com', 'https://r.example.com/?a=1'])(
-		'rejects base URL %p',
-		(baseUrl) => {
-			expect(() => normalizeBaseUrl(baseUrl)).toThrow(FluxError);
-		},
-	);
-
-	it('rejects an empty API key as an auth error', () => {
-		expect(() => resolveEndpoints({ apiStyle: 'relay', baseUrl: 'https://r.example.com', apiKey: ' ' })).toThrow(
-			expect.objectContaining({ kind: 'auth' }),
-		);
 	});
 });
 
@@ -81,18 +62,5 @@ describe('credential host check (BFL polling URLs)', () => {
 		}
 		expect(err).toMatchObject({ kind: 'forbidden_host', taskId: 'task-1' });
 		expect((err as Error).message).not.toMatch(/steal|token=abc|https:\/\//);
-	});
-});
-
-describe('API key hygiene', () => {
-	it.each(['has space', 'ключ-0123', 'tab\there', 'nl\nx-evil: 1'])('rejects a key unusable in a header (%#) as auth, redacted', (apiKey) => {
-		let err: unknown;
-		try {
-			resolveEndpoints({ apiStyle: 'bfl', baseUrl: 'https://api.bfl.ai', apiKey });
-		} catch (x) {
-			err = x;
-		}
-		expect(err).toMatchObject({ kind: 'auth' });
-		expect((err as Error).message).not.toContain(apiKey.trim());
 	});
 });

@@ -100,15 +100,9 @@ describe('parallel jobs through the shared agent', () => {
 	});
 });
 
-describe('credentials and options', () => {
-	it('rejects a non-http(s) base URL before sending anything', async () => {
-		const err = await failureOf(generateImage({ apiStyle: 'relay', baseUrl: 'ftp://127.0.0.1', apiKey: 'k-123456' }, requestFor('x'), FAST));
-		expect(err.kind).toBe('bad_request');
-	});
-
-	// An invalid request is refused once, at the boundary (src/fluxN8n, test/fluxN8n/fluxParameters.test.ts);
-	// the client takes a typed, already-valid FluxImageRequest and does not check it again.
-
+describe('options', () => {
+	// Credentials and requests are validated once, by the glue layer (src/fluxN8n, zod): the
+	// client accepts only typed, already-valid input.
 	it('a signal aborted before the start sends nothing', async () => {
 		const err = await failureOf(generate(sim, uniquePrompt('pre-aborted'), 'relay', { signal: AbortSignal.abort() }));
 		expect(err.kind).toBe('cancelled');

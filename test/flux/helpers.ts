@@ -56,3 +56,28 @@ export function submitsFor(sim: RelaySimulator, prompt: string): number {
 export function tasksFor(sim: RelaySimulator, prompt: string): string[] {
 	return [...sim.log.tasks.entries()].filter(([, t]) => t.prompt === prompt).map(([id]) => id);
 }
+
+/**
+ * A fake clock and sleep for a job (and, when shared, for the simulator): sleeping advances
+ * `now` at once and records the wait, so retries and polls run without real waiting and
+ * tests assert the waits requested, never wall-clock durations.
+ */
+export function fakeClock(start = Date.parse('2030-01-01T00:00:00Z')) {
+	let t = start;
+	const slept: number[] = [];
+	return {
+		slept,
+		now: () => t,
+		sleep: async (ms: number, signal: AbortSignal) => {
+			if (signal.aborted) throw new Error('aborted');
+			slept.push(ms);
+			t += ms;
+			await new Promise((resolve) => setImmediate(resolve));
+		},
+	};
+}
+
+/** Waits until `condition()` holds (a state, not a duration); the test's own timeout bounds it. */
+export async function waitFor(condition: () => boolean): Promise<void> {
+	while (!condition()) await new Promise((resolve) => setTimeout(resolve, 2));
+}

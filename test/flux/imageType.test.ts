@@ -1,4 +1,4 @@
-import { detectImageType, detectReferenceImageType } from '../../src/flux';
+import { detectImageType, detectReferenceImageType } from '../../src/flux/imageType';
 
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]);
 const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]);

@@ -3,8 +3,8 @@
  * HTTP-date Retry-After, socket errors), through undici's MockAgent: no socket is opened.
  */
 import { MockAgent } from 'undici';
-import { generateImage } from '../../src/flux';
-import { FAST, failureOf, requestFor } from './helpers';
+import { checkFluxCredentials, generateImage } from '../../src/flux';
+import { FAST, failureOf, fakeClock, requestFor } from './helpers';
 
 const ORIGIN = 'http://127.0.0.1:9';
 const KEY = 'mock-key-0123456789abcdef';
@@ -96,27 +96,33 @@ describe('through MockAgent', () => {
 		submitOk();
 		pollReady(`${ORIGIN}/files/a.png`);
 		pool().intercept({ path: '/files/a.png', method: 'GET' }).reply(200, PNG);
-		const started = Date.now();
+		const clock = fakeClock(fixedNow);
 		const result = await run('relay', {
-			now: () => fixedNow,
+			now: clock.now,
+			sleep: clock.sleep,
 			submitRetry: { initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetryAfterMs: 5_000, maxAttempts: 3 },
 		});
 		expect(result.attempts.submit).toBe(2);
-		expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+		expect(clock.slept[0]).toBe(1_000);
 	});
 
-	it('invalid JSON on a poll → invalid_response', async () => {
+	it('invalid JSON on a poll (a gateway page) is retried, then Ready', async () => {
 		submitOk();
 		pool().intercept({ path: '/bfl/v1/get_result?id=task-1', method: 'GET' }).reply(200, '<html>gateway</html>');
-		const err = await failureOf(run());
-		expect(err.kind).toBe('invalid_response');
-		expect(err.taskId).toBe('task-1');
+		pollReady(`${ORIGIN}/files/a.png`);
+		pool().intercept({ path: '/files/a.png', method: 'GET' }).reply(200, PNG);
+		const result = await run();
+		expect(result.taskId).toBe('task-1');
+		expect(result.attempts.poll).toBe(2);
 	});
 
-	it('a poll without status → invalid_response', async () => {
+	it('a poll without status is retried; for ever → timeout naming it, with the task id', async () => {
 		submitOk();
-		pool().intercept({ path: '/bfl/v1/get_result?id=task-1', method: 'GET' }).reply(200, { id: 'task-1' }, json);
-		expect((await failureOf(run())).kind).toBe('invalid_response');
+		pool().intercept({ path: '/bfl/v1/get_result?id=task-1', method: 'GET' }).reply(200, { id: 'task-1' }, json).persist();
+		const err = await failureOf(run('relay', { timeoutMs: 200 }));
+		expect(err.kind).toBe('timeout');
+		expect(err.taskId).toBe('task-1');
+		expect(err.message).toMatch(/no "status" field/);
 	});
 
 	it('Ready without result.sample → invalid_response', async () => {
@@ -170,5 +176,51 @@ describe('through MockAgent', () => {
 		pollReady(`${ORIGIN}/files/b.webp`, 'task-2');
 		pool().intercept({ path: '/files/b.webp', method: 'GET' }).reply(200, Buffer.from([0xff, 0xd8, 0xff, 0xdb, 0, 0]));
 		expect(await run()).toMatchObject({ mimeType: 'image/jpeg', fileExtension: 'jpg' });
+	});
+
+	it('the credential test answered with a redirect says to check http vs https', async () => {
+		pool().intercept({ path: '/bfl/v1/credits', method: 'GET' }).reply(307, '', { headers: { location: 'https://127.0.0.1:9/bfl/v1/credits' } });
+		const r = await checkFluxCredentials({ apiStyle: 'relay', baseUrl: ORIGIN, apiKey: KEY }, { dispatcher: agent });
+		expect(r).toMatchObject({ ok: false, statusCode: 307 });
+		expect(r.message).toMatch(/HTTP 307, a redirect: check http vs https/);
+	});
+});
+
+describe('downloads only from public addresses, unless the Base URL is local (through MockAgent)', () => {
+	const API = 'https://api.example.com';
+	const publicRun = (sample: string) => {
+		agent.get(API).intercept({ path: '/bfl/v1/flux-3-image', method: 'POST' }).reply(200, { id: 't' }, json);
+		agent.get(API).intercept({ path: '/bfl/v1/get_result?id=t', method: 'GET' }).reply(200, { status: 'Ready', result: { sample } }, json);
+		return generateImage({ apiStyle: 'relay', baseUrl: API, apiKey: KEY }, requestFor('p'), { ...FAST, dispatcher: agent });
+	};
+
+	it.each([
+		['http://169.254.169.254/latest/meta-data', /link-local address \(169\.254\.169\.254\)/],
+		['http://127.0.0.1:8080/x.png', /loopback address \(127\.0\.0\.1\)/],
+		['http://10.1.2.3/x.png', /private \(RFC 1918\) address/],
+		['http://[::1]/x.png', /loopback address \(::1\)/],
+		['http://[fd00::5]/x.png', /private \(unique local\) address/],
+		['http://localhost/x.png', /local host name "localhost"/],
+		['http://metadata.google.internal/x.png', /local host name/],
+	])('a sample URL on %s → forbidden_host, nothing requested', async (sample, why) => {
+		const err = await failureOf(publicRun(sample));
+		expect(err.kind).toBe('forbidden_host');
+		expect(err.message).toMatch(why);
+		expect(err.message).toMatch(/only downloaded from public addresses/);
+		expect(err.taskId).toBe('t');
+	});
+
+	it('a redirect from a public host to a link-local one → forbidden_host, the target is never requested', async () => {
+		agent.get('https://cdn.example.com').intercept({ path: '/a.png', method: 'GET' }).reply(302, '', { headers: { location: 'http://169.254.169.254/' } });
+		const err = await failureOf(publicRun('https://cdn.example.com/a.png'));
+		expect(err.kind).toBe('forbidden_host');
+		expect(err.message).toMatch(/The image redirect points to a link-local address/);
+	});
+
+	it('a local Base URL (a local relay) may download from local addresses', async () => {
+		submitOk();
+		pollReady('http://10.1.2.3/files/a.png');
+		agent.get('http://10.1.2.3').intercept({ path: '/files/a.png', method: 'GET' }).reply(200, PNG);
+		expect((await run()).mimeType).toBe('image/png');
 	});
 });

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
-import { expectRedacted, failureOf, generate, submitsFor, tasksFor, uniquePrompt } from './helpers';
+import { expectRedacted, failureOf, fakeClock, generate, submitsFor, tasksFor, uniquePrompt } from './helpers';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 10 }, (started) => (sim = started));
@@ -113,13 +113,23 @@ describe('submit retry details', () => {
 	it('honours Retry-After seconds on 429', async () => {
 		const prompt = uniquePrompt('retry-after');
 		sim.setFault(prompt, { on: 'submit', status: 429, times: 1, retryAfter: 1 });
+		const clock = fakeClock();
 		await generate(sim, prompt, 'relay', {
+			now: clock.now,
+			sleep: clock.sleep,
 			submitRetry: { initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetryAfterMs: 5_000, maxAttempts: 3 },
 		});
-		const [first, second] = sim.log.submits.filter((s) => s.prompt === prompt);
-		expect(first.status).toBe(429);
-		expect(second.status).toBe(200);
-		expect(second.at - first.at).toBeGreaterThanOrEqual(900);
+		expect(sim.log.submits.filter((s) => s.prompt === prompt).map((s) => s.status)).toEqual([429, 200]);
+		expect(clock.slept[0]).toBe(1_000); // the wait before the second submit: Retry-After, not the 1 ms backoff
+	});
+
+	it('a redirect (HTTP 307) is not followed: upstream_error with an http vs https hint, one submit', async () => {
+		const prompt = uniquePrompt('submit 307');
+		sim.setFault(prompt, { on: 'submit', status: 307 });
+		const err = await failureOf(generate(sim, prompt));
+		expect(err.kind).toBe('upstream_error');
+		expect(err.message).toMatch(/answered HTTP 307, a redirect: check http vs https/);
+		expect(submitsFor(sim, prompt)).toBe(1);
 	});
 
 	it('persistent 429 → rate_limited after the attempt cap, no task created', async () => {
@@ -167,18 +177,25 @@ async function closedPort(): Promise<number> {
 }
 
 describe('connection never opened (ECONNREFUSED) → retried', () => {
-	it('retries up to the cap and fails as network; nothing was created', async () => {
+	it('a handful of quick retries (seconds, not minutes), then network; nothing was created', async () => {
 		const port = await closedPort();
 		let attempts = 0;
+		const clock = fakeClock();
 		const err = await failureOf(
 			generate({ ...sim, url: `http://127.0.0.1:${port}` } as RelaySimulator, uniquePrompt('refused'), 'relay', {
 				onAttempt: (n) => (attempts = n.total),
+				now: clock.now,
+				sleep: clock.sleep,
+				random: () => 0,
+				submitRetry: { maxAttempts: 12, initialDelayMs: 1_000, factor: 2, maxDelayMs: 30_000 }, // the defaults
+				connectRetry: undefined,
 			}),
 		);
 		expect(err.kind).toBe('network');
 		expect(err.message).toMatch(/ECONNREFUSED/);
 		expect(err.message).toMatch(/not created/);
 		expect(attempts).toBe(5);
+		expect(clock.slept).toEqual([250, 500, 1_000, 1_000]); // about 3 s in all, where it used to be ~3.5 minutes
 		expect(sim.log.submits).toHaveLength(0);
 		expectRedacted(err.message, sim);
 	});
@@ -190,7 +207,7 @@ describe('connection never opened (ECONNREFUSED) → retried', () => {
 		let starting: Promise<RelaySimulator> | undefined;
 		try {
 			const job = generate({ ...sim, url: `http://127.0.0.1:${port}` } as RelaySimulator, prompt, 'relay', {
-				submitRetry: { initialDelayMs: 20, factor: 1, maxDelayMs: 20, jitter: 0, maxAttempts: 200 },
+				connectRetry: { initialDelayMs: 20, factor: 1, maxDelayMs: 20, jitter: 0, maxAttempts: 200 },
 				onAttempt: (n) => {
 					if (n.submit === 3 && !starting) starting = startRelaySimulator({ port, latencyMs: 5 });
 				},

@@ -1,4 +1,6 @@
-import { ASPECT_RATIOS, RESOLUTIONS, buildRequestBody } from '../../src/flux';
+import { ASPECT_RATIOS, RESOLUTIONS, requestBodyJson } from '../../src/flux';
+
+const buildRequestBody = (req: Parameters<typeof requestBodyJson>[0]) => JSON.parse(requestBodyJson(req));
 import { parseFluxParameters, toFluxImageRequest } from '../../src/fluxN8n/fluxParameters';
 import { InvalidParameterError } from '../../src/fluxN8n/invalidInput';
 

@@ -1,0 +1,109 @@
+/** Reading HTTP responses: the one bounded body reader, error-body text, headers, byte formatting. */
+import type { Dispatcher } from 'undici';
+
+type Body = Dispatcher.ResponseData['body'];
+
+/** Thrown by {@link readBody} when a body exceeds its limit (the rest is discarded, the socket closed). */
+export class BodyTooLargeError extends Error {
+	constructor(readonly limit: number) {
+		super(`response larger than ${formatBytes(limit)}`);
+		this.name = 'BodyTooLargeError';
+	}
+}
+
+/** Thrown by {@link readBody} when the stream fails midway; `received` bytes had arrived. */
+export class BodyCutOffError extends Error {
+	constructor(
+		readonly received: number,
+		readonly reason: unknown,
+	) {
+		super(`the body was cut off after ${received} bytes`);
+		this.name = 'BodyCutOffError';
+	}
+}
+
+/** Reads a whole body, at most `limit` bytes ({@link BodyTooLargeError} / {@link BodyCutOffError} otherwise). */
+export async function readBody(body: Body, limit: number): Promise<Buffer> {
+	const chunks: Buffer[] = [];
+	let total = 0;
+	try {
+		for await (const chunk of body) {
+			const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+			total += buf.length;
+			if (total > limit) {
+				body.destroy();
+				throw new BodyTooLargeError(limit);
+			}
+			chunks.push(buf);
+		}
+	} catch (err) {
+		if (err instanceof BodyTooLargeError) throw err;
+		throw new BodyCutOffError(total, err);
+	}
+	return Buffer.concat(chunks, total);
+}
+
+/** API responses (JSON) are read up to 1 MB. */
+export const MAX_API_BODY_BYTES = 1024 * 1024;
+
+/** Reads an API response as text (bounded). */
+export async function readBodyText(body: Body, limit = MAX_API_BODY_BYTES): Promise<string> {
+	return (await readBody(body, limit)).toString('utf8');
+}
+
+/** Reads and discards an error body (at most 64 KB), ignoring failures. Returns the text read. */
+export async function drainBody(body: Body, limit = 64 * 1024): Promise<string> {
+	try {
+		return await readBodyText(body, limit);
+	} catch {
+		body.destroy();
+		return '';
+	}
+}
+
+function pickMessage(v: unknown): string | undefined {
+	if (typeof v === 'string') return v;
+	if (Array.isArray(v)) {
+		const parts = v.map(pickMessage).filter((x): x is string => !!x);
+		return parts.length ? parts.join('; ') : undefined;
+	}
+	if (v && typeof v === 'object') {
+		const o = v as Record<string, unknown>;
+		const msg = pickMessage(o.msg ?? o.message ?? o.detail ?? o.error);
+		if (msg && Array.isArray(o.loc)) return `${o.loc.filter((x) => x !== 'body').join('.')}: ${msg}`;
+		return msg;
+	}
+	return undefined;
+}
+
+/** A human-readable message from an API error body (`detail`, `message`, `error`), else the raw text. */
+export function apiErrorMessage(text: string): string {
+	const trimmed = text.trim();
+	if (trimmed === '') return '';
+	try {
+		const json = JSON.parse(trimmed) as unknown;
+		if (json && typeof json === 'object') {
+			const o = json as Record<string, unknown>;
+			const msg = pickMessage(o.detail) ?? pickMessage(o.message) ?? pickMessage(o.error) ?? pickMessage(o.status);
+			if (msg) return msg.slice(0, 300);
+		}
+	} catch {
+		// not JSON
+	}
+	return trimmed.slice(0, 200);
+}
+
+/** A header's value as a single string. */
+export function headerValue(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
+	const v = headers[name.toLowerCase()];
+	if (Array.isArray(v)) return v[0];
+	return v ?? undefined;
+}
+
+/** Bytes for people: "512 bytes", "97.7 KB", "50 MB". */
+export function formatBytes(n: number): string {
+	const round = (x: number) => String(Math.round(x * 10) / 10);
+	if (n < 1024) return `${Math.max(0, Math.floor(n))} bytes`;
+	if (n < 1024 * 1024) return `${round(n / 1024)} KB`;
+	return `${round(n / (1024 * 1024))} MB`;
+}
