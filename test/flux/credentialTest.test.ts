@@ -1,4 +1,6 @@
+import type { ICredentialTestFunctions } from 'n8n-workflow';
 import { checkFluxCredentials, closeFluxAgent } from '../../src/flux';
+import { fluxApiTest } from '../../src/fluxN8n/fluxApiTest';
 import { RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { closedPort, startFakeOrigin, startHtmlSite, startHttpsRedirect, startSilentServer, type FakeOrigin } from './fakeOrigins';
@@ -176,9 +178,11 @@ describe('checkFluxCredentials: a Base URL that is not the API', () => {
 		expect(await pending).toEqual({ ok: false, message: 'The credential test was cancelled' });
 	});
 
-	it('a bad base URL is reported without a request', async () => {
-		const r = await check({ apiStyle: 'relay', baseUrl: 'file:///tmp', apiKey: 'abcdef123' });
-		expect(r.ok).toBe(false);
-		expect(r.message).toMatch(/Base URL/);
+	it('a bad base URL is reported by the Test button without a request (the glue validates the credential once)', async () => {
+		const credential = { id: '1', name: 'FLUX', type: 'fluxApi', data: { apiStyle: 'relay', baseUrl: 'file:///tmp', apiKey: 'abcdef123' } };
+		const r = await fluxApiTest.call({} as ICredentialTestFunctions, credential);
+		expect(r.status).toBe('Error');
+		expect(r.message).toMatch(/'baseUrl' must be an http\(s\) URL/);
+		expect(r.message).not.toContain('abcdef123');
 	});
 });
