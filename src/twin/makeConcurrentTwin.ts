@@ -80,6 +80,39 @@ async function prepareItems<Prepared, Result>(
 	return prepared;
 }
 
+/** A bad item under continue-on-fail: "Continue (using error output)" routes `{ error }` there; otherwise the
+ *  item's error takes the place of its task, and the collector makes it a failed slot. */
+function failedItemJson<Prepared, Result>(ctx: IExecuteFunctions, source: ConcurrentSource<Prepared, Result>, error: Error) {
+	const { name: node, onError } = ctx.getNode();
+	const failed = { kind: source.outputKind, model: source.model, node, error: error.message };
+	return onError === 'continueErrorOutput' ? { error: failed.error } : makeFailedTaskItemJson(failed);
+}
+
+/** Hand one prepared item to the pool (waiting at its capacity gate) and return its task item's json. */
+async function submitItem<Prepared, Result>(
+	ctx: IExecuteFunctions,
+	source: ConcurrentSource<Prepared, Result>,
+	entry: { itemIndex: number; value: Prepared },
+	jobIds: string[],
+) {
+	const pool = poolFor(source.outputKind);
+	const node = ctx.getNode().name;
+	let jobId: string;
+	try {
+		jobId = await pool.submit((job) => source.run(entry.value, job), {
+			owner: ctx.getExecutionId(),
+			signal: ctx.getExecutionCancelSignal(),
+			sizeOf: source.sizeOf,
+			meta: { node, itemIndex: entry.itemIndex },
+		});
+	} catch (error) {
+		// Only a cancelled execution ends the wait at the capacity gate.
+		throw toNodeError(ctx.getNode(), error, entry.itemIndex, source.errorHints);
+	}
+	jobIds.push(jobId);
+	return makeTaskItemJson({ jobId, kind: source.outputKind, model: source.model, node, submittedAt: new Date() });
+}
+
 /**
  * Make the concurrent twin node type of a serial source: each input item is
  * validated, handed to the pool of the source's output kind, and becomes a task
@@ -99,47 +132,14 @@ export function makeConcurrentTwin<Prepared, Result>(
 
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			const pool = poolFor(source.outputKind);
-			const owner = this.getExecutionId();
-			const signal = this.getExecutionCancelSignal();
-			const release = watchExecutionCancel(signal, owner, pool);
+			const release = watchExecutionCancel(this.getExecutionCancelSignal(), this.getExecutionId(), pool);
 			const jobIds: string[] = [];
 			try {
 				const prepared = await prepareItems(this, source, this.getInputData().length);
 				const output: INodeExecutionData[] = [];
 				for (const entry of prepared) {
-					const pairedItem = { item: entry.itemIndex };
-					if ('error' in entry) {
-						// Continue on fail: "Continue (using error output)" routes `{ error }` there; otherwise the
-						// item's error takes the place of its task, and the collector makes it a failed slot.
-						const { name: node, onError } = this.getNode();
-						const failed = { kind: source.outputKind, model: source.model, node, error: entry.error.message };
-						const json = onError === 'continueErrorOutput' ? { error: failed.error } : makeFailedTaskItemJson(failed);
-						output.push({ json, pairedItem });
-						continue;
-					}
-					let jobId: string;
-					try {
-						jobId = await pool.submit((job) => source.run(entry.value, job), {
-							owner,
-							signal,
-							sizeOf: source.sizeOf,
-							meta: { node: this.getNode().name, itemIndex: entry.itemIndex },
-						});
-					} catch (error) {
-						// Only a cancelled execution ends the wait at the capacity gate.
-						throw toNodeError(this.getNode(), error, entry.itemIndex, source.errorHints);
-					}
-					jobIds.push(jobId);
-					output.push({
-						json: makeTaskItemJson({
-							jobId,
-							kind: source.outputKind,
-							model: source.model,
-							node: this.getNode().name,
-							submittedAt: new Date(),
-						}),
-						pairedItem,
-					});
+					const json = 'error' in entry ? failedItemJson(this, source, entry.error) : await submitItem(this, source, entry, jobIds);
+					output.push({ json, pairedItem: { item: entry.itemIndex } });
 				}
 				return [output];
 			} finally {
