@@ -51,12 +51,22 @@ export async function readBodyText(body: Body, limit = MAX_API_BODY_BYTES): Prom
 	return (await readBody(body, limit)).toString('utf8');
 }
 
+/**
+ * Drops a body without reading it. Destroying an unread undici body that has already fully
+ * arrived emits 'error' (UND_ERR_ABORTED): the listener keeps that from being an uncaught
+ * exception in the n8n process.
+ */
+export function discardBody(body: Body): void {
+	body.on('error', () => {});
+	body.destroy();
+}
+
 /** Reads and discards an error body (at most 64 KB), ignoring failures. Returns the text read. */
 export async function drainBody(body: Body, limit = 64 * 1024): Promise<string> {
 	try {
 		return await readBodyText(body, limit);
 	} catch {
-		body.destroy();
+		discardBody(body);
 		return '';
 	}
 }

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { FORBIDDEN_ADDRESS_CODE, ForbiddenAddressError, isLocalHost, nonPublicAddress } from './addresses';
-import { BodyCutOffError, BodyTooLargeError, drainBody, formatBytes, headerValue, readBody } from './body';
+import { BodyCutOffError, BodyTooLargeError, discardBody, drainBody, formatBytes, headerValue, readBody } from './body';
 import { DetectedImageType, detectImageType } from './imageType';
 import type { JobRuntime } from './job';
 import { transient, withRetries, type Transient } from './retry';
@@ -128,7 +128,7 @@ async function readImage(rt: JobRuntime, res: Dispatcher.ResponseData): Promise<
 	const declared = lengthHeader !== undefined && /^\d+$/.test(lengthHeader.trim()) ? Number(lengthHeader) : undefined;
 	const tooLarge = (n: string) => rt.error('too_large', `The generated image is larger than the ${formatBytes(maxBytes)} download limit (${n})`);
 	if (declared !== undefined && declared > maxBytes) {
-		res.body.destroy();
+		discardBody(res.body);
 		throw tooLarge(`Content-Length ${formatBytes(declared)}`);
 	}
 	let buffer: Buffer;

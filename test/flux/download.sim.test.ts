@@ -67,6 +67,16 @@ describe.each(['relay', 'bfl'] as const)('download (%s)', (style) => {
 		expect(sim.log.downloads).toBe(1);
 	});
 
+	it('a small image above the cap (body already received) is discarded without an uncaught error', async () => {
+		const prompt = uniquePrompt('too large small body');
+		sim.setFault(prompt, { on: 'download', sizeBytes: 10_000 });
+		const err = await failureOf(generate(sim, prompt, style, { maxDownloadBytes: 5_000 }));
+		expect(err.kind).toBe('too_large');
+		// Destroying an unread, complete undici body emits 'error' (UND_ERR_ABORTED); with no listener
+		// that is an uncaught exception in the n8n process, which fails this test when it happens.
+		for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+	});
+
 	it('a chunked body above the cap → too_large (counted while streaming)', async () => {
 		const prompt = uniquePrompt('too large chunked');
 		sim.setFault(prompt, { on: 'download', sizeBytes: 300_000, chunked: true });
