@@ -110,10 +110,13 @@ export function headerValue(headers: Dispatcher.ResponseData['headers'], name: s
 	return v ?? undefined;
 }
 
-/** Bytes for people: "512 bytes", "97.7 KB", "50 MB". */
+/** Bytes for people: "1 byte", "512 bytes", "97.7 KB", "50 MB". */
 export function formatBytes(n: number): string {
 	const round = (x: number) => String(Math.round(x * 10) / 10);
-	if (n < 1024) return `${Math.max(0, Math.floor(n))} bytes`;
+	if (n < 1024) {
+		const bytes = Math.max(0, Math.floor(n));
+		return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
+	}
 	if (n < 1024 * 1024) return `${round(n / 1024)} KB`;
 	return `${round(n / (1024 * 1024))} MB`;
 }

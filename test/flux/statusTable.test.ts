@@ -49,6 +49,7 @@ describe('the one status table', () => {
 describe('formatBytes', () => {
 	it.each([
 		[0, '0 bytes'],
+		[1, '1 byte'],
 		[10, '10 bytes'],
 		[100_000, '97.7 KB'],
 		[1024 * 1024, '1 MB'],

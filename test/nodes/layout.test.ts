@@ -35,3 +35,22 @@ it('the generic twin factory and n8n error helper know neither FLUX nor its glue
 	);
 	expect(offenders).toEqual([]);
 });
+
+it('no function under src/ is longer than 60 lines (one job each)', () => {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- the compiler API, only to measure
+	const ts = require('typescript') as typeof import('typescript');
+	const offenders: string[] = [];
+	for (const file of sourceFiles(join(root, 'src'))) {
+		const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+		const visit = (node: import('typescript').Node): void => {
+			if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+				const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+				const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+				if (last - first + 1 > 60) offenders.push(`${relative(root, file)}:${first + 1} (${last - first + 1} lines)`);
+			}
+			ts.forEachChild(node, visit);
+		};
+		visit(source);
+	}
+	expect(offenders).toEqual([]);
+});
