@@ -54,11 +54,14 @@ const integerRange = (label: string, min: number, max: number) => {
 	);
 };
 
+/** A decimal number as text ("2.5", "1e3"); not "0x10" or "0b11", which Number() would read in another base. */
+const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
+
 /** A number option (n8n sends numbers, expressions may send text): > 0 and at most `max`; blank takes `fallback`. */
 const positiveNumber = (label: string, max: number, fallback: number) => {
 	const message = `${label} must be a number greater than 0 and at most ${max}`;
 	return z.preprocess(
-		(v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : blankIsAbsent(v)),
+		(v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : blankIsAbsent(v)),
 		z.number({ invalid_type_error: message }).finite({ message }).gt(0, { message }).max(max, { message }).default(fallback),
 	);
 };

@@ -150,6 +150,9 @@ describe('numeric options (issue 15 point 3): validated at the boundary, never a
 		[{ maxDownloadMb: 0 }, 'options.maxDownloadMb', /Max Image Size \(MB\) must be a number greater than 0 and at most 500 \(got 0\)/],
 		[{ maxDownloadMb: 'lots' }, 'options.maxDownloadMb', /Max Image Size/],
 		[{ maxDownloadMb: 501 }, 'options.maxDownloadMb', /at most 500/],
+		// Text that Number() reads as another base is not a decimal number of minutes or MB.
+		[{ timeoutMinutes: '0x10' }, 'options.timeoutMinutes', /Timeout \(Minutes\) must be a number.*\(got "0x10"\)/],
+		[{ maxDownloadMb: '0b11' }, 'options.maxDownloadMb', /Max Image Size.*\(got "0b11"\)/],
 	])('refuses %p naming the field', (options, field, message) => {
 		expect(fieldOf(() => parseFluxParameters({ ...base, options }))).toBe(field);
 		expect(() => parseFluxParameters({ ...base, options })).toThrow(message);
