@@ -33,27 +33,7 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 		return record(validation.status);
 	}
 
-	const action = ctx.faults.submitAction(prompt);
-	if (action?.kind === 'status') {
-		const { fault } = action;
-		const created = fault.createTask ?? AMBIGUOUS.has(fault.status);
-		const task = created ? ctx.tasks.create(prompt, style) : undefined;
-		const headers = retryHeaders(fault.status, fault.retryAfter ?? ctx.settings.retryAfterSeconds);
-		sendJson(res, fault.status, fault.body ?? { detail: `Simulated HTTP ${fault.status}` }, headers);
-		return record(fault.status, task?.id);
-	}
-	if (action?.kind === 'reset') {
-		// The request was read and the task exists: a client cannot know whether it was accepted.
-		const task = ctx.tasks.create(prompt, style);
-		record(0, task.id);
-		req.socket.destroy();
-		return;
-	}
-	if (action?.kind === 'hang') {
-		const task = ctx.tasks.create(prompt, style);
-		record(-1, task.id);
-		return; // never answered; close() destroys the socket
-	}
+	if (answerSubmitFault(ctx, req, res, { prompt, style, record })) return;
 
 	const max = ctx.settings.maxActiveTasks;
 	if (max !== undefined && ctx.tasks.activeCount() >= max) {
@@ -72,4 +52,37 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 		sendJson(res, 200, { id: task.id, polling_url: `${ctx.url}/v1/get_result?id=${task.id}`, cost: 3 });
 	}
 	record(200, task.id);
+}
+
+/** Answers a submit by its configured fault (status, reset, hang), if one applies; false: no fault. */
+function answerSubmitFault(
+	ctx: SimContext,
+	req: IncomingMessage,
+	res: ServerResponse,
+	submit: { prompt: string; style: ApiStyle; record: (status: number, taskId?: string) => void },
+): boolean {
+	const { prompt, style, record } = submit;
+	const action = ctx.faults.submitAction(prompt);
+	if (action?.kind === 'status') {
+		const { fault } = action;
+		const created = fault.createTask ?? AMBIGUOUS.has(fault.status);
+		const task = created ? ctx.tasks.create(prompt, style) : undefined;
+		const headers = retryHeaders(fault.status, fault.retryAfter ?? ctx.settings.retryAfterSeconds);
+		sendJson(res, fault.status, fault.body ?? { detail: `Simulated HTTP ${fault.status}` }, headers);
+		record(fault.status, task?.id);
+		return true;
+	}
+	if (action?.kind === 'reset') {
+		// The request was read and the task exists: a client cannot know whether it was accepted.
+		const task = ctx.tasks.create(prompt, style);
+		record(0, task.id);
+		req.socket.destroy();
+		return true;
+	}
+	if (action?.kind === 'hang') {
+		const task = ctx.tasks.create(prompt, style);
+		record(-1, task.id);
+		return true; // never answered; close() destroys the socket
+	}
+	return false;
 }
