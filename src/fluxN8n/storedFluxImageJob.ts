@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- runs in the pool, outside any node: the collector or serial node turns errors into node errors. */
 /**
  * One FLUX image job under the result store and the write-ahead journal ("never paying twice"):
  * a stored result is read back, an acknowledged but unfinished job is re-attached, a job that may
