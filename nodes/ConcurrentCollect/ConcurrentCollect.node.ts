@@ -1,6 +1,6 @@
 import { makeConcurrentCollector } from '../../src/collect';
 import { redact } from '../../src/flux';
-import { imageResultToBinary } from '../../src/fluxN8n/imageCollector';
+import { imageResultToBinary, resolveUnknownImageJob, storeWarnings } from '../../src/fluxN8n/imageCollector';
 import type { ImageJobResult } from '../../src/fluxN8n/imageJobResult';
 import { failedSlotPng } from '../../src/images/solidPng';
 
@@ -23,4 +23,8 @@ export const ConcurrentCollect = makeConcurrentCollector<ImageJobResult>({
 		toBinary: async (ctx, fileBase) => await ctx.helpers.prepareBinaryData(failedSlotPng(), `${fileBase}.png`, 'image/png'),
 	},
 	redact: (text) => redact(text),
+	// Optional: lets a collector re-run after an n8n restart re-attach to jobs still generating upstream.
+	credentials: [{ name: 'fluxApi', required: false }],
+	resolveUnknownJob: resolveUnknownImageJob,
+	reportWarnings: storeWarnings,
 });

@@ -39,6 +39,9 @@ async function waitOrFail<Result extends CollectableResult>(
 			failFast: params.failureMode === 'failFast' && !ctx.continueOnFail(),
 			signal: ctx.getExecutionCancelSignal(),
 			redact: spec.redact,
+			resolveUnknown:
+				spec.resolveUnknownJob &&
+				(async (slot, signal) => await spec.resolveUnknownJob?.(ctx, { jobId: slot.jobId, itemIndex: slot.itemIndex }, signal)),
 		});
 	} catch (error) {
 		if (!(error instanceof SlotFailedError)) throw toNodeError(ctx.getNode(), error);
@@ -66,7 +69,7 @@ export async function runCollector<Result extends CollectableResult>(
 		const outcomes = await waitOrFail(ctx, spec, pool, slots, params);
 		const items = await Promise.all(outcomes.map(async (outcome) => await slotItem(ctx, spec, outcome, params)));
 		pool.markCollected(outcomes.flatMap((outcome) => (outcome.result && outcome.slot.jobId ? [outcome.slot.jobId] : [])));
-		return [items, [reportItem(outcomes)]];
+		return [items, [reportItem(outcomes, spec.reportWarnings?.() ?? [])]];
 	} finally {
 		release();
 	}
