@@ -32,7 +32,7 @@ function newProcess(): void {
 }
 
 const slots = (run: EngineRun) => run.outputOf('Collect', 0);
-const report = (run: EngineRun) => run.outputOf('Collect', 1)[0].json as Record<string, any>;
+const report = (run: EngineRun) => run.outputOf('Collect', 1)[0].json as { cached?: number; warnings?: string[]; counts?: unknown };
 const submits = () => sim.log.submits.length;
 
 async function pngsOf(run: EngineRun): Promise<Buffer[]> {
