@@ -5,7 +5,7 @@
  * collector in a "new process" (a fresh pool set), and a store that cannot be written.
  */
 import '../engine/harness'; // first: it prepares jest to load n8n-core
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LoggerProxy, type INodeExecutionData } from 'n8n-workflow';
@@ -295,6 +295,23 @@ describe('a store that cannot be used', () => {
 
 		await runPromptBatch(sim, ['a moth', 'a beetle']);
 		expect(submits()).toBe(4); // nothing kept: a re-run pays again, and says so
+	});
+
+	it('a corrupt stored image is a miss: the job runs again and is delivered', async () => {
+		await runPromptBatch(sim, ['a moose']);
+		const content = path.join(String(process.env.COMFLY_STORE_DIR), 'results', 'content-v2');
+		const files = (readdirSync(content, { recursive: true }) as string[]).map((name) => path.join(content, name)).filter((file) => statSync(file).isFile());
+		expect(files.length).toBeGreaterThan(0);
+		for (const file of files) {
+			chmodSync(file, 0o600);
+			writeFileSync(file, 'garbage where an image was');
+		}
+		newProcess();
+		const again = await runPromptBatch(sim, ['a moose']);
+		expect(again.status).toBe('success');
+		expect(submits()).toBe(2);
+		expect(slots(again)[0].json.cached).toBe(false);
+		expect(readPromptFromPng((await pngsOf(again))[0])).toBe('a moose');
 	});
 
 	it('a missing store folder is created', async () => {
