@@ -1,6 +1,7 @@
 import { FluxError, redact } from '../flux';
 import { skippedErrorPng } from '../images/solidPng';
 import type { JobContext } from '../pool';
+import { getStore } from '../store';
 import { poolResult, type ImageJobResult, type ImageWithBytes } from './imageJobResult';
 import type { PreparedFluxImageJob } from './prepareFluxImageJob';
 import { obtainFluxImage, releaseReferenceImages } from './storedFluxImageJob';
@@ -32,7 +33,11 @@ export async function runFluxImageJob(job: PreparedFluxImageJob, context: JobCon
 	}
 }
 
-/** The twin's run: the same job, leaving in the pool only the reference of an image the store holds. */
+/**
+ * The twin's run: the same job, its pool job id linked to its key in the journal first (so a collector in a
+ * new process finds it, however it is served), leaving in the pool only the reference of an image the store holds.
+ */
 export async function runPooledFluxImageJob(job: PreparedFluxImageJob, context: JobContext): Promise<ImageJobResult> {
+	await getStore().journal.link(context.jobId, job.identity.key);
 	return poolResult(await runFluxImageJob(job, context));
 }

@@ -201,9 +201,11 @@ describe('single flight and collecting in a new process', () => {
 		}
 	});
 
-	it('a collector re-run in a new process reads the stored results', async () => {
+	it('a collector re-run in a new process reads the stored results (also of tasks that were served from the store)', async () => {
 		const first = await runPromptBatch(sim, ['a swan', 'a crane']);
-		const tasks = first.outputOf('Submit').map((item) => ({ json: item.json }));
+		const servedFromStore = await runPromptBatch(sim, ['a swan', 'a crane']);
+		expect(report(servedFromStore).cached).toBe(2);
+		const tasks = servedFromStore.outputOf('Submit').map((item) => ({ json: item.json }));
 		newProcess();
 		const again = await runWorkflow({
 			nodes: [manualTrigger('Trigger'), collectNode('Collect', {})],
