@@ -42,6 +42,8 @@ async function keep(store: Store, job: PreparedFluxImageJob, result: FluxImageRe
 		job.cacheMode !== 'off' &&
 		(await store.results.put(key, result.buffer, { mimeType: result.mimeType, fileExtension: result.fileExtension, taskId: result.taskId }));
 	if (put && (await store.journal.stored(key))) return { ...image, storeKey: key };
+	// Cache Off leaves an earlier stored result of this key reusable; otherwise a re-run is a new job.
+	if (job.cacheMode === 'off' && (await store.results.has(key)) && (await store.journal.stored(key))) return image;
 	await store.journal.failed(key, job.cacheMode === 'off' ? 'delivered; not kept (Cache: Off)' : 'delivered; the result store could not keep it');
 	return image;
 }

@@ -118,6 +118,12 @@ describe('re-runs are served from the store', () => {
 		expect(slots(again)[0].json.cached).toBe(false);
 		await runPromptBatch(sim, ['a meteor']);
 		expect(submits()).toBe(3); // nothing was stored to reuse
+		// Off neither reads nor replaces what Reuse stored: that result stays reusable.
+		await runPromptBatch(sim, ['a meteor'], { submit: { options: { cache: 'off' } } });
+		expect(submits()).toBe(4);
+		const reused = await runPromptBatch(sim, ['a meteor']);
+		expect(submits()).toBe(4);
+		expect(slots(reused)[0].json.cached).toBe(true);
 	});
 
 	it('the serial node uses the same store: cached in its json', async () => {
