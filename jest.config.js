@@ -8,4 +8,6 @@ module.exports = {
 	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/'],
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 	testTimeout: 30000,
+	// Every test gets its own empty result store (COMFLY_STORE_DIR in a temp folder).
+	setupFilesAfterEnv: ['<rootDir>/test/support/freshStore.ts'],
 };

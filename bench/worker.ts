@@ -98,13 +98,16 @@ function jobRecord(jobId: string, execution?: number): JobRecord {
 
 const REFERENCE_PROPERTY = 'reference';
 
+/** Every benchmark run is a new upstream job (scenarios repeat prompts): the result store's full miss path. */
+const EVERY_RUN_PAYS = { options: { cache: 'refresh' } };
+
 function submitCollectWorkflow(size: number, withReference: boolean) {
 	const { connect, manualTrigger } = harness;
 	const referenceImages = withReference ? { referenceImages: { images: [{ source: REFERENCE_PROPERTY }] } } : {};
 	return {
 		nodes: [
 			manualTrigger('Trigger'),
-			{ name: 'Submit', type: TYPES.submit, parameters: { prompt: '={{ $json.prompt }}', ...referenceImages }, credentials: credentialRef },
+			{ name: 'Submit', type: TYPES.submit, parameters: { prompt: '={{ $json.prompt }}', ...referenceImages, ...EVERY_RUN_PAYS }, credentials: credentialRef },
 			{ name: 'Collect', type: TYPES.collect, parameters: { failureMode: 'placeholder' } },
 		],
 		connections: connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
@@ -272,7 +275,7 @@ async function runSerial(task: SerialTask): Promise<SerialResult> {
 	const run = await harness.runWorkflow({
 		nodes: [
 			manualTrigger('Trigger'),
-			{ name: 'Image', type: TYPES.image, parameters: { prompt: '={{ $json.prompt }}' }, credentials: credentialRef },
+			{ name: 'Image', type: TYPES.image, parameters: { prompt: '={{ $json.prompt }}', ...EVERY_RUN_PAYS }, credentials: credentialRef },
 		],
 		connections: connect(['Trigger', 'Image']),
 		nodeTypes,
@@ -305,7 +308,7 @@ async function runSubmitOverhead(task: SubmitOverheadTask): Promise<SubmitOverhe
 		const run = await harness.runWorkflow({
 			nodes: [
 				manualTrigger('Trigger'),
-				{ name: 'Submit', type: TYPES.submit, parameters: { prompt: '={{ $json.prompt }}' }, credentials: credentialRef },
+				{ name: 'Submit', type: TYPES.submit, parameters: { prompt: '={{ $json.prompt }}', ...EVERY_RUN_PAYS }, credentials: credentialRef },
 			],
 			connections: connect(['Trigger', 'Submit']),
 			nodeTypes,

@@ -3,7 +3,8 @@
  * its environment, send it tasks over IPC (each bounded), sample its RSS from outside, close it.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import type { FromWorker, ToWorker, WorkerResult, WorkerTask } from './protocol';
@@ -25,11 +26,22 @@ function readRss(pid: number): number | undefined {
 	}
 }
 
-/** Our environment without any COMFLY_* setting, plus the worker's own. */
+/** One temp result store for the whole benchmark (never the user's ~/.n8n), removed when we exit. */
+let benchStoreDir: string | undefined;
+function benchStore(): string {
+	if (benchStoreDir === undefined) {
+		const dir = mkdtempSync(path.join(tmpdir(), 'flux-bench-store-'));
+		process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+		benchStoreDir = dir;
+	}
+	return benchStoreDir;
+}
+
+/** Our environment without any COMFLY_* setting, plus the benchmark's store folder and the worker's own. */
 function childEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
 	const childEnv: NodeJS.ProcessEnv = { ...process.env };
 	for (const key of Object.keys(childEnv)) if (key.startsWith('COMFLY_')) delete childEnv[key];
-	return Object.assign(childEnv, env);
+	return Object.assign(childEnv, { COMFLY_STORE_DIR: benchStore() }, env);
 }
 
 /** The highest RSS of process `pid` seen every `everyMs` (from /proc, outside the process). */

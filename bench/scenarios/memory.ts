@@ -32,6 +32,8 @@ export async function runMemory(bench: Bench): Promise<MemoryRow[]> {
 				{ sampleRssMs: 10 },
 			);
 			checkBatch(`memory ${mode}`, result, 30);
+			// The payload is what the API served (the pool keeps only references to stored images, so it cannot say).
+			result.memory!.payloadBytes = memSim.log.downloads * config.IMAGE_BYTES;
 			rows.push(memoryRow(mode, result, rssPeak));
 			await w.close();
 		}

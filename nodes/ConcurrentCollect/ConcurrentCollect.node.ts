@@ -1,5 +1,6 @@
 import { makeConcurrentCollector } from '../../src/collect';
 import { redact } from '../../src/flux';
+import { imageResultToBinary, resolveUnknownImageJob, storeWarnings } from '../../src/fluxN8n/imageCollector';
 import type { ImageJobResult } from '../../src/fluxN8n/imageJobResult';
 import { failedSlotPng } from '../../src/images/solidPng';
 
@@ -16,11 +17,14 @@ export const ConcurrentCollect = makeConcurrentCollector<ImageJobResult>({
 	},
 	kind: 'image',
 	maxSlots: 30,
-	toBinary: async (ctx, result, fileBase) =>
-		await ctx.helpers.prepareBinaryData(result.buffer, `${fileBase}.${result.fileExtension}`, result.mimeType),
+	toBinary: imageResultToBinary,
 	failedSlot: {
 		describe: 'a red 64×64 image',
 		toBinary: async (ctx, fileBase) => await ctx.helpers.prepareBinaryData(failedSlotPng(), `${fileBase}.png`, 'image/png'),
 	},
 	redact: (text) => redact(text),
+	// Optional: lets a collector re-run after an n8n restart re-attach to jobs still generating upstream.
+	credentials: [{ name: 'fluxApi', required: false }],
+	resolveUnknownJob: resolveUnknownImageJob,
+	reportWarnings: storeWarnings,
 });

@@ -20,6 +20,15 @@ export const fluxImageDescription: INodeTypeDescription = {
 	inputs: [NodeConnectionTypes.Main],
 	outputs: [NodeConnectionTypes.Main],
 	credentials: [{ name: 'fluxApi', required: true, testedBy: 'fluxApiTest' }],
+	hints: [
+		{
+			message:
+				'Identical inputs with the same Seed reuse the stored result (no new paid job). For a new image on every run, set Seed to an expression such as {{ $now.toMillis() }}, or set Options → Cache to Refresh.',
+			type: 'info',
+			location: 'outputPane',
+			whenToDisplay: 'afterExecution',
+		},
+	],
 	properties: [
 		{
 			displayName: 'Prompt',
@@ -101,7 +110,7 @@ export const fluxImageDescription: INodeTypeDescription = {
 			default: 0,
 			typeOptions: { numberPrecision: 0 },
 			description:
-				'A cache seed: identical inputs with the same seed may reuse an earlier result. It is never sent to the API.',
+				'A cache seed: identical inputs with the same seed reuse the stored earlier result instead of paying for a new job. It is never sent to the API. For a new image on every run, set it to an expression such as {{ $now.toMillis() }}, or set Options → Cache to Refresh.',
 		},
 		{
 			displayName: 'Options',
@@ -110,6 +119,31 @@ export const fluxImageDescription: INodeTypeDescription = {
 			placeholder: 'Add Option',
 			default: {},
 			options: [
+				{
+					displayName: 'Cache',
+					name: 'cache',
+					type: 'options',
+					default: 'reuse',
+					options: [
+						{
+							name: 'Reuse',
+							value: 'reuse',
+							description: 'Identical inputs with the same Seed return the stored result; an unfinished earlier job is re-attached',
+						},
+						{
+							name: 'Refresh',
+							value: 'refresh',
+							description: 'Always send a new (paid) job; its result replaces the stored one',
+						},
+						{
+							name: 'Off',
+							value: 'off',
+							description: 'Neither read nor write stored results (an unfinished earlier job is still re-attached)',
+						},
+					],
+					description:
+						'Whether to reuse stored results. For a new image on every run choose Refresh, or set Seed to an expression such as {{ $now.toMillis() }}.',
+				},
 				{
 					displayName: 'Timeout (Minutes)',
 					name: 'timeoutMinutes',

@@ -92,6 +92,7 @@ export function makeCollectorDescription<Result extends CollectableResult>(
 		inputs: `={{(${configuredInputs})($parameter)}}`,
 		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 		outputNames: [capitalised(identity.noun.many), 'Report'],
+		...(spec.credentials ? { credentials: structuredClone(spec.credentials) } : {}),
 		hints: [
 			{
 				message:

@@ -13,6 +13,14 @@ export interface CollectableResult {
 	/** Redacted reason, for `skipped_error`. */
 	error?: string;
 	errorKind?: string;
+	/** True when the result was served from a durable store (no new job); the report counts these. */
+	cached?: boolean;
+}
+
+/** A task whose job this process's pool does not know (or has forgotten), e.g. after an n8n restart. */
+export interface UnknownTask {
+	jobId: string;
+	itemIndex: number;
 }
 
 /** How the collector names itself and what it collects. */
@@ -42,4 +50,14 @@ export interface CollectorSpec<Result extends CollectableResult> {
 	failedSlot?: { describe: string; toBinary(ctx: IExecuteFunctions, fileBase: string): Promise<IBinaryData> };
 	/** Removes secrets from error text that did not come redacted from the job. */
 	redact(text: string): string;
+	/** Credentials the collector node declares (optional ones let `resolveUnknownJob` reach the API). */
+	credentials?: INodeTypeDescription['credentials'];
+	/**
+	 * Resolves a task the pool does not know or has forgotten (n8n restarted, "Retry execution" of the
+	 * collector): its result, or undefined to keep the unknown/expired failure. A rejection fails the slot
+	 * with the error's (redacted) message and kind. Must honour `signal`.
+	 */
+	resolveUnknownJob?(ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal): Promise<Result | undefined>;
+	/** Notes for the report, read once after the slots are final (e.g. "the result store could not be used"). */
+	reportWarnings?(): string[];
 }

@@ -12,13 +12,19 @@ export interface SlotReportRow {
 	errorKind?: string;
 	timings: SlotTimings;
 	attempts: number;
+	/** Present when the job says: true = served from the durable store (no new job). */
+	cached?: boolean;
 }
 
 export interface CollectReport {
 	total: number;
 	counts: Record<SlotStatus, number>;
+	/** Slots served from the durable store (no new job). */
+	cached: number;
 	/** True when every slot succeeded (skipped_error does not count as success). */
 	allSucceeded: boolean;
+	/** Present when something needs attention, e.g. the result store could not be used (said once per run). */
+	warnings?: string[];
 	slots: SlotReportRow[];
 }
 
@@ -35,17 +41,20 @@ export function slotRow(outcome: SlotOutcome): SlotReportRow {
 		...(outcome.errorKind ? { errorKind: outcome.errorKind } : {}),
 		timings: outcome.timings,
 		attempts: outcome.attempts,
+		...(outcome.cached === undefined ? {} : { cached: outcome.cached }),
 	};
 }
 
 /** The collector's "Report" output: counts and one row per slot. */
-export function buildReport(outcomes: readonly SlotOutcome[]): CollectReport {
+export function buildReport(outcomes: readonly SlotOutcome[], warnings: readonly string[] = []): CollectReport {
 	const counts: Record<SlotStatus, number> = { success: 0, failed: 0, skipped_error: 0, cancelled: 0 };
 	for (const outcome of outcomes) counts[outcome.status]++;
 	return {
 		total: outcomes.length,
 		counts,
+		cached: outcomes.filter((outcome) => outcome.cached === true).length,
 		allSucceeded: counts.success === outcomes.length,
+		...(warnings.length > 0 ? { warnings: [...new Set(warnings)] } : {}),
 		slots: outcomes.map(slotRow),
 	};
 }

@@ -39,6 +39,9 @@ async function waitOrFail<Result extends CollectableResult>(
 			failFast: params.failureMode === 'failFast' && !ctx.continueOnFail(),
 			signal: ctx.getExecutionCancelSignal(),
 			redact: spec.redact,
+			resolveUnknown:
+				spec.resolveUnknownJob &&
+				(async (slot, signal) => await spec.resolveUnknownJob?.(ctx, { jobId: slot.jobId, itemIndex: slot.itemIndex }, signal)),
 		});
 	} catch (error) {
 		if (!(error instanceof SlotFailedError)) throw toNodeError(ctx.getNode(), error);
@@ -64,9 +67,12 @@ export async function runCollector<Result extends CollectableResult>(
 	try {
 		const { params, slots } = prepare(ctx, spec, pool);
 		const outcomes = await waitOrFail(ctx, spec, pool, slots, params);
-		const items = await Promise.all(outcomes.map(async (outcome) => await slotItem(ctx, spec, outcome, params)));
+		// One slot at a time: a result read back from a store is turned into n8n's binary before the next is read,
+		// so the raw bytes of all slots are never in memory at once (next to their binary copies).
+		const items: INodeExecutionData[] = [];
+		for (const outcome of outcomes) items.push(await slotItem(ctx, spec, outcome, params));
 		pool.markCollected(outcomes.flatMap((outcome) => (outcome.result && outcome.slot.jobId ? [outcome.slot.jobId] : [])));
-		return [items, [reportItem(outcomes)]];
+		return [items, [reportItem(outcomes, spec.reportWarnings?.() ?? [])]];
 	} finally {
 		release();
 	}

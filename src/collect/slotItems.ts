@@ -46,9 +46,9 @@ export async function slotItem<Result extends CollectableResult>(
 }
 
 /** The collector's "Report" output item, paired to every slot's task item. */
-export function reportItem(outcomes: readonly SlotOutcome[]): INodeExecutionData {
+export function reportItem(outcomes: readonly SlotOutcome[], warnings: readonly string[] = []): INodeExecutionData {
 	return {
-		json: buildReport(outcomes) as unknown as IDataObject,
+		json: buildReport(outcomes, warnings) as unknown as IDataObject,
 		pairedItem: outcomes.map((outcome) => pairedItemOf(outcome.slot)),
 	};
 }

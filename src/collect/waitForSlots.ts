@@ -27,7 +27,12 @@ export interface SlotOutcome<Result extends CollectableResult = CollectableResul
 	result?: Result;
 	timings: SlotTimings;
 	attempts: number;
+	/** The result came from a durable store (no new job). */
+	cached?: boolean;
 }
+
+/** Resolves a slot whose job the pool does not know (see CollectorSpec.resolveUnknownJob). */
+export type ResolveUnknownSlot<Result> = (slot: Slot & { jobId: string }, signal: AbortSignal) => Promise<Result | undefined>;
 
 /** Thrown by waitForSlots in fail-fast mode: the first failed slot. */
 export class SlotFailedError extends Error {
@@ -67,6 +72,7 @@ export function outcomeOf<Result extends CollectableResult>(
 			taskId: result.taskId,
 			error: result.error,
 			errorKind: result.errorKind,
+			...(result.cached === undefined ? {} : { cached: result.cached }),
 			result,
 		};
 	}
@@ -90,16 +96,51 @@ async function waitForSlot<Result extends CollectableResult>(
 	pool: WorkerPool,
 	slot: Slot,
 	signal: AbortSignal,
-	redact: (text: string) => string,
+	options: WaitForSlotsOptions<Result>,
 ): Promise<SlotOutcome<Result>> {
+	const { redact } = options;
 	if (slot.jobId === undefined) {
 		const reason = redact(slot.submitError ?? 'unknown error');
 		return failedSlot(slot, `The submit node could not submit the item at ${slotPlace(slot)}: ${reason}`, 'submit_failed');
 	}
-	return await pool.wait<Result>(slot.jobId, signal).then(
+	const jobId = slot.jobId;
+	return await pool.wait<Result>(jobId, signal).then(
 		(snapshot) => outcomeOf(slot, snapshot, redact),
-		async (error: unknown) => missingJobOutcome<Result>(slot, error, redact) ?? (await Promise.reject(error)),
+		async (error: unknown) => {
+			if (!isMissingJob(error)) throw error;
+			return (await resolvedOutcome({ ...slot, jobId }, signal, options)) ?? missingJobOutcome<Result>(slot, error, redact);
+		},
 	);
+}
+
+function isMissingJob(error: unknown): boolean {
+	const code = poolErrorCode(error);
+	return code === 'UNKNOWN_JOB' || code === 'EXPIRED_JOB';
+}
+
+/** A missing job resolved elsewhere (the spec's hook): its outcome, a failed slot when it rejects, or undefined. */
+async function resolvedOutcome<Result extends CollectableResult>(
+	slot: Slot & { jobId: string },
+	signal: AbortSignal,
+	options: WaitForSlotsOptions<Result>,
+): Promise<SlotOutcome<Result> | undefined> {
+	if (!options.resolveUnknown) return undefined;
+	const startedAt = Date.now();
+	let result: Result | undefined;
+	try {
+		result = await options.resolveUnknown(slot, signal);
+	} catch (error) {
+		// The collector turns this into a node error (runCollector).
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
+		if (signal.aborted) throw new PoolCancelledError('Cancelled while resolving a task after a restart');
+		const described = describeJobError(error, options.redact);
+		const failed = failedSlot<Result>(slot, `The task at ${slotPlace(slot)}: ${described.message}`, described.kind ?? 'unknown_job');
+		return described.taskId ? { ...failed, taskId: described.taskId } : failed;
+	}
+	if (!result) return undefined;
+	const finishedAt = Date.now();
+	const snapshot = { state: 'succeeded', result, attempts: 0, timings: { queuedAt: startedAt, startedAt, finishedAt } };
+	return outcomeOf(slot, snapshot as JobSnapshot<Result>, options.redact);
 }
 
 /** An unknown or expired job is a failed slot naming input, item and slot; other errors are not. */
@@ -107,15 +148,15 @@ function missingJobOutcome<Result extends CollectableResult>(
 	slot: Slot,
 	error: unknown,
 	redact: (text: string) => string,
-): SlotOutcome<Result> | undefined {
-	const code = poolErrorCode(error);
-	if (code !== 'UNKNOWN_JOB' && code !== 'EXPIRED_JOB') return undefined;
+): SlotOutcome<Result> {
 	const described = describeJobError(error, redact);
 	return failedSlot(slot, `The task at ${slotPlace(slot)}: ${described.message}`, described.kind ?? 'expired');
 }
 
-export interface WaitForSlotsOptions {
+export interface WaitForSlotsOptions<Result extends CollectableResult = CollectableResult> {
 	failFast: boolean;
+	/** Resolves a task whose job the pool does not know (n8n restarted); undefined keeps it a failed slot. */
+	resolveUnknown?: ResolveUnknownSlot<Result>;
 	/** The execution's cancel signal: stops the wait at once. */
 	signal?: AbortSignal;
 	/** Removes secrets from error text that did not come redacted from the job. */
@@ -132,7 +173,7 @@ export interface WaitForSlotsOptions {
 export async function waitForSlots<Result extends CollectableResult>(
 	pool: WorkerPool,
 	slots: readonly Slot[],
-	options: WaitForSlotsOptions,
+	options: WaitForSlotsOptions<Result>,
 ): Promise<Array<SlotOutcome<Result>>> {
 	// Our own signal: one listener per slot's wait, each removed when that wait ends.
 	const stop = new AbortController();
@@ -146,7 +187,7 @@ export async function waitForSlots<Result extends CollectableResult>(
 	try {
 		outcomes = await Promise.allSettled(
 			slots.map(async (slot) => {
-				const outcome = await waitForSlot<Result>(pool, slot, stop.signal, options.redact);
+				const outcome = await waitForSlot<Result>(pool, slot, stop.signal, options);
 				if (options.failFast && !firstFailure && (outcome.status === 'failed' || outcome.status === 'cancelled')) {
 					firstFailure = outcome;
 					stop.abort();

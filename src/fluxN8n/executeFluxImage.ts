@@ -18,7 +18,7 @@ export async function executeFluxImage(ctx: IExecuteFunctions): Promise<INodeExe
 		try {
 			const job = await prepareFluxImageJob(ctx, itemIndex);
 			let attempts = 0;
-			const context: JobContext = { jobId: `serial-${itemIndex}`, signal, setAttempts: (n) => (attempts = n) };
+			const context: JobContext = { jobId: `serial-${ctx.getExecutionId()}-${itemIndex}`, signal, setAttempts: (n) => (attempts = n) };
 			const startedAt = Date.now();
 			const result = await runFluxImageJob(job, context);
 			const finishedAt = Date.now();
@@ -29,6 +29,7 @@ export async function executeFluxImage(ctx: IExecuteFunctions): Promise<INodeExe
 			);
 			const json: IDataObject = {
 				status: result.outcome,
+				cached: result.cached,
 				...(result.taskId ? { taskId: result.taskId } : {}),
 				...(result.error ? { error: result.error, errorKind: result.errorKind } : {}),
 				attempts,

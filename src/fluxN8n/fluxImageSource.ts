@@ -6,7 +6,7 @@ import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { fluxApiTest } from './fluxApiTest';
 import { imageJobResultSize, type ImageJobResult } from './imageJobResult';
 import { prepareFluxImageJob, type PreparedFluxImageJob } from './prepareFluxImageJob';
-import { runFluxImageJob } from './runFluxImageJob';
+import { runFluxImageJob, runPooledFluxImageJob } from './runFluxImageJob';
 
 export { prepareFluxImageJob, runFluxImageJob, type PreparedFluxImageJob };
 
@@ -22,7 +22,7 @@ export function makeFluxImageSource(
 		outputKind: 'image',
 		model: IMAGE_MODEL,
 		prepare: prepareFluxImageJob,
-		run: runFluxImageJob,
+		run: runPooledFluxImageJob,
 		sizeOf: imageJobResultSize,
 		errorHints: FLUX_ERROR_HINTS,
 		methods: fluxImageMethods,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { ASPECT_RATIOS, RESOLUTIONS, type AspectRatio, type Resolution } from '../flux/options';
 import type { FluxImageRequest, ReferenceImage } from '../flux/request';
+import { cacheModeSchema, DEFAULT_CACHE_MODE, type CacheMode } from '../store/resumeDecision';
 import { describeValue, InvalidParameterError } from './invalidInput';
 
 /** Maximum prompt length in characters (Unicode code points). */
@@ -34,6 +35,8 @@ export interface FluxParameters {
 	skipError: boolean;
 	timeoutMs: number;
 	maxDownloadBytes: number;
+	/** Options → Cache: `reuse` (default), `refresh`, `off`. */
+	cacheMode: CacheMode;
 }
 
 const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
@@ -156,6 +159,12 @@ const optionsSchema = z.preprocess(
 		{
 			timeoutMinutes: positiveNumber('Timeout (Minutes)', MAX_TIMEOUT_MINUTES, DEFAULT_TIMEOUT_MINUTES),
 			maxDownloadMb: positiveNumber('Max Image Size (MB)', MAX_IMAGE_MB, DEFAULT_MAX_IMAGE_MB),
+			cache: z.preprocess(
+				(v) => (typeof v === 'string' ? blankIsAbsent(v.trim().toLowerCase()) : blankIsAbsent(v)),
+				z
+					.enum(cacheModeSchema.options, { errorMap: () => ({ message: `must be one of ${cacheModeSchema.options.join(', ')}` }) })
+					.default(DEFAULT_CACHE_MODE),
+			),
 		},
 		{ invalid_type_error: 'must be a collection of options' },
 	),
@@ -222,6 +231,7 @@ export function parseFluxParameters(raw: unknown): FluxParameters {
 		...p,
 		timeoutMs: Math.max(1, Math.round(options.timeoutMinutes * 60_000)),
 		maxDownloadBytes: Math.max(1, Math.round(options.maxDownloadMb * 1024 * 1024)),
+		cacheMode: options.cache,
 	};
 }
 

@@ -5,6 +5,8 @@ import { toNodeError } from '../n8n/nodeErrors';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { parseFluxCredentials } from './fluxCredentials';
 import { parseFluxParameters, toFluxImageRequest } from './fluxParameters';
+import type { CacheMode } from '../store';
+import { fluxJobIdentity, type FluxJobIdentity } from './fluxJobKey';
 import { FluxCredentialsError, InvalidParameterError } from './invalidInput';
 import { resolveReferenceImages, type GetBinary } from './referenceImages';
 
@@ -17,6 +19,10 @@ export interface PreparedFluxImageJob {
 	seed?: number;
 	timeoutMs: number;
 	maxDownloadBytes: number;
+	/** Options → Cache. */
+	cacheMode: CacheMode;
+	/** The result store's key and what the journal records about the job. */
+	identity: FluxJobIdentity;
 }
 
 /** The item's parameters exactly as n8n hands them over (validated by parseFluxParameters). */
@@ -56,13 +62,16 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 		const credentials = parseFluxCredentials(await ctx.getCredentials('fluxApi', itemIndex));
 		const params = parseFluxParameters(readRawParameters(ctx, itemIndex));
 		const images = await resolveReferenceImages(params.referenceImages, itemBinary(ctx, itemIndex));
+		const request = toFluxImageRequest(params, images);
 		return {
 			credentials,
-			request: toFluxImageRequest(params, images),
+			request,
 			skipError: params.skipError,
 			seed: params.seed,
 			timeoutMs: params.timeoutMs,
 			maxDownloadBytes: params.maxDownloadBytes,
+			cacheMode: params.cacheMode,
+			identity: fluxJobIdentity(ctx, credentials, request, params.seed),
 		};
 	} catch (error) {
 		if (error instanceof InvalidParameterError || error instanceof FluxCredentialsError) {

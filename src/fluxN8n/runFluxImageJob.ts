@@ -1,32 +1,18 @@
-import { FluxError, generateImage, redact } from '../flux';
+import { FluxError, redact } from '../flux';
 import { skippedErrorPng } from '../images/solidPng';
 import type { JobContext } from '../pool';
-import type { ImageJobResult } from './imageJobResult';
+import { getStore } from '../store';
+import { poolResult, type ImageJobResult, type ImageWithBytes } from './imageJobResult';
 import type { PreparedFluxImageJob } from './prepareFluxImageJob';
+import { obtainFluxImage, releaseReferenceImages } from './storedFluxImageJob';
 
-/** The job lets go of its reference images (shared encoded copies): the upstream task has them now. */
-function releaseReferenceImages(job: PreparedFluxImageJob): void {
-	job.request.images = [];
-}
-
-/** Run one FLUX image job. With Skip Error, a failure becomes the white placeholder and `skipped_error`. */
-export async function runFluxImageJob(job: PreparedFluxImageJob, context: JobContext): Promise<ImageJobResult> {
+/**
+ * Run one FLUX image job through the result store (storedFluxImageJob). With Skip Error, a failure becomes
+ * the white placeholder and `skipped_error` (a placeholder is never stored).
+ */
+export async function runFluxImageJob(job: PreparedFluxImageJob, context: JobContext): Promise<ImageWithBytes> {
 	try {
-		const result = await generateImage(job.credentials, job.request, {
-			signal: context.signal,
-			timeoutMs: job.timeoutMs,
-			maxDownloadBytes: job.maxDownloadBytes,
-			// A job's attempts are its submits: 1 means sent once (retries only when provably not created).
-			onAttempt: (attempts) => context.setAttempts(attempts.submit),
-			onSubmitted: () => releaseReferenceImages(job),
-		});
-		return {
-			outcome: 'success',
-			buffer: result.buffer,
-			mimeType: result.mimeType,
-			fileExtension: result.fileExtension,
-			taskId: result.taskId,
-		};
+		return await obtainFluxImage(job, context);
 	} catch (error) {
 		const cancelled = context.signal.aborted || (error instanceof FluxError && error.kind === 'cancelled');
 		// Runs in the pool, outside any node: the collector or serial node turns this into a node error.
@@ -37,6 +23,7 @@ export async function runFluxImageJob(job: PreparedFluxImageJob, context: JobCon
 			buffer: skippedErrorPng(),
 			mimeType: 'image/png',
 			fileExtension: 'png',
+			cached: false,
 			taskId: error instanceof FluxError ? error.taskId : undefined,
 			error: error instanceof FluxError ? error.message : redact((error as Error).message ?? String(error), [job.credentials.apiKey]),
 			errorKind: error instanceof FluxError ? error.kind : undefined,
@@ -44,4 +31,13 @@ export async function runFluxImageJob(job: PreparedFluxImageJob, context: JobCon
 	} finally {
 		releaseReferenceImages(job);
 	}
+}
+
+/**
+ * The twin's run: the same job, its pool job id linked to its key in the journal first (so a collector in a
+ * new process finds it, however it is served), leaving in the pool only the reference of an image the store holds.
+ */
+export async function runPooledFluxImageJob(job: PreparedFluxImageJob, context: JobContext): Promise<ImageJobResult> {
+	await getStore().journal.link(context.jobId, job.identity.key);
+	return poolResult(await runFluxImageJob(job, context));
 }

@@ -15,6 +15,8 @@ export type EncodedReferenceImage = Readonly<Extract<ReferenceImage, { kind: 'ba
  */
 class SharedReferenceImages {
 	private readonly copies = new Map<string, WeakRef<EncodedReferenceImage>>();
+	/** The content digest (`sha256:<hex>` of the bytes) of every live copy, for the result store's job key. */
+	private readonly digests = new WeakMap<EncodedReferenceImage, string>();
 	private readonly forget = new FinalizationRegistry<string>((key) => {
 		if (this.copies.get(key)?.deref() === undefined) this.copies.delete(key);
 	});
@@ -23,14 +25,21 @@ class SharedReferenceImages {
 
 	/** The shared encoded copy of `buffer`, made on first use. */
 	encode(buffer: Buffer, mimeType: string): EncodedReferenceImage {
-		const key = `${mimeType}:${createHash('sha256').update(buffer).digest('hex')}`;
+		const sha256 = createHash('sha256').update(buffer).digest('hex');
+		const key = `${mimeType}:${sha256}`;
 		const existing = this.copies.get(key)?.deref();
 		if (existing) return existing;
 		const copy: EncodedReferenceImage = Object.freeze({ kind: 'base64', data: buffer.toString('base64'), mimeType });
 		this.encodings++;
+		this.digests.set(copy, `sha256:${sha256}`);
 		this.copies.set(key, new WeakRef(copy));
 		this.forget.register(copy, key);
 		return copy;
+	}
+
+	/** `sha256:<hex>` of the bytes behind a copy made here (computed from the base64 for any other copy). */
+	digestOf(copy: EncodedReferenceImage): string {
+		return this.digests.get(copy) ?? `sha256:${createHash('sha256').update(Buffer.from(copy.data, 'base64')).digest('hex')}`;
 	}
 
 	/** Distinct contents whose copy may still be alive. */

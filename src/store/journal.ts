@@ -98,6 +98,11 @@ export class JobJournal {
 		return (await this.append(KEY_PREFIX + key, record)) && this.append(JOB_PREFIX + jobId, { jobKey: key });
 	}
 
+	/** Links another pool job id to `key` (a job served from the store, re-attached, or sharing a flight). */
+	link(jobId: string, key: string): Promise<boolean> {
+		return this.append(JOB_PREFIX + jobId, { jobKey: key });
+	}
+
 	/** The upstream acknowledged the submit. False on failure or when no `submitting` record exists. */
 	submitted(key: string, ack: { taskId: string; pollingUrl?: string }): Promise<boolean> {
 		return this.advance(key, { state: 'submitted', taskId: ack.taskId, pollingUrl: ack.pollingUrl });

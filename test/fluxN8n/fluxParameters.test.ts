@@ -19,6 +19,7 @@ const base = { prompt: 'a red fox', resolution: '1k', aspectRatio: 'auto', groun
 describe('parseFluxParameters', () => {
 	it('accepts valid parameters and applies defaults', () => {
 		expect(parseFluxParameters({ prompt: '  a fox  ' })).toEqual({
+			cacheMode: 'reuse',
 			prompt: 'a fox',
 			resolution: '1k',
 			aspectRatio: 'auto',
@@ -173,5 +174,19 @@ describe('reserved binary property names', () => {
 	it.each(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString'])('%s is a clear error naming the slot', (name) => {
 		expect(fieldOf(() => parseFluxParameters({ ...base, referenceImages: ['data', { source: name }] }))).toBe('referenceImages[1]');
 		expect(() => parseFluxParameters({ ...base, referenceImages: [name] })).toThrow(/cannot be a binary property name.*reserved/);
+	});
+});
+
+describe('the Cache option (issue 10)', () => {
+	it('defaults to reuse; accepts reuse, refresh and off (any case, blank is the default)', () => {
+		expect(parseFluxParameters(base).cacheMode).toBe('reuse');
+		expect(parseFluxParameters({ ...base, options: { cache: '' } }).cacheMode).toBe('reuse');
+		expect(parseFluxParameters({ ...base, options: { cache: 'refresh' } }).cacheMode).toBe('refresh');
+		expect(parseFluxParameters({ ...base, options: { cache: ' OFF ' } }).cacheMode).toBe('off');
+	});
+
+	it('refuses anything else naming the field', () => {
+		expect(fieldOf(() => parseFluxParameters({ ...base, options: { cache: 'sometimes' } }))).toBe('options.cache');
+		expect(() => parseFluxParameters({ ...base, options: { cache: 'sometimes' } })).toThrow(/must be one of reuse, refresh, off \(got "sometimes"\)/);
 	});
 });

@@ -120,3 +120,19 @@ describe('JobJournal', () => {
 		expect(journal.health().ok).toBe(false);
 	});
 });
+
+describe('JobJournal.link', () => {
+	it('links another job id to a key: findByJobId finds the key and its latest record', async () => {
+		const { dir, cleanup } = makeTempDir();
+		try {
+			const journal = new JobJournal(dir, { ttlMs: 60_000 });
+			const key = 'a'.repeat(64);
+			await journal.submitting(key, { jobId: 'job-1', apiStyle: 'relay', baseUrl: 'http://127.0.0.1:1', model: 'm', apiKeyHash: 'ab' });
+			await journal.submitted(key, { taskId: 'task-1' });
+			expect(await journal.link('job-2', key)).toBe(true);
+			expect(await journal.findByJobId('job-2')).toMatchObject({ jobKey: key, record: { state: 'submitted', taskId: 'task-1', jobId: 'job-1' } });
+		} finally {
+			cleanup();
+		}
+	});
+});

@@ -72,7 +72,7 @@ const instantSource: ConcurrentSource<number, ImageJobResult> = {
 		await new Promise((resolve) => setImmediate(resolve));
 		return { outcome: 'success', buffer: png, mimeType: 'image/png', fileExtension: 'png' };
 	},
-	sizeOf: (result) => result.buffer.byteLength,
+	sizeOf: (result) => result.buffer?.byteLength ?? 0,
 };
 const InstantSubmit = makeConcurrentTwin(instantSource, {
 	name: 'instantSubmit',

@@ -161,6 +161,8 @@ describe('bad input', () => {
 		);
 		expect(result.status).toBe('error');
 		expect(result.errorOf('Collect')?.message).toBe('The item at input 2, item 0 (slot 2) is not a task');
+		// The submitted job was never collected; drain it so nothing is left behind for the next test.
+		for (const item of result.outputOf('Submit')) await poolFor('image').wait(String(item.json.jobId));
 	});
 
 	it('31 tasks is a clear error that says how to split the batch', async () => {

@@ -3,6 +3,7 @@
  * finish, and their results wait for the collector. The memory bound (COMFLY_RESULT_MAX_MB)
  * must not drop them: every paid result is delivered. Once delivered, it may be dropped; a
  * collector run on such a dropped (expired) task gets a failed slot, never a failed batch.
+ * (Results in memory: Cache Off. With the result store on, the pool keeps only references; see store.engine.test.ts.)
  */
 import '../engine/harness'; // first: it prepares jest to load n8n-core
 import { LoggerProxy, type INodeExecutionData } from 'n8n-workflow';
@@ -43,7 +44,8 @@ async function collectAgain(tasks: INodeExecutionData[], parameters = {}, settin
 let tasks: INodeExecutionData[] = [];
 
 it('2 workers, 0 pending, a 1 MB bound, 8 × 300 KB images: all 8 are delivered', async () => {
-	const result = await runPromptBatch(sim, prompts);
+	// Cache: Off keeps the results in memory only (with the store on, the pool holds mere references).
+	const result = await runPromptBatch(sim, prompts, { submit: { options: { cache: 'off' } } });
 	expect(result.error).toBeUndefined();
 	expect(result.status).toBe('success');
 	const pool = poolFor('image');

@@ -1,0 +1,61 @@
+/** The result store's key of one FLUX image job: everything that makes the job, never base64 or the API key. */
+import type { FluxCredentials, FluxImageRequest } from '../flux';
+import { buildRequestBody, normalizeBaseUrl } from '../flux';
+import { IMAGE_MODEL } from '../flux/options';
+import { apiKeyHash, jobKey } from '../store';
+import { sharedReferenceImages } from './sharedReferenceImages';
+
+/** What a prepared job carries for the store. */
+export interface FluxJobIdentity {
+	/** The job key (64 hex). */
+	key: string;
+	apiStyle: string;
+	/** Normalised base URL. */
+	baseUrl: string;
+	model: string;
+	apiKeyHash: string;
+}
+
+/** The upstream body with every binary reference image replaced by its content digest. */
+function upstreamFields(request: FluxImageRequest): Record<string, unknown> {
+	const images = request.images.map((image) =>
+		image.kind === 'url' ? image : ({ kind: 'url', url: sharedReferenceImages.digestOf(image) } as const),
+	);
+	return buildRequestBody({ ...request, images });
+}
+
+/** n-th identical request of one node run (keyed by the run's n8n context object). */
+const occurrencesByRun = new WeakMap<object, Map<string, number>>();
+
+function nextOccurrence(run: object, baseKey: string): number {
+	let counts = occurrencesByRun.get(run);
+	if (!counts) occurrencesByRun.set(run, (counts = new Map()));
+	const occurrence = counts.get(baseKey) ?? 0;
+	counts.set(baseKey, occurrence + 1);
+	return occurrence;
+}
+
+/**
+ * The job identity of one item. `run` is the node run's context (the same object for every item of one
+ * execute call): the n-th identical request of a run gets occurrence n, so 30 identical rows are 30 jobs and a
+ * re-run finds the same 30.
+ */
+export function fluxJobIdentity(
+	run: object,
+	credentials: FluxCredentials,
+	request: FluxImageRequest,
+	seed: number | undefined,
+): FluxJobIdentity {
+	const base = {
+		apiStyle: credentials.apiStyle,
+		baseUrl: normalizeBaseUrl(credentials.baseUrl),
+		model: IMAGE_MODEL,
+		upstream: upstreamFields(request),
+		seed: seed ?? '',
+		apiKeyHash: apiKeyHash(credentials.apiKey),
+	};
+	const baseKey = jobKey({ ...base, occurrence: 0 });
+	const occurrence = nextOccurrence(run, baseKey);
+	const key = occurrence === 0 ? baseKey : jobKey({ ...base, occurrence });
+	return { key, apiStyle: base.apiStyle, baseUrl: base.baseUrl, model: base.model, apiKeyHash: base.apiKeyHash };
+}

@@ -1,0 +1,89 @@
+/**
+ * The FLUX parts of the image collector: a result's binary (read back from the result store when the pool
+ * kept only its reference), tasks the pool does not know (n8n restarted) resolved through the job journal,
+ * and the report's note when the store could not be used.
+ */
+import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
+
+import type { UnknownTask } from '../collect';
+import { FluxError, isFluxError } from '../flux';
+import { awaitImage } from '../flux/awaitImage';
+import { apiKeyHash, getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
+import { parseFluxCredentials } from './fluxCredentials';
+import { imageBytes, type ImageJobResult } from './imageJobResult';
+
+/** The binary of a finished image job (`fileBase` e.g. "slot-03"). */
+export async function imageResultToBinary(ctx: IExecuteFunctions, result: ImageJobResult, fileBase: string): Promise<IBinaryData> {
+	return await ctx.helpers.prepareBinaryData(await imageBytes(result), `${fileBase}.${result.fileExtension}`, result.mimeType);
+}
+
+const SET_CREDENTIAL =
+	'Its job was still generating upstream when n8n stopped. Set the FLUX API credential on this collector node (the account that sent it) to re-attach to it without paying again.';
+
+/** The collector's optional FLUX credential, or undefined when none is set. */
+async function optionalCredentials(ctx: IExecuteFunctions, itemIndex: number) {
+	let raw;
+	try {
+		raw = await ctx.getCredentials('fluxApi', itemIndex);
+	} catch {
+		return undefined; // no credential set on the collector
+	}
+	return parseFluxCredentials(raw);
+}
+
+/** Poll the journaled upstream task with the collector's credential, keep the image, return it. */
+async function reattach(ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal) {
+	const credentials = await optionalCredentials(ctx, task.itemIndex);
+	if (!credentials) throw new FluxError('auth', SET_CREDENTIAL, { taskId: record.taskId });
+	if (apiKeyHash(credentials.apiKey) !== record.apiKeyHash) {
+		throw new FluxError('auth', 'The FLUX API credential on this collector is not the account that sent this job: set that account\'s credential to re-attach.', { taskId: record.taskId });
+	}
+	try {
+		const image = await awaitImage(credentials, { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl }, { signal });
+		const meta = { mimeType: image.mimeType, fileExtension: image.fileExtension, taskId: image.taskId };
+		if (await store.results.put(jobKey, image.buffer, meta)) await store.journal.stored(jobKey);
+		return { outcome: 'success', buffer: image.buffer, ...meta, cached: false } satisfies ImageJobResult;
+	} catch (error) {
+		if (isFluxError(error) && error.kind === 'task_not_found') await store.journal.failed(jobKey, error.message);
+		// The collector makes this a failed slot (waitForSlots).
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
+		throw error;
+	}
+}
+
+/**
+ * A task this process's pool does not know, resolved through the journal: stored → read from the store;
+ * acknowledged upstream → re-attached (needs the collector's optional FLUX credential); maybe sent → fails
+ * with MAYBE_PAID_REASON; unknown to the journal or failed → undefined (the slot stays unknown/expired).
+ */
+export async function resolveUnknownImageJob(
+	ctx: IExecuteFunctions,
+	task: UnknownTask,
+	signal: AbortSignal,
+): Promise<ImageJobResult | undefined> {
+	const store = getStore();
+	const found = await store.journal.findByJobId(task.jobId);
+	if (!found) return undefined;
+	const { jobKey, record } = found;
+	switch (record.state) {
+		case 'stored': {
+			const hit = await store.results.get(jobKey);
+			if (!hit) return undefined;
+			const { mimeType, fileExtension, taskId } = hit.meta;
+			return { outcome: 'success', buffer: hit.bytes, storeKey: jobKey, mimeType, fileExtension, taskId, cached: true };
+		}
+		case 'submitted':
+			return await reattach(ctx, store, jobKey, record, task, signal);
+		case 'submitting':
+			throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record.taskId });
+		case 'failed':
+			return undefined;
+	}
+}
+
+/** The report's note when the result store could not be used (empty when it is healthy). */
+export function storeWarnings(): string[] {
+	const health = getStore().health();
+	if (health.ok) return [];
+	return [`${health.reason ?? 'The result store could not be used'}. Jobs still ran and were delivered, but results were not kept: a re-run pays again.`];
+}

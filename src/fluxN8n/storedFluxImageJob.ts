@@ -1,0 +1,138 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- runs in the pool, outside any node: the collector or serial node turns errors into node errors. */
+/**
+ * One FLUX image job under the result store and the write-ahead journal ("never paying twice"):
+ * a stored result is read back, an acknowledged but unfinished job is re-attached, a job that may
+ * have been sent but was never acknowledged fails its slot, and only otherwise is a new job paid for.
+ * Callers asking for the same key at once in one process share one upstream job.
+ */
+import { awaitImage } from '../flux/awaitImage';
+import { FluxError, generateImage, isFluxError, type FluxImageResult } from '../flux';
+import type { JobContext } from '../pool';
+import { getStore, MAYBE_PAID_REASON, resumeDecision, SingleFlight, type JournalRecord, type Store } from '../store';
+import type { ImageWithBytes } from './imageJobResult';
+import type { PreparedFluxImageJob } from './prepareFluxImageJob';
+
+/** Failures after which the upstream task may still finish: the journal stays `submitted`, a re-run re-attaches. */
+const REATTACHABLE_KINDS = new Set(['timeout', 'cancelled', 'network', 'download_failed', 'upstream_error', 'rate_limited']);
+
+const FLIGHTS = Symbol.for('n8n-nodes-flux-concurrent.imageFlights');
+type GlobalWithFlights = typeof globalThis & { [FLIGHTS]?: SingleFlight<ImageWithBytes> };
+
+/** The process-wide single flight of image jobs (shared by every copy of this module). */
+function flights(): SingleFlight<ImageWithBytes> {
+	const holder = globalThis as GlobalWithFlights;
+	return (holder[FLIGHTS] ??= new SingleFlight<ImageWithBytes>());
+}
+
+/** The job lets go of its reference images (shared encoded copies): the upstream task has them now. */
+export function releaseReferenceImages(job: PreparedFluxImageJob): void {
+	job.request.images = [];
+}
+
+function fromFlux(result: FluxImageResult, cached: boolean): ImageWithBytes {
+	const { buffer, mimeType, fileExtension, taskId } = result;
+	return { outcome: 'success', buffer, mimeType, fileExtension, taskId, cached };
+}
+
+/** Keep the image (unless Cache is Off) and advance the journal; a store fault never loses the image. */
+async function keep(store: Store, job: PreparedFluxImageJob, result: FluxImageResult): Promise<ImageWithBytes> {
+	const { key } = job.identity;
+	const image = fromFlux(result, false);
+	const put =
+		job.cacheMode !== 'off' &&
+		(await store.results.put(key, result.buffer, { mimeType: result.mimeType, fileExtension: result.fileExtension, taskId: result.taskId }));
+	if (put && (await store.journal.stored(key))) return { ...image, storeKey: key };
+	// Cache Off leaves an earlier stored result of this key reusable; otherwise a re-run is a new job.
+	if (job.cacheMode === 'off' && (await store.results.has(key)) && (await store.journal.stored(key))) return image;
+	await store.journal.failed(key, job.cacheMode === 'off' ? 'delivered; not kept (Cache: Off)' : 'delivered; the result store could not keep it');
+	return image;
+}
+
+/** A final failure is journaled unless the upstream may still hold (or have been paid for) the job. */
+async function journalFailure(store: Store, job: PreparedFluxImageJob, error: unknown, acknowledged: boolean): Promise<void> {
+	const kind = isFluxError(error) ? error.kind : undefined;
+	if (!acknowledged && (kind === 'maybe_submitted' || kind === 'cancelled')) return; // stays `submitting`
+	if (acknowledged && kind !== undefined && REATTACHABLE_KINDS.has(kind)) return; // stays `submitted`
+	const reason = error instanceof Error ? error.message : String(error);
+	await store.journal.failed(job.identity.key, reason, [job.credentials.apiKey]);
+}
+
+function fluxOptions(job: PreparedFluxImageJob, context: JobContext, attemptsBefore: number) {
+	return {
+		signal: context.signal,
+		timeoutMs: job.timeoutMs,
+		maxDownloadBytes: job.maxDownloadBytes,
+		// A job's attempts are its submits (and re-attaches): 1 means sent once.
+		onAttempt: (attempts: { submit: number }) => context.setAttempts(attemptsBefore + attempts.submit),
+	};
+}
+
+/** A new, paid job: `submitting` is journaled before the POST, `submitted` once acknowledged. */
+async function sendNew(store: Store, job: PreparedFluxImageJob, context: JobContext, attemptsBefore: number): Promise<ImageWithBytes> {
+	const { key, apiStyle, baseUrl, model, apiKeyHash } = job.identity;
+	if (context.signal.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
+	await store.journal.submitting(key, { jobId: context.jobId, apiStyle, baseUrl, model, apiKeyHash });
+	let acknowledged: Promise<boolean> | undefined;
+	try {
+		const result = await generateImage(job.credentials, job.request, {
+			...fluxOptions(job, context, attemptsBefore),
+			onSubmitted: (task) => {
+				releaseReferenceImages(job);
+				acknowledged = store.journal.submitted(key, task);
+			},
+		});
+		await acknowledged;
+		return await keep(store, job, result);
+	} catch (error) {
+		await acknowledged;
+		await journalFailure(store, job, error, acknowledged !== undefined);
+		throw error;
+	}
+}
+
+/** Poll the journaled upstream task instead of paying again; resolves undefined when upstream forgot it. */
+async function reattach(store: Store, job: PreparedFluxImageJob, context: JobContext, record: JournalRecord): Promise<ImageWithBytes | undefined> {
+	context.setAttempts(1);
+	try {
+		const task = { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl };
+		return await keep(store, job, await awaitImage(job.credentials, task, fluxOptions(job, context, 1)));
+	} catch (error) {
+		if (isFluxError(error) && error.kind === 'task_not_found') return undefined;
+		await journalFailure(store, job, error, true);
+		throw error;
+	}
+}
+
+/** Decide from the journal and the Cache option, then read, re-attach or send. */
+async function obtain(store: Store, job: PreparedFluxImageJob, context: JobContext): Promise<ImageWithBytes> {
+	const { key } = job.identity;
+	const record = await store.journal.read(key);
+	const decision = resumeDecision(record, job.cacheMode);
+	if (decision === 'stored') {
+		const hit = await store.results.get(key);
+		if (hit) return { outcome: 'success', buffer: hit.bytes, mimeType: hit.meta.mimeType, fileExtension: hit.meta.fileExtension, taskId: hit.meta.taskId, storeKey: key, cached: true };
+	}
+	if (decision === 'maybe_paid') throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record?.taskId });
+	if (decision === 'reattach' && record) {
+		const image = await reattach(store, job, context, record);
+		if (image) return image;
+		return await sendNew(store, job, context, 1); // "Task not found": a new job, counted after the re-attach
+	}
+	return await sendNew(store, job, context, 0);
+}
+
+/**
+ * The image of one job, through the store: stored → read back (`cached: true`); acknowledged but unfinished →
+ * re-attached; maybe sent → fails with MAYBE_PAID_REASON; else a new job. Concurrent callers with the same key
+ * share one flight; a caller whose own signal is live retries once when the shared flight was cancelled.
+ */
+export async function obtainFluxImage(job: PreparedFluxImageJob, context: JobContext, store: Store = getStore()): Promise<ImageWithBytes> {
+	const run = () => flights().run(job.identity.key, () => obtain(store, job, context));
+	try {
+		return await run();
+	} catch (error) {
+		const foreignCancel = isFluxError(error) && error.kind === 'cancelled' && !context.signal.aborted;
+		if (!foreignCancel) throw error;
+		return await run();
+	}
+}
