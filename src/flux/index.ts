@@ -20,5 +20,5 @@ export type { PollPolicy } from './retryPolicy';
 
 export { IMAGE_MODEL, RESOLUTIONS, ASPECT_RATIOS } from './options';
 export type { Resolution, AspectRatio } from './options';
-export { requestBodyJson } from './request';
+export { requestBody, requestBodyJson } from './request';
 export { detectReferenceImageType } from './imageType';

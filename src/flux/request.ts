@@ -15,13 +15,18 @@ export interface FluxImageRequest {
 	images: ReferenceImage[];
 }
 
-/** The JSON body of `POST …/flux-3-image` (FLUX_API.md): snake_case, images as URLs or plain base64, in order. */
-export function requestBodyJson(req: FluxImageRequest): string {
+/** The body of `POST …/flux-3-image` (FLUX_API.md): snake_case, images as URLs or plain base64, in order. */
+export function requestBody(req: FluxImageRequest): Record<string, unknown> {
 	const body: Record<string, unknown> = { prompt: req.prompt };
 	if (req.images.length > 0) body.images = req.images.map((img) => (img.kind === 'url' ? img.url : img.data));
 	body.aspect_ratio = req.aspectRatio;
 	body.resolution = req.resolution;
 	body.grounding = req.grounding;
 	body.safety_tolerance = req.safetyTolerance;
-	return JSON.stringify(body);
+	return body;
+}
+
+/** {@link requestBody} as the JSON text that goes on the wire. */
+export function requestBodyJson(req: FluxImageRequest): string {
+	return JSON.stringify(requestBody(req));
 }

@@ -1,6 +1,6 @@
 /** The result store's key of one FLUX image job: everything that makes the job, never base64 or the API key. */
 import type { FluxCredentials, FluxImageRequest } from '../flux';
-import { buildRequestBody, normalizeBaseUrl } from '../flux';
+import { requestBody } from '../flux';
 import { IMAGE_MODEL } from '../flux/options';
 import { apiKeyHash, jobKey } from '../store';
 import { sharedReferenceImages } from './sharedReferenceImages';
@@ -21,7 +21,7 @@ function upstreamFields(request: FluxImageRequest): Record<string, unknown> {
 	const images = request.images.map((image) =>
 		image.kind === 'url' ? image : ({ kind: 'url', url: sharedReferenceImages.digestOf(image) } as const),
 	);
-	return buildRequestBody({ ...request, images });
+	return requestBody({ ...request, images });
 }
 
 /** n-th identical request of one node run (keyed by the run's n8n context object). */
@@ -48,7 +48,7 @@ export function fluxJobIdentity(
 ): FluxJobIdentity {
 	const base = {
 		apiStyle: credentials.apiStyle,
-		baseUrl: normalizeBaseUrl(credentials.baseUrl),
+		baseUrl: credentials.baseUrl, // normalised once by parseFluxCredentials
 		model: IMAGE_MODEL,
 		upstream: upstreamFields(request),
 		seed: seed ?? '',

@@ -7,7 +7,7 @@ import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
 import type { UnknownTask } from '../collect';
 import { FluxError, isFluxError } from '../flux';
-import { awaitImage } from '../flux/awaitImage';
+import { awaitImage } from '../flux';
 import { apiKeyHash, getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
 import { parseFluxCredentials } from './fluxCredentials';
 import { imageBytes, type ImageJobResult } from './imageJobResult';

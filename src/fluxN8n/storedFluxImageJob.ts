@@ -5,7 +5,7 @@
  * have been sent but was never acknowledged fails its slot, and only otherwise is a new job paid for.
  * Callers asking for the same key at once in one process share one upstream job.
  */
-import { awaitImage } from '../flux/awaitImage';
+import { awaitImage } from '../flux';
 import { FluxError, generateImage, isFluxError, type FluxImageResult } from '../flux';
 import type { JobContext } from '../pool';
 import { getStore, MAYBE_PAID_REASON, resumeDecision, SingleFlight, type JournalRecord, type Store } from '../store';

@@ -1,10 +1,12 @@
 /** The FLUX job's store key (issue 10): what changes it, what does not. */
+import { parseFluxCredentials } from '../../src/fluxN8n/fluxCredentials';
 import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
 import type { FluxImageRequest } from '../../src/flux';
 import { apiKeyHash, contentDigest } from '../../src/store';
 
-const creds = { apiStyle: 'relay' as const, baseUrl: 'http://127.0.0.1:9/', apiKey: 'key-one-0123456789' };
+// As the glue hands them over: parsed (and the base URL normalised) once by parseFluxCredentials.
+const creds = parseFluxCredentials({ apiStyle: 'relay', baseUrl: 'http://127.0.0.1:9/', apiKey: 'key-one-0123456789' });
 const request = (over: Partial<FluxImageRequest> = {}): FluxImageRequest => ({
 	prompt: 'a fox',
 	resolution: '1k',
