@@ -99,6 +99,12 @@ export function submitPrompts(workflow: ExampleWorkflow): Record<string, string>
  * collector is removed, the serial nodes feed what the collector's Images output fed, and the
  * collector's Report branch is dropped. Used to MEASURE what the serial node takes for the same jobs.
  */
+function withCacheRefresh(parameters: unknown): Record<string, unknown> {
+	const params = (parameters ?? {}) as Record<string, unknown>;
+	const options = (params.options ?? {}) as Record<string, unknown>;
+	return { ...params, options: { ...options, cache: 'refresh' } };
+}
+
 export function serialVariant(workflow: ExampleWorkflow): ExampleWorkflow {
 	const copy = deepCopy(workflow);
 	copy.name = `${workflow.name} (serial FLUX 3 Image)`;
@@ -128,9 +134,11 @@ export function serialVariant(workflow: ExampleWorkflow): ExampleWorkflow {
 		}
 	}
 	// Node names stay (expressions may refer to them); only the type changes: the twins share parameters.
+	// Cache: Refresh, so the serial node pays for the same jobs again instead of reading the results the
+	// concurrent run just stored (the comparison times generation, not the result store).
 	copy.nodes = copy.nodes
 		.filter((node) => !dropped.has(node.name))
-		.map((node) => (node.type === NODE_TYPES.submit ? { ...node, type: NODE_TYPES.image } : node));
+		.map((node) => (node.type === NODE_TYPES.submit ? { ...node, type: NODE_TYPES.image, parameters: withCacheRefresh(node.parameters) } : node));
 	const newConnections: Record<string, { main: Conn[][] }> = {};
 	for (const [from, conn] of Object.entries(connections)) {
 		if (dropped.has(from)) continue;
