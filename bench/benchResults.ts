@@ -13,6 +13,7 @@ import type { ModelRows, PolicyRow } from './scenarios/pollPolicies';
 import type { RateLimits } from './scenarios/rateLimits';
 import type { SharedReference } from './scenarios/sharedReference';
 import type { Speedup } from './scenarios/speedup';
+import type { StoreScenario } from './scenarios/store';
 import type { SubmitOverhead } from './scenarios/submitOverhead';
 import { summarize } from './stats';
 
@@ -50,6 +51,7 @@ export interface BenchResults {
 	rateLimits: RateLimits;
 	memRows: MemoryRow[];
 	reference: SharedReference;
+	store: StoreScenario;
 }
 
 /** The object written to bench/results.json. */
@@ -61,7 +63,7 @@ export function resultsJson(r: BenchResults, goals: readonly Goal[], totalMs: nu
 		engine: {
 			driver: 'n8n-core WorkflowExecute, in process (test/engine/harness.ts loaded outside jest by bench/engine.ts), in child processes',
 			n8nCore: r.workerA.n8nCore,
-			binaryDataModes: { A: 'filesystem', B: 'filesystem', memory: ['filesystem', 'default (in-memory)'], sharedReference: 'default (in-memory)' },
+			binaryDataModes: { A: 'filesystem', B: 'filesystem', memory: ['filesystem', 'default (in-memory)'], sharedReference: 'default (in-memory)', store: 'filesystem' },
 			workers: r.engines,
 			simulator: 'relay-sim on 127.0.0.1, in the orchestrator process',
 			alternativesDrivenBy: 'poll policies and the diagnostic N=300 rows: src/flux generateImage on an isolated WorkerPool (the nodes expose no poll policy)',
@@ -78,12 +80,13 @@ export function resultsJson(r: BenchResults, goals: readonly Goal[], totalMs: nu
 			),
 			rateLimits: rateLimitsJson(r),
 			sharedReference: sharedReferenceJson(r),
+			store: storeJson(r),
 		},
 	};
 }
 
 function configJson(config: BenchConfig) {
-	const { C, LATENCY, L_MEAN, IMAGE_BYTES, REFERENCE_BYTES, MODEL_LATENCIES, BFL_EXAMPLE_POLLS_PER_SECOND, quick } = config;
+	const { C, LATENCY, L_MEAN, IMAGE_BYTES, REFERENCE_BYTES, STORE_IMAGE_BYTES, STORE_MISS_PAIRS, MODEL_LATENCIES, BFL_EXAMPLE_POLLS_PER_SECOND, quick } = config;
 	return {
 		C,
 		latency: LATENCY,
@@ -93,6 +96,8 @@ function configJson(config: BenchConfig) {
 		modelLatenciesMs: MODEL_LATENCIES,
 		bflExamplePollsPerSecond: BFL_EXAMPLE_POLLS_PER_SECOND,
 		referenceBytes: REFERENCE_BYTES,
+		storeImageBytes: STORE_IMAGE_BYTES,
+		storeMissPairs: STORE_MISS_PAIRS,
 		quick,
 	};
 }
@@ -189,5 +194,17 @@ function sharedReferenceJson(r: BenchResults) {
 		ratioToReference: referenceRatio,
 		rssPeakOutside,
 		wallMs,
+	};
+}
+
+function storeJson(r: BenchResults) {
+	const { imageBytes, rerun, miss } = r.store;
+	return {
+		how:
+			'a fresh worker (filesystem binary mode) with its own store folder. Re-run: one execution of 30 (trigger → submit → collect) with Cache `reuse`, then the same 30 prompts again. ' +
+			'Miss path: alternating fresh batches of 30 with Cache `reuse` (result written to the store and read back by the collector) and `off` (results neither read nor written; the journal is written either way); cost = (median reuse − median off) / median off',
+		imageBytes,
+		rerun,
+		missPath: miss,
 	};
 }

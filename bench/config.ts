@@ -14,6 +14,10 @@ export interface BenchConfig {
 	IMAGE_BYTES: number;
 	/** Scenario 7: the binary reference image the 30 items share. */
 	REFERENCE_BYTES: number;
+	/** Scenario 8 (the result store): the image size the simulator serves. */
+	STORE_IMAGE_BYTES: number;
+	/** Scenario 8b: alternating pairs of fresh batches, Cache `reuse` vs `off` (the medians count). */
+	STORE_MISS_PAIRS: number;
 	/** N = 30 runs of scenario 1 (the median counts). */
 	REPEATS_30: number;
 	/** Scenario 3: warm-up runs and timed runs. */
@@ -37,6 +41,8 @@ export function benchConfig(quick: boolean): BenchConfig {
 		LATENCY: { min: 1900 * scale, max: 2100 * scale, seed: 'bench' },
 		IMAGE_BYTES: 4 * MB,
 		REFERENCE_BYTES: 8 * MB,
+		STORE_IMAGE_BYTES: 1 * MB,
+		STORE_MISS_PAIRS: quick ? 2 : 4,
 		REPEATS_30: quick ? 2 : 5,
 		OVERHEAD_RUNS: quick ? { warmup: 1, reps: 5 } : { warmup: 3, reps: 30 },
 		BENCH_DEADLINE_MS: 15 * 60_000,

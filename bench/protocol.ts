@@ -19,6 +19,8 @@ export interface NodesBatchTask {
 	/** Every item carries the same binary reference image of this many bytes (one shared base64 string,
 	 *  as in n8n's in-memory binary mode) and the submit node sends it as its reference image. */
 	referenceImage?: { bytes: number };
+	/** The submit node's Options → Cache; default `refresh` (every run a new job, as the other scenarios measure). */
+	cache?: 'reuse' | 'refresh' | 'off';
 }
 
 /** trigger → FLUX 3 Image (serial node). */
@@ -76,6 +78,8 @@ export interface ExecutionSummary {
 	items: number;
 	counts?: Record<string, number>;
 	submitExecuteMs?: number;
+	/** Slots the collector's report counts as served from the result store. */
+	cached?: number;
 }
 
 export interface MemorySummary {

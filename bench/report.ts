@@ -3,6 +3,7 @@ import { failedSlots, lagSummary, latenciesInOrder, pollsPerJob, type JoinedJob 
 import { duration, fixed, mib, ms, percent, s, table } from './format';
 import type { Goal } from './goals';
 import type { BenchResults } from './benchResults';
+import type { StoreRun as StoreScenarioRun } from './scenarios/store';
 import { listScheduleMakespan, max, median, p95 } from './stats';
 
 export function printReport(r: BenchResults, goals: readonly Goal[], totalMs: number): void {
@@ -14,6 +15,7 @@ export function printReport(r: BenchResults, goals: readonly Goal[], totalMs: nu
 	printMemory(r);
 	printRateLimits(r);
 	printSharedReference(r);
+	printStore(r);
 	console.log('');
 	console.log(`Whole benchmark: ${s(totalMs)}. Numbers vary by machine and load; see bench/README.md.`);
 	for (const note of r.notes) console.log(`Note: ${note}`);
@@ -221,5 +223,27 @@ function printSharedReference(r: BenchResults): void {
 				],
 			],
 		),
+	);
+}
+
+function printStore(r: BenchResults): void {
+	const { imageBytes, rerun, miss } = r.store;
+	const row = (label: string, run: StoreScenarioRun) => [label, s(run.wallMs), s(run.idealMs), run.submits, run.downloads, `${run.cached}/30`];
+	console.log('');
+	console.log(`8. Result store (fresh worker, its own store folder; ${mib(imageBytes)} images; one execution of 30 per row)`);
+	console.log(
+		table(
+			['Run', 'Wall', 'Longest latency', 'Submits', 'Downloads', 'From store'],
+			[
+				row('first run, Cache reuse', rerun.first),
+				row('re-run, Cache reuse', rerun.second),
+				...miss.reuse.map((run, i) => row(`fresh ${i + 1}, Cache reuse`, run)),
+				...miss.off.map((run, i) => row(`fresh ${i + 1}, Cache off`, run)),
+			],
+		),
+	);
+	console.log(
+		`   Re-run: ${fixed(rerun.ratio)}× the first run, ${mib(rerun.bytesRead)} read from the store (folder ${mib(rerun.storeFolderBytes)}). ` +
+			`Miss-path cost (median reuse − median off) / median off: ${fixed(miss.cost, 3)}.`,
 	);
 }

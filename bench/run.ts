@@ -22,6 +22,7 @@ import { modelAllPolicies, runPollPolicies } from './scenarios/pollPolicies';
 import { runRateLimits } from './scenarios/rateLimits';
 import { runSharedReference } from './scenarios/sharedReference';
 import { runSpeedup } from './scenarios/speedup';
+import { runStore } from './scenarios/store';
 import { runSubmitOverhead } from './scenarios/submitOverhead';
 import { openBench } from './session';
 
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
 		const rateLimits = await runRateLimits(bench, a); // 6 (closes A, starts and closes B)
 		const memRows = await runMemory(bench); // 5 (fresh workers)
 		const reference = await runSharedReference(bench); // 7 (fresh worker)
+		const store = await runStore(bench); // 8 (fresh worker, its own store folder)
 
 		const results: BenchResults = {
 			config,
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
 			rateLimits,
 			memRows,
 			reference,
+			store,
 		};
 		const goals = allGoals(results);
 		const totalMs = Date.now() - benchStart;

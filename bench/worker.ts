@@ -101,13 +101,13 @@ const REFERENCE_PROPERTY = 'reference';
 /** Every benchmark run is a new upstream job (scenarios repeat prompts): the result store's full miss path. */
 const EVERY_RUN_PAYS = { options: { cache: 'refresh' } };
 
-function submitCollectWorkflow(size: number, withReference: boolean) {
+function submitCollectWorkflow(size: number, withReference: boolean, cache: NodesBatchTask['cache'] = 'refresh') {
 	const { connect, manualTrigger } = harness;
 	const referenceImages = withReference ? { referenceImages: { images: [{ source: REFERENCE_PROPERTY }] } } : {};
 	return {
 		nodes: [
 			manualTrigger('Trigger'),
-			{ name: 'Submit', type: TYPES.submit, parameters: { prompt: '={{ $json.prompt }}', ...referenceImages, ...EVERY_RUN_PAYS }, credentials: credentialRef },
+			{ name: 'Submit', type: TYPES.submit, parameters: { prompt: '={{ $json.prompt }}', ...referenceImages, options: { cache } }, credentials: credentialRef },
 			{ name: 'Collect', type: TYPES.collect, parameters: { failureMode: 'placeholder' } },
 		],
 		connections: connect(['Trigger', 'Submit'], ['Submit', 'Collect']),
@@ -167,7 +167,7 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	const t0 = performance.now();
 	let from = 0;
 	const specs = task.executions.map((size) => {
-		const spec = { ...submitCollectWorkflow(size, reference !== undefined), from };
+		const spec = { ...submitCollectWorkflow(size, reference !== undefined, task.cache), from };
 		from += size;
 		return spec;
 	});
@@ -215,6 +215,7 @@ function summarizeRuns(runs: BatchRun[], specs: ReadonlyArray<{ size: number }>,
 		if (run.ran('Collect')) {
 			const report = run.outputOf('Collect', 1)[0];
 			summary.counts = report?.json.counts as Record<string, number> | undefined;
+			summary.cached = typeof report?.json.cached === 'number' ? report.json.cached : undefined;
 		}
 		executions.push(summary);
 	});
