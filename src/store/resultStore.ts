@@ -69,7 +69,6 @@ export class ResultStore {
 	private readonly backend: CacheBackend;
 	private readonly now: () => number;
 	private readonly faults: StoreFaults;
-	private folderReady: Promise<void> | undefined;
 	private bytesSincePrune = 0;
 
 	constructor(
@@ -238,12 +237,9 @@ export class ResultStore {
 		return time < this.now() - this.options.ttlMs;
 	}
 
+	/** Every write: a folder deleted while n8n runs is created again 0700 (cacache alone would make it 0755). */
 	private ensureFolder(): Promise<void> {
-		this.folderReady ??= ensureStoreFolder(this.rootDir).catch((error: unknown) => {
-			this.folderReady = undefined; // retried on the next write
-			throw error;
-		});
-		return this.folderReady;
+		return ensureStoreFolder(this.cacheDir);
 	}
 }
 
