@@ -68,4 +68,23 @@ describe('what a failed submit leaves in the journal', () => {
 		expect(sim.log.submits.length).toBe(0);
 		expect((await getStore().journal.read(job.identity.key))?.state).not.toBe('submitting');
 	});
+
+	it('cancelled while "submitting" was being written (nothing sent yet) is journaled failed, not left "maybe paid"', async () => {
+		const controller = new AbortController();
+		const store = getStore();
+		const write = store.journal.submitting.bind(store.journal);
+		jest.spyOn(store.journal, 'submitting').mockImplementation(async (key, start) => {
+			const written = await write(key, start);
+			controller.abort(); // the execution is stopped during the journal write
+			return written;
+		});
+		const job = prepared('cancelled during the journal write');
+		await expect(obtainFluxImage(job, context('job-6', controller.signal), store)).rejects.toMatchObject({ kind: 'cancelled' });
+		expect(sim.log.submits.length).toBe(0);
+		expect((await store.journal.read(job.identity.key))?.state).toBe('failed');
+		jest.restoreAllMocks();
+
+		const image = await obtainFluxImage(prepared('cancelled during the journal write'), context('job-7'));
+		expect(image).toMatchObject({ outcome: 'success', cached: false });
+	});
 });
