@@ -41,6 +41,8 @@ export interface PruneSummary {
 export interface ResultStoreOptions {
 	maxBytes: number;
 	ttlMs: number;
+	/** Results younger than this are spared by `maxBytes` (a pool may still hold only their reference). Default 0. */
+	spareRecentMs?: number;
 	backend?: CacheBackend;
 	now?: () => number;
 	/** Shared with the journal so the store warns once in all; default: a new one logging via the package logger. */
@@ -183,7 +185,8 @@ export class ResultStore {
 		const holders = new Map<string, number>(); // integrity -> kept entries holding it
 		for (const e of kept) holders.set(e.integrity, (holders.get(e.integrity) ?? 0) + 1);
 		let bytes = uniqueBytes(kept);
-		while (kept.length > 0 && bytes > this.options.maxBytes) {
+		const spareFrom = this.now() - (this.options.spareRecentMs ?? 0);
+		while (kept.length > 0 && kept[0].time < spareFrom && bytes > this.options.maxBytes) {
 			const oldest = kept.shift() as CacheEntry;
 			victims.push(oldest);
 			const left = (holders.get(oldest.integrity) ?? 1) - 1;
