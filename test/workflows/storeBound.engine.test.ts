@@ -7,6 +7,7 @@ import '../engine/harness'; // first: it prepares jest to load n8n-core
 import type { RelaySimulator } from '../../relay-sim';
 import { readPromptFromPng } from '../../relay-sim';
 import { getStore } from '../../src/store';
+import { allFiles } from '../store/tempStore';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { runPromptBatch } from './setup';
 
@@ -31,4 +32,15 @@ it('a batch bigger than the store bound is delivered whole: nothing uncollected 
 	const pngs = await Promise.all(slots.map(async (item) => await run.binaryBuffer(item, 'data')));
 	expect(pngs.map((png) => readPromptFromPng(png))).toEqual(prompts);
 	expect(getStore().config.maxBytes).toBe(1024 * 1024);
+});
+
+it('nothing in the store folder contains the API key, also after a failed job journaled its reason', async () => {
+	sim.setFault('refused', { on: 'submit', status: 400, body: { detail: `bad key ${sim.apiKey}` } });
+	const run = await runPromptBatch(sim, ['a wasp', 'refused'], { collect: { failureMode: 'placeholder' } });
+	expect(run.outputOf('Collect', 0).map((item) => item.json.status)).toEqual(['success', 'failed']);
+	const files = allFiles(getStore().config.dir);
+	expect(files.length).toBeGreaterThan(0);
+	for (const { file, bytes } of files) expect({ file, hasKey: bytes.includes(sim.apiKey) }).toEqual({ file, hasKey: false });
+	expect(JSON.stringify(run.outputOf('Collect', 1))).not.toContain(sim.apiKey);
+	expect(JSON.stringify(run.outputOf('Collect', 0).map((item) => item.json))).not.toContain(sim.apiKey);
 });
