@@ -137,7 +137,9 @@ async function obtain(store: Store, job: PreparedFluxImageJob, context: JobConte
  * share one flight; a caller whose own signal is live retries once when the shared flight was cancelled.
  */
 export async function obtainFluxImage(job: PreparedFluxImageJob, context: JobContext, store: Store = getStore()): Promise<ImageWithBytes> {
-	const run = () => flights().run(job.identity.key, () => obtain(store, job, context));
+	// Refresh asks for a new job: it never joins (nor is joined by) a flight that may serve the stored result.
+	const flightKey = job.cacheMode === 'refresh' ? `${job.identity.key}:refresh` : job.identity.key;
+	const run = () => flights().run(flightKey, () => obtain(store, job, context));
 	try {
 		return await run();
 	} catch (error) {

@@ -88,3 +88,17 @@ describe('what a failed submit leaves in the journal', () => {
 		expect(image).toMatchObject({ outcome: 'success', cached: false });
 	});
 });
+
+describe('single flight and the Cache option', () => {
+	it('a Refresh asked while a Reuse of the same key is in flight is a new job, not the shared cached one', async () => {
+		const first = await obtainFluxImage(prepared('a stored fern'), context('job-10'));
+		expect(first).toMatchObject({ outcome: 'success', cached: false });
+		const [reused, refreshed] = await Promise.all([
+			obtainFluxImage(prepared('a stored fern'), context('job-11')),
+			obtainFluxImage(prepared('a stored fern', { cacheMode: 'refresh' }), context('job-12')),
+		]);
+		expect(reused).toMatchObject({ outcome: 'success', cached: true });
+		expect(refreshed).toMatchObject({ outcome: 'success', cached: false });
+		expect(sim.log.submits.length).toBe(2);
+	});
+});
