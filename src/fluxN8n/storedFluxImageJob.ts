@@ -48,10 +48,16 @@ async function keep(store: Store, job: PreparedFluxImageJob, result: FluxImageRe
 	return image;
 }
 
-/** A final failure is journaled unless the upstream may still hold (or have been paid for) the job. */
-async function journalFailure(store: Store, job: PreparedFluxImageJob, error: unknown, acknowledged: boolean): Promise<void> {
+/** Failures that, once a POST has been sent and not acknowledged, may have left a paid task upstream. */
+const MAYBE_SENT_KINDS = new Set(['maybe_submitted', 'cancelled', 'timeout']);
+
+/**
+ * A final failure is journaled unless the upstream may still hold (or have been paid for) the job.
+ * `posted`: a submit POST was started (a cancel or job timeout after it may have cut it off in flight).
+ */
+async function journalFailure(store: Store, job: PreparedFluxImageJob, error: unknown, acknowledged: boolean, posted = true): Promise<void> {
 	const kind = isFluxError(error) ? error.kind : undefined;
-	if (!acknowledged && (kind === 'maybe_submitted' || kind === 'cancelled')) return; // stays `submitting`
+	if (!acknowledged && posted && kind !== undefined && MAYBE_SENT_KINDS.has(kind)) return; // stays `submitting`
 	if (acknowledged && kind !== undefined && REATTACHABLE_KINDS.has(kind)) return; // stays `submitted`
 	const reason = error instanceof Error ? error.message : String(error);
 	await store.journal.failed(job.identity.key, reason, [job.credentials.apiKey]);
@@ -73,9 +79,13 @@ async function sendNew(store: Store, job: PreparedFluxImageJob, context: JobCont
 	if (context.signal.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
 	await store.journal.submitting(key, { jobId: context.jobId, apiStyle, baseUrl, model, apiKeyHash });
 	let acknowledged: Promise<boolean> | undefined;
+	let posted = false;
 	try {
 		const result = await generateImage(job.credentials, job.request, {
 			...fluxOptions(job, context, attemptsBefore),
+			onSubmitting: () => {
+				posted = true;
+			},
 			onSubmitted: (task) => {
 				releaseReferenceImages(job);
 				acknowledged = store.journal.submitted(key, task);
@@ -85,7 +95,7 @@ async function sendNew(store: Store, job: PreparedFluxImageJob, context: JobCont
 		return await keep(store, job, result);
 	} catch (error) {
 		await acknowledged;
-		await journalFailure(store, job, error, acknowledged !== undefined);
+		await journalFailure(store, job, error, acknowledged !== undefined, posted);
 		throw error;
 	}
 }
@@ -127,7 +137,9 @@ async function obtain(store: Store, job: PreparedFluxImageJob, context: JobConte
  * share one flight; a caller whose own signal is live retries once when the shared flight was cancelled.
  */
 export async function obtainFluxImage(job: PreparedFluxImageJob, context: JobContext, store: Store = getStore()): Promise<ImageWithBytes> {
-	const run = () => flights().run(job.identity.key, () => obtain(store, job, context));
+	// Refresh asks for a new job: it never joins (nor is joined by) a flight that may serve the stored result.
+	const flightKey = job.cacheMode === 'refresh' ? `${job.identity.key}:refresh` : job.identity.key;
+	const run = () => flights().run(flightKey, () => obtain(store, job, context));
 	try {
 		return await run();
 	} catch (error) {

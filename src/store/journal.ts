@@ -155,7 +155,7 @@ export class JobJournal {
 
 	private async append(cacheKey: string, metadata: unknown): Promise<boolean> {
 		try {
-			await ensureStoreFolder(this.rootDir);
+			await ensureStoreFolder(this.cacheDir); // 0700 even inside an existing open folder
 			await this.backend.put(this.cacheDir, cacheKey, NO_CONTENT, { metadata, time: this.now() });
 		} catch (error) {
 			this.faults.fault(describeStoreError('writing the job journal', this.rootDir, error));

@@ -27,7 +27,7 @@ export interface OpenStoreOptions {
 export function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Store {
 	const faults = new StoreFaults(options.warn ?? logWarning);
 	const shared = { backend: options.backend, now: options.now, faults };
-	const results = new ResultStore(config.dir, { ...shared, maxBytes: config.maxBytes, ttlMs: config.ttlMs });
+	const results = new ResultStore(config.dir, { ...shared, maxBytes: config.maxBytes, ttlMs: config.ttlMs, spareRecentMs: config.spareRecentMs });
 	const journal = new JobJournal(config.dir, { ...shared, ttlMs: config.ttlMs });
 	return {
 		config,

@@ -41,6 +41,8 @@ export interface PruneSummary {
 export interface ResultStoreOptions {
 	maxBytes: number;
 	ttlMs: number;
+	/** Results younger than this are spared by `maxBytes` (a pool may still hold only their reference). Default 0. */
+	spareRecentMs?: number;
 	backend?: CacheBackend;
 	now?: () => number;
 	/** Shared with the journal so the store warns once in all; default: a new one logging via the package logger. */
@@ -69,7 +71,6 @@ export class ResultStore {
 	private readonly backend: CacheBackend;
 	private readonly now: () => number;
 	private readonly faults: StoreFaults;
-	private folderReady: Promise<void> | undefined;
 	private bytesSincePrune = 0;
 
 	constructor(
@@ -184,7 +185,8 @@ export class ResultStore {
 		const holders = new Map<string, number>(); // integrity -> kept entries holding it
 		for (const e of kept) holders.set(e.integrity, (holders.get(e.integrity) ?? 0) + 1);
 		let bytes = uniqueBytes(kept);
-		while (kept.length > 0 && bytes > this.options.maxBytes) {
+		const spareFrom = this.now() - (this.options.spareRecentMs ?? 0);
+		while (kept.length > 0 && kept[0].time < spareFrom && bytes > this.options.maxBytes) {
 			const oldest = kept.shift() as CacheEntry;
 			victims.push(oldest);
 			const left = (holders.get(oldest.integrity) ?? 1) - 1;
@@ -238,12 +240,9 @@ export class ResultStore {
 		return time < this.now() - this.options.ttlMs;
 	}
 
+	/** Every write: a folder deleted while n8n runs is created again 0700 (cacache alone would make it 0755). */
 	private ensureFolder(): Promise<void> {
-		this.folderReady ??= ensureStoreFolder(this.rootDir).catch((error: unknown) => {
-			this.folderReady = undefined; // retried on the next write
-			throw error;
-		});
-		return this.folderReady;
+		return ensureStoreFolder(this.cacheDir);
 	}
 }
 

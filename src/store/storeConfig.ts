@@ -13,6 +13,11 @@ export interface StoreConfig {
 	maxBytes: number;
 	/** Stored results and journal records older than this are dropped. */
 	ttlMs: number;
+	/**
+	 * Results younger than this are never evicted by `maxBytes` (only by `ttlMs`): the pool may hold just their
+	 * reference until a collector reads them, for up to its result TTL (COMFLY_RESULT_TTL_SECONDS). Default 0.
+	 */
+	spareRecentMs?: number;
 }
 
 export const DEFAULT_STORE_MAX_MB = 2048;
@@ -21,6 +26,9 @@ export const DEFAULT_STORE_TTL_DAYS = 30;
 export const STORE_SUBFOLDER = 'flux-concurrent';
 const MAX_STORE_MB = 1024 * 1024;
 const MAX_TTL_DAYS = 3650;
+/** The pool's defaults for COMFLY_RESULT_TTL_SECONDS (src/pool/config.ts). */
+const DEFAULT_RESULT_TTL_SECONDS = 3600;
+const MAX_RESULT_TTL_SECONDS = 7 * 24 * 3600;
 const MB = 1024 * 1024;
 const DAY_MS = 24 * 3600 * 1000;
 const PREFIX = '[n8n-nodes-flux-concurrent]';
@@ -79,5 +87,6 @@ export function readStoreConfig(
 		dir: storeDir(env, options),
 		maxBytes: int('COMFLY_STORE_MAX_MB', DEFAULT_STORE_MAX_MB, MAX_STORE_MB) * MB,
 		ttlMs: int('COMFLY_STORE_TTL_DAYS', DEFAULT_STORE_TTL_DAYS, MAX_TTL_DAYS) * DAY_MS,
+		spareRecentMs: int('COMFLY_RESULT_TTL_SECONDS', DEFAULT_RESULT_TTL_SECONDS, MAX_RESULT_TTL_SECONDS) * 1000,
 	};
 }

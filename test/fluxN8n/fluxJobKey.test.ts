@@ -44,6 +44,18 @@ describe('fluxJobIdentity', () => {
 		expect(new Set(keys).size).toBe(keys.length);
 	});
 
+	it('changes with the order and the content of each reference image; not with what is never sent', () => {
+		const a = sharedReferenceImages.encode(Buffer.from('image A'), 'image/png');
+		const b = sharedReferenceImages.encode(Buffer.from('image B'), 'image/png');
+		const c = sharedReferenceImages.encode(Buffer.from('image C'), 'image/png');
+		const keys = [keyOf({ images: [a, b] }), keyOf({ images: [b, a] }), keyOf({ images: [a, c] }), keyOf({ images: [c, b] }), keyOf({ images: [a] })];
+		expect(new Set(keys).size).toBe(keys.length);
+		// The same bytes under another MIME type are the same upstream body; a base URL with a trailing slash is the same API.
+		expect(keyOf({ images: [sharedReferenceImages.encode(Buffer.from('image A'), 'image/jpeg'), b] })).toBe(keys[0]);
+		const slashless = parseFluxCredentials({ apiStyle: 'relay', baseUrl: 'http://127.0.0.1:9', apiKey: 'key-one-0123456789' });
+		expect(keyOf({}, 0, slashless)).toBe(keyOf());
+	});
+
 	it('the n-th identical request of one run is occurrence n; another run counts again from 0', () => {
 		const run = {};
 		const inRun = [0, 1, 2].map(() => fluxJobIdentity(run, creds, request(), 0).key);

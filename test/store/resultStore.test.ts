@@ -12,10 +12,11 @@ let temp: ReturnType<typeof makeTempDir>;
 let warnings: string[];
 let clock: number;
 
-function makeStore(options: { dir?: string; maxBytes?: number; backend?: CacheBackend } = {}) {
+function makeStore(options: { dir?: string; maxBytes?: number; backend?: CacheBackend; spareRecentMs?: number } = {}) {
 	return new ResultStore(options.dir ?? path.join(temp.dir, 'store'), {
 		maxBytes: options.maxBytes ?? 1024 * 1024,
 		ttlMs: 30 * DAY,
+		spareRecentMs: options.spareRecentMs,
 		now: () => clock,
 		backend: options.backend,
 		faults: new StoreFaults((m) => warnings.push(m)),
@@ -188,6 +189,20 @@ describe('ResultStore: prune (TTL and max bytes, oldest first)', () => {
 		expect((await store.get('b'))?.bytes.equals(blob('b'))).toBe(true);
 		expect((await store.get('c'))?.bytes.equals(blob('c'))).toBe(true);
 		expect(await store.prune()).toEqual({ removed: 0, freedBytes: 0, keptBytes: 200 });
+	});
+
+	it('spares results younger than spareRecentMs from maxBytes (a pool may hold only their reference), oldest first after', async () => {
+		const store = makeStore({ maxBytes: 250, spareRecentMs: 5000 });
+		const blob = (c: string) => Buffer.alloc(100, c);
+		for (const key of ['a', 'b', 'c']) {
+			await store.put(key, blob(key), meta);
+			clock += 1000;
+		}
+		expect(await store.prune()).toEqual({ removed: 0, freedBytes: 0, keptBytes: 300 }); // over the bound, all young
+		clock += 3500; // a is 5.5 s old, b 4.5 s, c 3.5 s
+		expect(await store.prune()).toEqual({ removed: 1, freedBytes: 100, keptBytes: 200 });
+		expect(await store.get('a')).toBeUndefined();
+		expect((await store.get('b'))?.bytes.equals(blob('b'))).toBe(true);
 	});
 
 	it('shared bytes count once and stay while a kept key holds them', async () => {

@@ -18,8 +18,13 @@ describe('readStoreConfig', () => {
 			dir: '/home/ann/.n8n/flux-concurrent',
 			maxBytes: DEFAULT_STORE_MAX_MB * MB,
 			ttlMs: DEFAULT_STORE_TTL_DAYS * DAY,
+			spareRecentMs: 3600 * 1000,
 		});
 		expect(warnings).toEqual([]);
+	});
+
+	it('spares results younger than the pool result TTL (COMFLY_RESULT_TTL_SECONDS) from the size bound', () => {
+		expect(read({ HOME: '/h', COMFLY_RESULT_TTL_SECONDS: '120' }).config.spareRecentMs).toBe(120 * 1000);
 	});
 
 	it('follows n8n: N8N_USER_FOLDER gets .n8n appended, like @n8n/config getN8nFolder', () => {
