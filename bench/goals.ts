@@ -217,8 +217,9 @@ function sharedReferenceGoal(r: BenchResults): Goal {
 		why:
 			`at the peak, over the baseline (taken with the reference already in memory, once): heap +${mib(m.peakSample.heapUsed - m.baseline.heapUsed)}, ` +
 			`external +${mib(m.peakSample.external - m.baseline.external)}, ArrayBuffers +${mib(m.peakSample.arrayBuffers - m.baseline.arrayBuffers)}. ` +
-			`Each job that decodes the reference into its own Buffer and encodes its own base64 request body adds about ${fixed(1 + 4 / 3)}× the reference while it is held; ` +
-			`30 such jobs: ${fixed(30 * (1 + 4 / 3), 0)}×. One shared encoded copy released once the submit is acknowledged stays near 1×.`,
+			`The glue encodes one base64 copy per distinct content and every job's submit body sends that copy's bytes as a shared part ` +
+			`(released once the submit is acknowledged); before that, each job holding its own base64 body cost about ${fixed(1 + 4 / 3)}× the reference (30 jobs: ${fixed(30 * (1 + 4 / 3), 0)}×). ` +
+			`Still transient per item: n8n decodes the in-memory binary into a Buffer for each item that reads it (hashed, then dropped).`,
 	};
 }
 

@@ -7,7 +7,7 @@ import { fluxDispatchers, singleDispatcher } from './httpAgent';
 import type { ResultExtension, ResultMimeType } from './imageType';
 import { JobRuntime, realSleep, type AttemptCounts, type JobSettings } from './job';
 import { pollUntilReady } from './poll';
-import { requestBodyJson, type FluxImageRequest } from './request';
+import { requestPayload, type FluxImageRequest } from './request';
 import {
 	DEFAULT_CONNECT_RETRY_POLICY,
 	DEFAULT_DOWNLOAD_RETRY_POLICY,
@@ -147,7 +147,7 @@ export function generateImage(creds: FluxCredentials, request: FluxImageRequest,
 	} catch (err) {
 		return Promise.reject(err);
 	}
-	const submitted = submitTask(rt, requestBodyJson(request), { onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted });
+	const submitted = submitTask(rt, requestPayload(request), { onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted });
 	return settle(rt, submitted.then((task) => imageOf(rt, task, rt.now())));
 }
 

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import type { FluxEndpoints } from './endpoints';
 import { FluxError, isFluxError, type FluxErrorKind } from './errors';
@@ -38,7 +39,7 @@ export interface JobSettings {
 export interface JobRequest {
 	method: 'GET' | 'POST';
 	headers?: Record<string, string>;
-	body?: string;
+	body?: string | Readable;
 	/** Which of the job's dispatchers sends it (default `api`). */
 	dispatcher?: keyof FluxDispatchers;
 	/** Close the connection after this request (submits: never reuse a socket). */

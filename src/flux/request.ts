@@ -30,3 +30,40 @@ export function requestBody(req: FluxImageRequest): Record<string, unknown> {
 export function requestBodyJson(req: FluxImageRequest): string {
 	return JSON.stringify(requestBody(req));
 }
+
+/** The wire body of one submit: parts sent in order, and their total length (the Content-Length). */
+export interface RequestPayload {
+	parts: readonly Buffer[];
+	length: number;
+}
+
+/** The ASCII bytes of a base64 reference image, one per image object: jobs sharing the object share them. */
+const base64Bytes = new WeakMap<ReferenceImage, Buffer>();
+
+function bytesOf(image: Extract<ReferenceImage, { kind: 'base64' }>): Buffer {
+	let bytes = base64Bytes.get(image);
+	if (!bytes) base64Bytes.set(image, (bytes = Buffer.from(image.data, 'latin1')));
+	return bytes;
+}
+
+/**
+ * {@link requestBodyJson} as parts: the JSON around each base64 image is a small buffer of its own, and
+ * each base64 image is the same buffer for every job that shares the image object (base64 needs no JSON
+ * escaping). Thirty jobs sharing one large reference image then hold one copy of it, not thirty bodies.
+ */
+export function requestPayload(req: FluxImageRequest): RequestPayload {
+	const marker = `\u0000ref-${Math.random().toString(36).slice(2)}-`;
+	const images = req.images.map((img, i) => (img.kind === 'base64' ? { kind: 'url' as const, url: `${marker}${i}` } : img));
+	const json = requestBodyJson({ ...req, images });
+	const parts: Buffer[] = [];
+	let rest = json;
+	req.images.forEach((img, i) => {
+		if (img.kind !== 'base64') return;
+		const token = JSON.stringify(`${marker}${i}`).slice(1, -1);
+		const at = rest.indexOf(token);
+		parts.push(Buffer.from(rest.slice(0, at), 'utf8'), bytesOf(img));
+		rest = rest.slice(at + token.length);
+	});
+	parts.push(Buffer.from(rest, 'utf8'));
+	return { parts, length: parts.reduce((sum, part) => sum + part.length, 0) };
+}

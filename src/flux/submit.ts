@@ -1,5 +1,7 @@
+import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { apiErrorMessage, drainBody, headerValue, readBodyText } from './body';
+import type { RequestPayload } from './request';
 import type { JobRuntime } from './job';
 import { transient, withRetries, type GiveUpReason, type Transient } from './retry';
 import { classifyNetworkError, describeNetworkError, errorCode, parseRetryAfter } from './retryPolicy';
@@ -38,7 +40,7 @@ const NOT_CREATED = 'the task was not created';
  * created (connection never opened, 429, 503); every ambiguous failure is `maybe_submitted`.
  * `payload` (the JSON body) is only referenced until this resolves.
  */
-export async function submitTask(rt: JobRuntime, payload: string, hooks: SubmitHooks = {}): Promise<FluxTask> {
+export async function submitTask(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks = {}): Promise<FluxTask> {
 	rt.phase = 'submit';
 	const task = await withRetries(rt, {
 		policy: rt.settings.submitRetry,
@@ -61,7 +63,7 @@ function giveUp(rt: JobRuntime, failure: Transient, reason: GiveUpReason) {
 	return rt.error(failure.kind, `FLUX submit failed: ${failure.detail}; waiting ${wait} s more would pass the job timeout (${NOT_CREATED})`, extra);
 }
 
-async function submitOnce(rt: JobRuntime, payload: string, hooks: SubmitHooks): Promise<FluxTask | Transient> {
+async function submitOnce(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks): Promise<FluxTask | Transient> {
 	const answer = await post(rt, payload, hooks);
 	if ('transient' in answer) return answer;
 	const { status, headers, text } = answer;
@@ -73,13 +75,20 @@ async function submitOnce(rt: JobRuntime, payload: string, hooks: SubmitHooks): 
 }
 
 /** Sends one submit on a fresh connection and reads its answer; `submitInFlight` is true until the outcome is known. */
-async function post(rt: JobRuntime, payload: string, hooks: SubmitHooks) {
-	const headers = { ...rt.endpoints.authHeaders, 'content-type': 'application/json', accept: 'application/json' };
+async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks) {
+	const headers = {
+		...rt.endpoints.authHeaders,
+		'content-type': 'application/json',
+		'content-length': String(payload.length),
+		accept: 'application/json',
+	};
+	// A new stream over the same parts for every attempt: shared reference-image bytes are never copied per job.
+	const body = Readable.from(payload.parts, { objectMode: false });
 	rt.notify(hooks.onSubmitting);
 	rt.submitInFlight = true;
 	let res;
 	try {
-		res = await rt.send('submit', rt.endpoints.submitUrl, { method: 'POST', headers, body: payload, dispatcher: 'submit', reset: true });
+		res = await rt.send('submit', rt.endpoints.submitUrl, { method: 'POST', headers, body, dispatcher: 'submit', reset: true });
 	} catch (err) {
 		return requestFailure(rt, err);
 	}

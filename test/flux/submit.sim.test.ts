@@ -1,3 +1,4 @@
+import { requestBodyJson, requestPayload } from '../../src/flux/request';
 import { createServer } from 'node:net';
 import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
@@ -222,5 +223,27 @@ describe('connection never opened (ECONNREFUSED) → retried', () => {
 			late = late ?? (await starting);
 			await late?.close();
 		}
+	});
+});
+
+describe('the submit body shares reference-image bytes', () => {
+	it('sends the same JSON as requestBodyJson, with each base64 image as one buffer shared by every job that shares the image', () => {
+		const image = Object.freeze({ kind: 'base64' as const, data: Buffer.alloc(3000, 7).toString('base64'), mimeType: 'image/png' });
+		const request = (prompt: string) => ({
+			prompt,
+			resolution: '1k' as const,
+			aspectRatio: 'auto',
+			grounding: true,
+			safetyTolerance: 2,
+			images: [{ kind: 'url' as const, url: 'https://example.com/a.png' }, image, image],
+		});
+		const one = requestPayload(request('first "quoted" \u0000 prompt'));
+		const two = requestPayload(request('second'));
+		expect(Buffer.concat([...one.parts]).toString('utf8')).toBe(requestBodyJson(request('first "quoted" \u0000 prompt')));
+		expect(one.length).toBe(Buffer.byteLength(requestBodyJson(request('first "quoted" \u0000 prompt'))));
+		const shared = one.parts.filter((part) => part.length === image.data.length);
+		expect(shared).toHaveLength(2);
+		expect(shared[0]).toBe(shared[1]);
+		expect(two.parts.find((part) => part.length === image.data.length)).toBe(shared[0]);
 	});
 });
