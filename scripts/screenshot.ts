@@ -17,6 +17,7 @@ import * as path from 'node:path';
 
 import { EXAMPLE_CREDENTIAL_NAME, EXAMPLES, REPO_ROOT, loadExample, withOutputFolder } from './examples';
 import { createN8nHome, getFreePort, importCredentials, importWorkflows, n8nInstallDir, type N8nHome } from './n8n';
+import { startN8nServer } from './n8n/n8nServer';
 
 function arg(flag: string, fallback: string): string {
 	const i = process.argv.indexOf(flag);
@@ -138,36 +139,11 @@ async function main(): Promise<void> {
 	}
 }
 
-/** `n8n start` for the home on a free loopback port; resolves with its base URL once the editor is up. */
+/** `n8n start` for the home on a free loopback port (scripts/n8n/n8nServer.ts); resolves with its base URL once up. */
 async function startEditor(home: N8nHome): Promise<string> {
-	const port = await getFreePort();
-	const n8n = start(
-		process.execPath,
-		[home.n8nBin, 'start'],
-		{
-			...home.env,
-			N8N_PORT: String(port),
-			N8N_LISTEN_ADDRESS: '127.0.0.1',
-			N8N_HOST: '127.0.0.1',
-			N8N_SECURE_COOKIE: 'false',
-			N8N_RUNNERS_BROKER_PORT: String(await getFreePort()),
-		},
-		home.dir,
-	);
-	let n8nOutput = '';
-	n8n.stdout?.on('data', (d: Buffer) => (n8nOutput += d.toString()));
-	n8n.stderr?.on('data', (d: Buffer) => (n8nOutput += d.toString()));
-	const base = `http://127.0.0.1:${port}`;
-	log(`n8n start on ${base}`);
-	await waitFor('n8n to listen', 120_000, async () => {
-		if (n8n.exitCode !== null) throw new Error(`n8n exited:\n${n8nOutput.slice(-3000)}`);
-		// /healthz answers before the editor's routes exist: wait for n8n's own "ready" line.
-		return /Editor is now accessible/.test(n8nOutput) && (await fetch(`${base}/healthz`)).ok ? true : undefined;
-	}).catch((error: unknown) => {
-		if (n8n.exitCode !== null) throw new Error(`n8n exited:\n${n8nOutput.slice(-3000)}`);
-		throw error;
-	});
-	return base;
+	const server = await startN8nServer(home, { log });
+	log(`n8n start on ${server.url}`);
+	return server.url;
 }
 
 type DevToolsSocket = {
