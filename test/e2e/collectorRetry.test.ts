@@ -199,6 +199,7 @@ describe("n8n's Retry execution of the collector after a restart", () => {
 		// The retry ran the collector again, not the Submits.
 		expect(Object.keys(runData).sort()).toEqual(['Collect', 'Start', 'Submit 1', 'Submit 2', 'Submit 3', 'Write Images'].sort());
 		expect(runData.Collect).toHaveLength(1);
+		for (const name of ['Submit 1', 'Submit 2', 'Submit 3']) expect(runData[name]).toHaveLength(1); // process A's run, kept
 		const slots = (runData.Collect[0].data?.main[0] ?? []).map((item) => item.json);
 		expect(slots.map((slot) => slot.status)).toEqual(['success', 'success', 'success']);
 		expect(slots.map((slot) => slot.cached)).toEqual([false, false, false]); // re-attached, not read from the store
