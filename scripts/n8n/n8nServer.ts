@@ -18,6 +18,8 @@ export interface N8nServer {
 	output(): string;
 	/** Stops n8n and its task runner (the whole process group). */
 	stop(): Promise<void>;
+	/** Kills n8n and its task runner at once (SIGKILL to the process group: a crash, no shutdown). */
+	kill(): Promise<void>;
 }
 
 export interface StartN8nServerOptions {
@@ -87,6 +89,11 @@ export async function startN8nServer(home: N8nHome, opts: StartN8nServerOptions 
 			await exited;
 			clearTimeout(timer);
 			killGroup(child, 'SIGKILL'); // grandchildren (the task runner) if any remain
+			running.delete(child);
+		},
+		kill: async () => {
+			killGroup(child, 'SIGKILL');
+			await exited;
 			running.delete(child);
 		},
 	};

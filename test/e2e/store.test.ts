@@ -5,8 +5,8 @@
  * (2) n8n killed with SIGKILL while its jobs generate upstream: the next run re-attaches, every image is
  *     delivered and no prompt is submitted twice.
  * (3) "Retry execution" of only the collector after a restart is not run here: `n8n execute` always runs a
- *     whole workflow from its trigger (it has no "retry from the failed node"); the engine test
- *     store.engine.test.ts covers a collector run in a fresh process against the journal instead.
+ *     whole workflow from its trigger (it has no "retry from the failed node"); collectorRetry.test.ts runs it
+ *     in `n8n start` through n8n's REST retry route.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
