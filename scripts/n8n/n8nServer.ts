@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 
 import { getFreePort, type LogFn, type N8nHome } from './index';
+import { killGroup, killOnExit } from './processes';
 
 export interface N8nServer {
 	/** 'http://127.0.0.1:PORT' */
@@ -30,29 +31,8 @@ export interface StartN8nServerOptions {
 	log?: LogFn;
 }
 
-const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-	if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-	try {
-		process.kill(-child.pid, signal);
-	} catch {
-		/* already gone */
-	}
-}
-
-function installExitHook(): void {
-	if (exitHookInstalled) return;
-	exitHookInstalled = true;
-	process.on('exit', () => {
-		for (const child of running) killGroup(child, 'SIGKILL');
-	});
-}
-
 /** Starts `n8n start` on a free port of 127.0.0.1 and resolves once its REST API answers. */
 export async function startN8nServer(home: N8nHome, opts: StartN8nServerOptions = {}): Promise<N8nServer> {
-	installExitHook();
 	const port = await getFreePort();
 	const url = `http://127.0.0.1:${port}`;
 	const env = {
@@ -71,7 +51,7 @@ export async function startN8nServer(home: N8nHome, opts: StartN8nServerOptions 
 		detached: true,
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
-	running.add(child);
+	killOnExit(child);
 	let output = '';
 	const onData = (chunk: Buffer) => {
 		output += chunk.toString('utf8');
@@ -89,12 +69,10 @@ export async function startN8nServer(home: N8nHome, opts: StartN8nServerOptions 
 			await exited;
 			clearTimeout(timer);
 			killGroup(child, 'SIGKILL'); // grandchildren (the task runner) if any remain
-			running.delete(child);
 		},
 		kill: async () => {
 			killGroup(child, 'SIGKILL');
 			await exited;
-			running.delete(child);
 		},
 	};
 	try {

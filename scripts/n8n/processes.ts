@@ -16,7 +16,8 @@ const liveChildren = new Set<ChildProcess>();
 const scratchDirs = new Set<string>();
 let exitHooksInstalled = false;
 
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+/** Signals the child's whole process group (n8n and its task runner), or the child alone if that fails. */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 	if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
 	try {
 		process.kill(-child.pid, signal); // detached => the child leads its own process group
@@ -53,6 +54,13 @@ function installExitHooks(): void {
 		};
 		process.on(signal, handler);
 	}
+}
+
+/** Kill `child`'s process group if this process exits while it runs; forgotten once it has exited. */
+export function killOnExit(child: ChildProcess): void {
+	installExitHooks();
+	liveChildren.add(child);
+	child.once('exit', () => liveChildren.delete(child));
 }
 
 /** Delete `dir` when this process exits (unless forgotten first). */

@@ -25,6 +25,7 @@ import { parse as parseFlatted } from 'flatted';
 
 import { REPO_ROOT } from '../../scripts/examples';
 import { createN8nHome, ensureN8nInstalled, importCredentials, type N8nHome, type WorkflowJson } from '../../scripts/n8n';
+import { fanInWorkflow } from './fanInWorkflow';
 import { N8nRestSession, startN8nServer, type N8nServer } from '../../scripts/n8n/n8nServer';
 import { readPromptFromPng, startRelaySimulator, type RelaySimulator } from '../../relay-sim';
 import { parseFluxParameters, toFluxImageRequest } from '../../src/fluxN8n/fluxParameters';
@@ -64,48 +65,18 @@ afterAll(async () => {
 	for (const dir of [outDir, storeDir]) if (dir) await fsp.rm(dir, { recursive: true, force: true });
 });
 
-/** Start → one Submit per prompt → Collect (one input each, with the FLUX credential) → write every image into `folder`. */
+/** The fan-in workflow with the FLUX credential on the collector, and n8n keeping the run data a retry needs. */
 function retryWorkflow(folder: string): WorkflowJson {
-	const submits = PROMPTS.map((prompt, i) => ({
-		id: `submit-${i + 1}`,
-		name: `Submit ${i + 1}`,
-		type: home!.nodeType('fluxConcurrentSubmit'),
-		typeVersion: 1,
-		position: [240, i * 160],
-		parameters: { prompt, seed: 0 },
-		credentials: { fluxApi: credential },
-	}));
-	return {
+	return fanInWorkflow({
 		name: 'collector retry',
-		active: false,
-		nodes: [
-			{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			...submits,
-			{
-				id: 'collect',
-				name: 'Collect',
-				type: home!.nodeType('concurrentCollect'),
-				typeVersion: 1,
-				position: [480, 0],
-				parameters: { numberInputs: PROMPTS.length },
-				credentials: { fluxApi: credential },
-			},
-			{
-				id: 'write',
-				name: 'Write Images',
-				type: 'n8n-nodes-base.readWriteFile',
-				typeVersion: 1,
-				position: [720, 0],
-				parameters: { operation: 'write', fileName: `=${folder}/{{ $binary.data.fileName }}`, dataPropertyName: 'data', options: {} },
-			},
-		],
-		connections: {
-			Start: { main: [submits.map((s) => ({ node: s.name, type: 'main', index: 0 }))] },
-			...Object.fromEntries(submits.map((s, i) => [s.name, { main: [[{ node: 'Collect', type: 'main', index: i }]] }])),
-			Collect: { main: [[{ node: 'Write Images', type: 'main', index: 0 }]] },
-		},
+		prompts: PROMPTS,
+		seed: 0,
+		folder,
+		home: home!,
+		credential,
+		collectorCredential: true,
 		settings: { executionOrder: 'v1', saveExecutionProgress: true, saveManualExecutions: true, saveDataErrorExecution: 'all' },
-	};
+	});
 }
 
 /** Waits for a state by polling (never a sleep that makes the test pass). */

@@ -28,6 +28,7 @@ import {
 	type WorkflowJson,
 } from '../../scripts/n8n';
 import { readPromptFromPng, startRelaySimulator, type RelaySimulator } from '../../relay-sim';
+import { fanInWorkflow } from './fanInWorkflow';
 import { parseFluxParameters, toFluxImageRequest } from '../../src/fluxN8n/fluxParameters';
 import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import { openStore, readStoreConfig } from '../../src/store';
@@ -58,36 +59,8 @@ afterAll(async () => {
 	for (const dir of [outDir, storeDir]) if (dir) await fsp.rm(dir, { recursive: true, force: true });
 });
 
-/** Start → one Submit per prompt → Collect (one input each) → write every slot's image into `folder`. */
 function batchWorkflow(name: string, prompts: string[], seed: number, folder: string): WorkflowJson {
-	const submits = prompts.map((prompt, i) => ({
-		name: `Submit ${i + 1}`,
-		type: home!.nodeType('fluxConcurrentSubmit'),
-		typeVersion: 1,
-		position: [240, i * 160],
-		parameters: { prompt, seed },
-		credentials: { fluxApi: credential },
-	}));
-	return {
-		name,
-		nodes: [
-			{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			...submits,
-			{ name: 'Collect', type: home!.nodeType('concurrentCollect'), typeVersion: 1, position: [480, 0], parameters: { numberInputs: prompts.length } },
-			{
-				name: 'Write Images',
-				type: 'n8n-nodes-base.readWriteFile',
-				typeVersion: 1,
-				position: [720, 0],
-				parameters: { operation: 'write', fileName: `=${folder}/{{ $binary.data.fileName }}`, dataPropertyName: 'data', options: {} },
-			},
-		],
-		connections: {
-			Start: { main: [submits.map((s) => ({ node: s.name, type: 'main', index: 0 }))] },
-			...Object.fromEntries(submits.map((s, i) => [s.name, { main: [[{ node: 'Collect', type: 'main', index: i }]] }])),
-			Collect: { main: [[{ node: 'Write Images', type: 'main', index: 0 }]] },
-		},
-	};
+	return fanInWorkflow({ name, prompts, seed, folder, home: home!, credential });
 }
 
 function folder(name: string): string {
