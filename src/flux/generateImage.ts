@@ -7,6 +7,9 @@ import { fluxDispatchers, singleDispatcher } from './httpAgent';
 import type { ResultExtension, ResultMimeType } from './imageType';
 import { JobRuntime, realSleep, type AttemptCounts, type JobSettings } from './job';
 import { pollUntilReady } from './poll';
+import type { PollRateLimiter } from './pollRate';
+import { DEFAULT_ADAPTIVE_SCHEDULE, type AdaptiveScheduleSettings, type ReadyTimes } from './pollSchedule';
+import { sharedPollLimiter, sharedReadyTimes } from './pollShared';
 import { requestPayload, type FluxImageRequest } from './request';
 import {
 	DEFAULT_CONNECT_RETRY_POLICY,
@@ -37,8 +40,18 @@ export interface GenerateOptions extends SubmitHooks {
 	maxDownloadBytes?: number;
 	/** Called after every HTTP attempt starts, with the running counts per step. */
 	onAttempt?: (attempts: AttemptCounts) => void;
-	/** Poll schedule (default: every 5 % of the time since submit, 250 ms to 2 s apart, 20 % jitter). */
+	/**
+	 * Poll schedule (default: adaptive, see src/flux/pollSchedule.ts, falling back to every 5 % of the time
+	 * since submit, 250 ms to 2 s apart, 20 % jitter). A policy given here is followed as given (not
+	 * adaptive) unless it sets `adaptive: true`.
+	 */
 	poll?: Partial<PollPolicy>;
+	/** Extra: the adaptive schedule's tuning (default DEFAULT_ADAPTIVE_SCHEDULE). */
+	schedule?: Partial<AdaptiveScheduleSettings>;
+	/** Extra: where times-to-ready are learned (default: process-wide). */
+	readyTimes?: ReadyTimes;
+	/** Extra: the poll rate cap (default: the account's process-wide one, COMFLY_POLL_RATE; false: none). */
+	pollLimiter?: PollRateLimiter | false;
 	/** Clock for timings and deadline arithmetic (epoch ms). */
 	now?: () => number;
 	/** Extra: submit retry policy (429 / 503). */
@@ -75,13 +88,17 @@ function positive(n: number | undefined, fallback: number): number {
 }
 
 function jobSettings(creds: FluxCredentials, opts: GenerateOptions): JobSettings {
+	const endpoints = resolveEndpoints(creds);
 	return {
-		endpoints: resolveEndpoints(creds),
+		endpoints,
 		signal: opts.signal,
 		timeoutMs: positive(opts.timeoutMs, DEFAULT_JOB_TIMEOUT_MS),
 		requestTimeoutMs: positive(opts.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
 		maxDownloadBytes: positive(opts.maxDownloadBytes, DEFAULT_MAX_DOWNLOAD_BYTES),
-		poll: resolvePolicy(DEFAULT_POLL_POLICY, opts.poll),
+		poll: opts.poll ? resolvePolicy({ ...DEFAULT_POLL_POLICY, adaptive: false }, opts.poll) : { ...DEFAULT_POLL_POLICY },
+		schedule: { ...DEFAULT_ADAPTIVE_SCHEDULE, ...opts.schedule },
+		readyTimes: opts.readyTimes ?? sharedReadyTimes(),
+		pollLimiter: opts.pollLimiter === false ? undefined : (opts.pollLimiter ?? sharedPollLimiter(endpoints.base.origin, endpoints.apiKey)),
 		submitRetry: resolvePolicy(DEFAULT_SUBMIT_RETRY_POLICY, opts.submitRetry),
 		connectRetry: resolvePolicy(DEFAULT_CONNECT_RETRY_POLICY, opts.connectRetry),
 		downloadRetry: resolvePolicy(DEFAULT_DOWNLOAD_RETRY_POLICY, opts.downloadRetry),
@@ -121,8 +138,8 @@ async function settle<T>(rt: JobRuntime, work: Promise<T>): Promise<T> {
 }
 
 /** Polls until Ready, then downloads: the image of an upstream task. */
-async function imageOf(rt: JobRuntime, task: FluxTask, submittedAt: number): Promise<FluxImageResult> {
-	const { sampleUrl } = await pollUntilReady(rt, task);
+async function imageOf(rt: JobRuntime, task: FluxTask, submittedAt: number, learn: boolean): Promise<FluxImageResult> {
+	const { sampleUrl } = await pollUntilReady(rt, task, learn);
 	const readyAt = rt.now();
 	const image = await downloadImage(rt, sampleUrl);
 	return {
@@ -148,7 +165,7 @@ export function generateImage(creds: FluxCredentials, request: FluxImageRequest,
 		return Promise.reject(err);
 	}
 	const submitted = submitTask(rt, requestPayload(request), { onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted });
-	return settle(rt, submitted.then((task) => imageOf(rt, task, rt.now())));
+	return settle(rt, submitted.then((task) => imageOf(rt, task, rt.now(), true)));
 }
 
 /**
@@ -170,5 +187,5 @@ export function awaitImage(
 	const copy: FluxTask = task.pollingUrl ? { taskId: task.taskId, pollingUrl: task.pollingUrl } : { taskId: task.taskId };
 	rt.taskId = copy.taskId;
 	rt.phase = 'poll';
-	return settle(rt, imageOf(rt, copy, rt.now()));
+	return settle(rt, imageOf(rt, copy, rt.now(), false));
 }

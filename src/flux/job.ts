@@ -3,6 +3,8 @@ import { request, type Dispatcher } from 'undici';
 import type { FluxEndpoints } from './endpoints';
 import { FluxError, isFluxError, type FluxErrorKind } from './errors';
 import type { FluxDispatchers } from './httpAgent';
+import type { PollRateLimiter } from './pollRate';
+import type { AdaptiveScheduleSettings, ReadyTimes } from './pollSchedule';
 import { SleepAbortedError, errorCode, sleep, type PollPolicy, type RetryPolicy, type SleepFunction } from './retryPolicy';
 import type { Step } from './statusTable';
 
@@ -25,6 +27,11 @@ export interface JobSettings {
 	requestTimeoutMs: number;
 	maxDownloadBytes: number;
 	poll: PollPolicy;
+	/** The adaptive schedule's tuning and the times-to-ready it learns from (process-wide by default). */
+	schedule: AdaptiveScheduleSettings;
+	readyTimes: ReadyTimes;
+	/** The account's poll rate cap (none: uncapped). */
+	pollLimiter?: PollRateLimiter;
 	submitRetry: RetryPolicy;
 	connectRetry: RetryPolicy;
 	downloadRetry: RetryPolicy;

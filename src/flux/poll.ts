@@ -4,6 +4,7 @@ import { checkPollingUrl, defaultPollUrl, type FluxEndpoints } from './endpoints
 import type { FluxErrorKind } from './errors';
 import type { JobRuntime } from './job';
 import { transient, withRetries, type Transient } from './retry';
+import { nextAdaptiveWait, progressFraction, TaskTrack } from './pollSchedule';
 import { describeNetworkError, nextPollDelay, parseRetryAfter, type RetryPolicy } from './retryPolicy';
 import { statusOutcome } from './statusTable';
 import type { FluxTask } from './submit';
@@ -40,36 +41,66 @@ export function pollUrlFor(endpoints: FluxEndpoints, task: FluxTask): string {
 		: defaultPollUrl(endpoints, task.taskId);
 }
 
+/** The key under which times-to-ready are learned: the status route without the task (origin and path). */
+export function readyTimesKey(pollUrl: string): string {
+	const url = new URL(pollUrl);
+	return `${url.origin}${url.pathname}`;
+}
+
 /**
  * Polls the task until Ready (returns the sample URL), a final failure, or the job timeout.
- * The wait before each poll follows the poll policy (a fraction of the time since polling
- * began, clamped, with jitter); transient failures (network, 408, 429, 5xx, a 200 that is not
- * a status answer) are retried through the retry helper, backing off within the job timeout.
+ * The wait before each poll follows the poll policy: adaptive (src/flux/pollSchedule.ts: the API's
+ * progress, the times-to-ready seen for this route, else the elapsed-fraction rule) or, for a policy
+ * without `adaptive`, a fraction of the time since polling began (clamped, with jitter). Every poll
+ * first takes a slot of the account's poll rate cap. Transient failures (network, 408, 429, 5xx, a
+ * 200 that is not a status answer) are retried through the retry helper, backing off within the job
+ * timeout. With `learn`, the time to Ready (polling began at submit) is added to the learned times.
  */
-export async function pollUntilReady(rt: JobRuntime, task: FluxTask): Promise<{ sampleUrl: string; polls: number }> {
+export async function pollUntilReady(rt: JobRuntime, task: FluxTask, learn = false): Promise<{ sampleUrl: string; polls: number }> {
 	rt.phase = 'poll';
 	rt.taskId = task.taskId;
-	const policy = rt.settings.poll;
+	const { poll: policy, readyTimes, schedule: settings, random } = rt.settings;
 	const url = pollUrlFor(rt.endpoints, task);
+	const key = readyTimesKey(url);
 	const startedAt = rt.now();
-	const schedule = () => nextPollDelay(policy, polls, rt.now() - startedAt, rt.settings.random);
+	const track = new TaskTrack();
+	const fallback = () => (track.polls === 0 ? (policy.firstPollDelayMs ?? nextPollDelay(policy, 0, 0, random)) : nextPollDelay(policy, polls, rt.now() - startedAt, random));
+	const schedule = () =>
+		policy.adaptive
+			? nextAdaptiveWait({ elapsedMs: rt.now() - startedAt, track, learned: readyTimes.window(key, settings.minSamples), settings, random, fallbackMs: fallback })
+			: fallback();
 	const retries: RetryPolicy = { ...policy, maxAttempts: Number.POSITIVE_INFINITY };
 	let polls = 0;
-	let delay = policy.firstPollDelayMs ?? nextPollDelay(policy, 0, 0, rt.settings.random);
+	let delay = schedule();
 	for (;;) {
 		await rt.sleep(delay);
 		const outcome = await withRetries(rt, {
 			policy: retries,
 			firstBackoffStep: 1,
-			attempt: () => (polls++, pollOnce(rt, url)),
+			attempt: async () => (await takePollSlot(rt), polls++, await pollOnce(rt, url)),
 			minDelayMs: schedule,
 			onTransient: (failure) => (rt.lastStatus = `transient failure, ${failure.detail}`),
 			giveUp: (failure) => rt.error(failure.kind, `FLUX status polling failed: ${failure.detail}`),
 		});
-		if (outcome.state === 'ready') return { sampleUrl: outcome.sampleUrl, polls };
+		const atMs = rt.now() - startedAt;
+		if (outcome.state === 'ready') {
+			// It became Ready between the previous poll and this one: learn the midpoint.
+			if (learn) readyTimes.add(key, track.polls === 0 ? atMs : (track.lastPollMs + atMs) / 2);
+			return { sampleUrl: outcome.sampleUrl, polls };
+		}
 		rt.lastStatus = outcome.status;
+		track.see({ atMs, status: outcome.status, progress: outcome.progress });
 		delay = schedule();
 	}
+}
+
+/** Waits for a slot under the account's poll rate cap (none when the job has no limiter). */
+async function takePollSlot(rt: JobRuntime): Promise<void> {
+	const limiter = rt.settings.pollLimiter;
+	if (!limiter) return;
+	const now = rt.now();
+	const at = limiter.reserve(now);
+	if (at > now) await rt.sleep(at - now);
 }
 
 /** One status request: Ready / pending, a {@link Transient} failure, or throws a final one. */
@@ -124,7 +155,8 @@ export function interpretStatus(rt: JobRuntime, data: z.infer<typeof pollRespons
 		const [kind, message] = final;
 		throw rt.error(kind, `${message}${kind === 'generation_error' ? detailOf(data) : ''}`);
 	}
-	return typeof data.progress === 'number' ? { state: 'pending', status, progress: data.progress } : { state: 'pending', status };
+	const progress = progressFraction(data.progress);
+	return progress === undefined ? { state: 'pending', status } : { state: 'pending', status, progress };
 }
 
 function detailOf(data: Record<string, unknown>): string {

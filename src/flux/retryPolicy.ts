@@ -26,6 +26,12 @@ export interface PollPolicy extends BackoffPolicy {
 	elapsedFraction?: number;
 	/** Cap on a server-requested Retry-After while polling. */
 	maxRetryAfterMs: number;
+	/**
+	 * Use the latency-aware schedule (src/flux/pollSchedule.ts: progress, learned times-to-ready),
+	 * falling back to the rule above when it knows nothing. Only the default policy sets it: a policy
+	 * passed in `GenerateOptions.poll` is followed as given unless it sets `adaptive: true` itself.
+	 */
+	adaptive?: boolean;
 }
 
 /** Retry policy for submits (only when no task was created), connects that never opened, and downloads. */
@@ -37,10 +43,10 @@ export interface RetryPolicy extends BackoffPolicy {
 }
 
 /**
- * Polling: every 5 % of the time since submit, at least 250 ms and at most 2 s apart (20 % jitter).
- * A job is noticed within about 5 % of its run time (≤ 250 ms for short ones, ≤ 2 s for long ones)
- * at about the request rate of BFL's own examples (one poll per 0.5 s) over a 30 s job; the
- * benchmark (npm run bench, scenario 4) compares it with fixed and backoff schedules.
+ * Polling: adaptive (the API's progress and the times-to-ready learned in this process, see
+ * src/flux/pollSchedule.ts); when it knows nothing yet, every 5 % of the time since submit, at least
+ * 250 ms and at most 2 s apart (20 % jitter). The benchmark (npm run bench) compares it with fixed
+ * and backoff schedules and with other ways of polling.
  */
 export const DEFAULT_POLL_POLICY: Readonly<PollPolicy> = Object.freeze({
 	initialDelayMs: 250,
@@ -49,6 +55,7 @@ export const DEFAULT_POLL_POLICY: Readonly<PollPolicy> = Object.freeze({
 	jitter: 0.2,
 	elapsedFraction: 0.05,
 	maxRetryAfterMs: 30_000,
+	adaptive: true,
 });
 
 /** Submit retries (429, 503): 12 attempts, 1 s ×2 up to 30 s, Retry-After capped at 60 s. */

@@ -1,0 +1,197 @@
+/**
+ * The latency-aware poll schedule (pure: no clock, no timers, no I/O; the caller passes times and a
+ * random source). It decides the wait before the next status poll from what is known about the task:
+ *
+ * 1. The API's `progress` (0–1, or percent) and status changes: progress rising linearly gives the
+ *    expected finish (ETA). The next poll is aimed just after it (the ETA plus the error the progress
+ *    rounding allows), but a jump never more than `maxJumpFactor` × the time already waited, so a
+ *    progress that does not run linearly is re-read before it can cost much.
+ * 2. Else the times-to-ready observed for the same endpoint in this process ({@link ReadyTimes}):
+ *    nothing before the low quantile of those times but one early probe (it may bring progress),
+ *    then evenly spaced polls across the observed spread, so a job costs about `spreadPolls` polls.
+ * 3. Else (the first jobs of a process, an API without progress) the caller's fallback: the
+ *    elapsed-fraction policy.
+ * Past the expected finish the task is polled densely (`nearFraction` of the expected time apart).
+ * Long waits are shortened by up to `jitter` at random, so jobs submitted together do not poll in
+ * lock-step. See docs/CONTRACTS.md (src/flux, poll schedule).
+ */
+
+/** Tuning of the adaptive schedule (the defaults are what `npm run bench` measures). */
+export interface AdaptiveScheduleSettings {
+	/** Never poll sooner than this after the previous poll. */
+	minWaitMs: number;
+	/** Never wait longer than this (a wrong estimate costs at most this much lag). */
+	maxWaitMs: number;
+	/** A jump is at most this many times the time elapsed since submit. */
+	maxJumpFactor: number;
+	/** After the expected finish, poll this fraction of the expected time apart. */
+	nearFraction: number;
+	/** From the learned times alone: about this many polls spread across the observed spread. */
+	spreadPolls: number;
+	/** Long waits are shortened by up to this fraction at random. */
+	jitter: number;
+	/** Learned times are used once this many were observed for the endpoint. */
+	minSamples: number;
+}
+
+export const DEFAULT_ADAPTIVE_SCHEDULE: Readonly<AdaptiveScheduleSettings> = Object.freeze({
+	minWaitMs: 50,
+	maxWaitMs: 15_000,
+	maxJumpFactor: 3,
+	nearFraction: 0.01,
+	spreadPolls: 8,
+	jitter: 0.15,
+	minSamples: 5,
+});
+
+/** Progress as a fraction 0–1: a number 0–1, a percentage (1 < n ≤ 100) or a string "45%" / "0.45"; else undefined. */
+export function progressFraction(value: unknown): number | undefined {
+	let n: number;
+	if (typeof value === 'number') n = value;
+	else if (typeof value === 'string' && /^\s*\d+(\.\d+)?\s*%?\s*$/.test(value)) n = value.includes('%') ? parseFloat(value) / 100 : parseFloat(value);
+	else return undefined;
+	if (!Number.isFinite(n) || n < 0) return undefined;
+	if (n > 1) n = n <= 100 ? n / 100 : NaN;
+	return Number.isFinite(n) ? n : undefined;
+}
+
+/** One poll answer as the schedule sees it: when (ms since submit), the status, the progress if any. */
+export interface PollSighting {
+	atMs: number;
+	status: string;
+	progress?: number;
+}
+
+/** What one task's polls have shown so far (per job; feed it every pending answer). */
+export class TaskTrack {
+	/** The last two progress readings of the current status phase, oldest first. */
+	readonly readings: Array<{ atMs: number; progress: number }> = [];
+	/** ms since submit when the current status began (0, or midway between the polls around a change). */
+	phaseStartMs = 0;
+	status?: string;
+	lastPollMs = 0;
+	polls = 0;
+
+	see(sighting: PollSighting): void {
+		if (this.status !== undefined && sighting.status !== this.status) {
+			this.readings.length = 0;
+			this.phaseStartMs = (this.lastPollMs + sighting.atMs) / 2;
+		}
+		this.status = sighting.status;
+		this.lastPollMs = sighting.atMs;
+		this.polls++;
+		if (sighting.progress === undefined || sighting.progress <= 0 || sighting.progress >= 1) return;
+		this.readings.push({ atMs: sighting.atMs, progress: sighting.progress });
+		if (this.readings.length > 2) this.readings.shift();
+	}
+}
+
+/** Expected finish (ms since submit) and how far off it may be, from the progress readings; undefined without any. */
+export function progressEta(track: TaskTrack): { atMs: number; errorMs: number } | undefined {
+	const last = track.readings.at(-1);
+	if (!last) return undefined;
+	const first = track.readings.length === 2 ? track.readings[0] : { atMs: track.phaseStartMs, progress: 0 };
+	const dt = last.atMs - first.atMs;
+	const dp = last.progress - first.progress;
+	if (dt <= 0 || dp <= 0) return undefined;
+	const rate = dp / dt; // progress per ms
+	const remaining = (1 - last.progress) / rate;
+	// Progress is usually rounded to a percent: each reading may be half a percent off, which moves
+	// the finish by half a percent's time and the rate by (0.005 per rounded reading) / dp.
+	const rateError = (track.readings.length === 2 ? 0.01 : 0.005) / dp;
+	return { atMs: last.atMs + remaining, errorMs: 0.005 / rate + remaining * rateError };
+}
+
+/** Times-to-ready observed per endpoint in this process (a window of the latest `size`). */
+export class ReadyTimes {
+	private readonly byKey = new Map<string, number[]>();
+
+	constructor(private readonly size = 64) {}
+
+	add(key: string, ms: number): void {
+		if (!Number.isFinite(ms) || ms < 0) return;
+		const list = this.byKey.get(key) ?? [];
+		list.push(ms);
+		if (list.length > this.size) list.shift();
+		this.byKey.set(key, list);
+	}
+
+	/** The low and high quantiles (5 % / 95 %) of the observed times, once `minSamples` were seen. */
+	window(key: string, minSamples: number): { lowMs: number; highMs: number } | undefined {
+		const list = this.byKey.get(key);
+		if (!list || list.length < minSamples) return undefined;
+		const sorted = [...list].sort((a, b) => a - b);
+		const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))];
+		return { lowMs: at(0.05), highMs: at(0.95) };
+	}
+
+	clear(): void {
+		this.byKey.clear();
+	}
+}
+
+/** Everything the schedule decides from (times in ms since submit). */
+export interface ScheduleInput {
+	elapsedMs: number;
+	track: TaskTrack;
+	learned?: { lowMs: number; highMs: number };
+	settings: AdaptiveScheduleSettings;
+	random: () => number;
+	/** The wait when nothing is known (the elapsed-fraction policy). */
+	fallbackMs: () => number;
+}
+
+const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
+
+/** The first poll of a job with learned times: at this fraction of the low quantile, spread down by up to PROBE_SPREAD. */
+const PROBE_AT = 0.6;
+const PROBE_SPREAD = 0.3;
+/** A refining poll is aimed this many finish errors before the expected finish. */
+const REFINE_ERRORS = 3;
+
+/** Shortened by up to `jitter` of itself at random (never below the minimum wait). */
+function jittered(ms: number, input: ScheduleInput, jitter = input.settings.jitter): number {
+	const r = clamp(input.random(), 0, 1);
+	return Math.max(input.settings.minWaitMs, Math.round(ms * (1 - jitter * r)));
+}
+
+/** The wait before the next poll. */
+export function nextAdaptiveWait(input: ScheduleInput): number {
+	const wait = adaptiveWait(input);
+	return Math.round(clamp(wait ?? input.fallbackMs(), input.settings.minWaitMs, input.settings.maxWaitMs));
+}
+
+function adaptiveWait(input: ScheduleInput): number | undefined {
+	const { elapsedMs, track, learned, settings } = input;
+	const eta = progressEta(track);
+	if (eta) return towards(eta, input);
+	if (!learned) return undefined;
+	if (track.polls === 0) {
+		// A first poll early enough to leave time to act on its progress; jittered, so a batch spreads out.
+		const probeAt = learned.lowMs * PROBE_AT;
+		return probeAt > elapsedMs + settings.minWaitMs ? jittered(probeAt - elapsedMs, input, PROBE_SPREAD) : settings.minWaitMs;
+	}
+	const spread = Math.max(learned.highMs - learned.lowMs, settings.nearFraction * learned.highMs);
+	const interval = clamp(spread / settings.spreadPolls, settings.minWaitMs, 3 * settings.nearFraction * learned.highMs);
+	// Nothing before the fastest times seen (one interval early), then evenly across the observed
+	// spread, and a little past it (the high quantile is not the slowest).
+	if (elapsedMs < learned.lowMs - interval) return learned.lowMs - interval - elapsedMs;
+	if (elapsedMs <= learned.highMs * 1.5) return interval;
+	return undefined; // much slower than anything seen: the elapsed-fraction policy
+}
+
+/**
+ * Towards the expected finish: when the progress reading is too coarse (its finish error above the dense
+ * interval), one refining poll a few errors before it; then a poll just after it (expected finish + error);
+ * past that, dense polls. A jump is capped by the time elapsed (a non-linear progress is re-read in time).
+ */
+function towards(eta: { atMs: number; errorMs: number }, input: ScheduleInput): number {
+	const { elapsedMs, settings } = input;
+	const near = Math.max(settings.minWaitMs, settings.nearFraction * eta.atMs);
+	const refineAt = eta.atMs - REFINE_ERRORS * eta.errorMs;
+	const target = eta.errorMs > near && refineAt - elapsedMs > near ? refineAt : eta.atMs + eta.errorMs;
+	const remaining = target - elapsedMs;
+	if (remaining <= near) return near;
+	const cap = Math.max(settings.minWaitMs, settings.maxJumpFactor * elapsedMs);
+	return remaining <= cap ? remaining : jittered(cap, input);
+}
