@@ -88,29 +88,38 @@ function failedItemJson<Prepared, Result>(ctx: IExecuteFunctions, source: Concur
 	return onError === 'continueErrorOutput' ? { error: failed.error } : makeFailedTaskItemJson(failed);
 }
 
-/** Hand one prepared item to the pool (waiting at its capacity gate) and return its task item's json. */
-async function submitItem<Prepared, Result>(
+/**
+ * Hand every prepared item to the pool at once, in item order: all the batch's places at the capacity
+ * gate are asked for before anything is awaited, so the batch queues as a whole (FIFO) and the items of
+ * an execution that arrives later never get between them. Resolves with each item's task json (or error).
+ * Only a cancelled execution ends a wait at the gate: the first such item's error is thrown, after the
+ * ids of every job that was admitted are in `jobIds` (the execution's cancel reaches them).
+ */
+async function submitBatch<Prepared, Result>(
 	ctx: IExecuteFunctions,
 	source: ConcurrentSource<Prepared, Result>,
-	entry: { itemIndex: number; value: Prepared },
+	prepared: Array<PreparedItem<Prepared>>,
 	jobIds: string[],
-) {
+): Promise<INodeExecutionData[]> {
 	const pool = poolFor(source.outputKind);
 	const node = ctx.getNode().name;
-	let jobId: string;
-	try {
-		jobId = await pool.submit((job) => source.run(entry.value, job), {
-			owner: ctx.getExecutionId(),
-			signal: ctx.getExecutionCancelSignal(),
-			sizeOf: source.sizeOf,
-			meta: { node, itemIndex: entry.itemIndex },
-		});
-	} catch (error) {
+	const options = { owner: ctx.getExecutionId(), signal: ctx.getExecutionCancelSignal(), sizeOf: source.sizeOf };
+	const admissions = prepared.map((entry) =>
+		'error' in entry ? undefined : pool.submit((job) => source.run(entry.value, job), { ...options, meta: { node, itemIndex: entry.itemIndex } }),
+	);
+	const settled = await Promise.allSettled(admissions.map(async (admission) => await admission));
+	for (const outcome of settled) if (outcome.status === 'fulfilled' && outcome.value !== undefined) jobIds.push(outcome.value);
+	const submittedAt = new Date();
+	return prepared.map((entry, index) => {
+		const outcome = settled[index];
 		// Only a cancelled execution ends the wait at the capacity gate.
-		throw toNodeError(ctx.getNode(), error, entry.itemIndex, source.errorHints);
-	}
-	jobIds.push(jobId);
-	return makeTaskItemJson({ jobId, kind: source.outputKind, model: source.model, node, submittedAt: new Date() });
+		if (outcome.status === 'rejected') throw toNodeError(ctx.getNode(), outcome.reason, entry.itemIndex, source.errorHints);
+		const json =
+			'error' in entry
+				? failedItemJson(ctx, source, entry.error)
+				: makeTaskItemJson({ jobId: outcome.value!, kind: source.outputKind, model: source.model, node, submittedAt });
+		return { json, pairedItem: { item: entry.itemIndex } };
+	});
 }
 
 /**
@@ -136,12 +145,7 @@ export function makeConcurrentTwin<Prepared, Result>(
 			const jobIds: string[] = [];
 			try {
 				const prepared = await prepareItems(this, source, this.getInputData().length);
-				const output: INodeExecutionData[] = [];
-				for (const entry of prepared) {
-					const json = 'error' in entry ? failedItemJson(this, source, entry.error) : await submitItem(this, source, entry, jobIds);
-					output.push({ json, pairedItem: { item: entry.itemIndex } });
-				}
-				return [output];
+				return [await submitBatch(this, source, prepared, jobIds)];
 			} finally {
 				// The watch on the execution's signal is needed until this run's jobs are final.
 				releaseWhenFinal(pool, jobIds, release);
