@@ -22,25 +22,58 @@ export class BodyCutOffError extends Error {
 	}
 }
 
-/** Reads a whole body, at most `limit` bytes ({@link BodyTooLargeError} / {@link BodyCutOffError} otherwise). */
-export async function readBody(body: Body, limit: number): Promise<Buffer> {
-	const chunks: Buffer[] = [];
-	let total = 0;
+/**
+ * Collects a body's chunks into one Buffer with a single copy per byte: into a buffer allocated once
+ * from the declared length (Content-Length) when there is one, else kept as chunks and joined once at
+ * the end (a body of one chunk is returned as it is). A body longer than declared keeps working.
+ */
+class BodyBytes {
+	private chunks: Buffer[] = [];
+	private target?: Buffer;
+	total = 0;
+
+	constructor(expected: number | undefined, limit: number) {
+		if (expected !== undefined && expected > 0 && expected <= limit) this.target = Buffer.allocUnsafe(expected);
+	}
+
+	push(chunk: Buffer): void {
+		if (this.target && this.total + chunk.length <= this.target.length) chunk.copy(this.target, this.total);
+		else {
+			if (this.target) {
+				this.chunks = [this.target.subarray(0, this.total)]; // longer than declared: chunks from here on
+				this.target = undefined;
+			}
+			this.chunks.push(chunk);
+		}
+		this.total += chunk.length;
+	}
+
+	bytes(): Buffer {
+		if (this.target) return this.total === this.target.length ? this.target : this.target.subarray(0, this.total);
+		return this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.total);
+	}
+}
+
+/**
+ * Reads a whole body, at most `limit` bytes ({@link BodyTooLargeError} / {@link BodyCutOffError} otherwise).
+ * `expectedBytes` (a declared Content-Length) lets it fill one preallocated buffer instead of joining chunks.
+ */
+export async function readBody(body: Body, limit: number, expectedBytes?: number): Promise<Buffer> {
+	const bytes = new BodyBytes(expectedBytes, limit);
 	try {
 		for await (const chunk of body) {
 			const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-			total += buf.length;
-			if (total > limit) {
+			if (bytes.total + buf.length > limit) {
 				body.destroy();
 				throw new BodyTooLargeError(limit);
 			}
-			chunks.push(buf);
+			bytes.push(buf);
 		}
 	} catch (err) {
 		if (err instanceof BodyTooLargeError) throw err;
-		throw new BodyCutOffError(total, err);
+		throw new BodyCutOffError(bytes.total, err);
 	}
-	return Buffer.concat(chunks, total);
+	return bytes.bytes();
 }
 
 /** API responses (JSON) are read up to 1 MB. */

@@ -133,7 +133,7 @@ async function readImage(rt: JobRuntime, res: Dispatcher.ResponseData): Promise<
 	}
 	let buffer: Buffer;
 	try {
-		buffer = await readBody(res.body, maxBytes);
+		buffer = await readBody(res.body, maxBytes, declared);
 	} catch (err) {
 		rt.throwIfAborted();
 		if (err instanceof BodyTooLargeError) throw tooLarge(`more than ${formatBytes(maxBytes)} received`);
