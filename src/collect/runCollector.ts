@@ -33,9 +33,11 @@ async function waitOrFail<Result extends CollectableResult>(
 	pool: WorkerPool,
 	slots: readonly Slot[],
 	params: CollectorParameters,
+	onOutcome: (outcome: SlotOutcome<Result>) => void,
 ): Promise<Array<SlotOutcome<Result>>> {
 	try {
 		return await waitForSlots<Result>(pool, slots, {
+			onOutcome,
 			failFast: params.failureMode === 'failFast' && !ctx.continueOnFail(),
 			signal: ctx.getExecutionCancelSignal(),
 			redact: spec.redact,
@@ -54,6 +56,34 @@ async function waitOrFail<Result extends CollectableResult>(
 }
 
 /**
+ * Each slot's output item is made (its image handed to n8n's binary store) as soon as its job ends, one
+ * slot at a time in the order they end, while the other jobs still run: after the last job only its own
+ * image is left to hand over. One at a time, so a result read back from a store becomes n8n's binary
+ * before the next is read (the raw bytes of all slots are never in memory at once next to their copies).
+ */
+class SlotHandOver<Result extends CollectableResult> {
+	private readonly made = new Map<SlotOutcome<Result>, Promise<INodeExecutionData>>();
+	private chain: Promise<unknown> = Promise.resolve();
+
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly spec: CollectorSpec<Result>,
+		private readonly params: CollectorParameters,
+	) {}
+
+	start(outcome: SlotOutcome<Result>): void {
+		const item = this.chain.then(async () => await slotItem(this.ctx, this.spec, outcome, this.params));
+		item.catch(() => undefined); // awaited (and thrown) by item(); not unhandled when the wait fails first
+		this.chain = item.catch(() => undefined);
+		this.made.set(outcome, item);
+	}
+
+	async item(outcome: SlotOutcome<Result>): Promise<INodeExecutionData> {
+		return await (this.made.get(outcome) ?? slotItem(this.ctx, this.spec, outcome, this.params));
+	}
+}
+
+/**
  * A collector node's work: gather the tasks into slots, wait for every job, and return
  * one item per slot in slot order plus a report. Delivered results are marked collected,
  * so the pool's memory bound may drop them from now on.
@@ -66,11 +96,10 @@ export async function runCollector<Result extends CollectableResult>(
 	const release = watchExecutionCancel(ctx.getExecutionCancelSignal(), ctx.getExecutionId(), pool);
 	try {
 		const { params, slots } = prepare(ctx, spec, pool);
-		const outcomes = await waitOrFail(ctx, spec, pool, slots, params);
-		// One slot at a time: a result read back from a store is turned into n8n's binary before the next is read,
-		// so the raw bytes of all slots are never in memory at once (next to their binary copies).
+		const handOver = new SlotHandOver(ctx, spec, params);
+		const outcomes = await waitOrFail(ctx, spec, pool, slots, params, (outcome) => handOver.start(outcome));
 		const items: INodeExecutionData[] = [];
-		for (const outcome of outcomes) items.push(await slotItem(ctx, spec, outcome, params));
+		for (const outcome of outcomes) items.push(await handOver.item(outcome));
 		pool.markCollected(outcomes.flatMap((outcome) => (outcome.result && outcome.slot.jobId ? [outcome.slot.jobId] : [])));
 		return [items, [reportItem(outcomes, spec.reportWarnings?.() ?? [])]];
 	} finally {

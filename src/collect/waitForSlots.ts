@@ -161,6 +161,8 @@ export interface WaitForSlotsOptions<Result extends CollectableResult = Collecta
 	signal?: AbortSignal;
 	/** Removes secrets from error text that did not come redacted from the job. */
 	redact: (text: string) => string;
+	/** Told each slot's outcome as soon as it is known (e.g. to hand its image to n8n while others still run). */
+	onOutcome?: (outcome: SlotOutcome<Result>) => void;
 }
 
 /**
@@ -188,6 +190,7 @@ export async function waitForSlots<Result extends CollectableResult>(
 		outcomes = await Promise.allSettled(
 			slots.map(async (slot) => {
 				const outcome = await waitForSlot<Result>(pool, slot, stop.signal, options);
+				options.onOutcome?.(outcome);
 				if (options.failFast && !firstFailure && (outcome.status === 'failed' || outcome.status === 'cancelled')) {
 					firstFailure = outcome;
 					stop.abort();
