@@ -8,6 +8,7 @@ export function createLog(): SimLog {
 		tasks: new Map(),
 		polls: 0,
 		pollsByTask: new Map(),
+		pollTimes: [],
 		downloads: 0,
 		downloadsByTask: new Map(),
 		redirects: 0,
@@ -27,8 +28,10 @@ export function clearLog(log: SimLog): void {
 		submitsByPrompt: log.submitsByPrompt,
 		tasks: log.tasks,
 		pollsByTask: log.pollsByTask,
+		pollTimes: log.pollTimes,
 		downloadsByTask: log.downloadsByTask,
 	});
+	log.pollTimes.length = 0;
 	log.submits.length = 0;
 	log.submitsByPrompt.clear();
 	log.tasks.clear();

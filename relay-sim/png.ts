@@ -42,6 +42,14 @@ export interface PromptPngOptions {
 
 /** Encode a valid PNG that shows `prompt`'s picture and carries `prompt` (tEXt, or iTXt when not Latin-1 safe). */
 export function makePromptPng(prompt: string, options: PromptPngOptions = {}): Buffer {
+	return Buffer.concat(makePromptPngParts(prompt, options));
+}
+
+/**
+ * The same PNG as consecutive parts (write them in order): the large ones (pixels, padding) are cached
+ * buffers shared between requests, so serving a padded image costs no copy and no checksum.
+ */
+export function makePromptPngParts(prompt: string, options: PromptPngOptions = {}): Buffer[] {
 	const width = clampSide(options.width ?? DEFAULT_IMAGE_SIDE);
 	const height = clampSide(options.height ?? DEFAULT_IMAGE_SIDE);
 	const chunks = [headerChunk(width, height), textChunk(PROMPT_KEYWORD, prompt)];
@@ -51,8 +59,20 @@ export function makePromptPng(prompt: string, options: PromptPngOptions = {}): B
 	const missing = (options.padToBytes ?? 0) - size;
 	// Padding: a private ancillary chunk (decoders skip it) of incompressible noise, so neither
 	// zlib nor transport compression shrinks the file.
-	if (missing >= 12) chunks.push(pngChunk(PAD_CHUNK, noise(missing - 12)));
-	return Buffer.concat([PNG_SIGNATURE, ...chunks, idat, END_CHUNK]);
+	if (missing >= 12) chunks.push(padChunk(missing - 12));
+	return [PNG_SIGNATURE, ...chunks, idat, END_CHUNK];
+}
+
+const padChunks = new Map<number, Buffer>();
+/** The padding chunk of `length` noise bytes, built (copy and CRC) once per length (a few lengths kept). */
+function padChunk(length: number): Buffer {
+	let chunk = padChunks.get(length);
+	if (!chunk) {
+		chunk = pngChunk(PAD_CHUNK, noise(length));
+		if (padChunks.size >= 4) padChunks.delete(padChunks.keys().next().value as number);
+		padChunks.set(length, chunk);
+	}
+	return chunk;
 }
 
 /** The prompt stored by makePromptPng, or undefined when the buffer is not such a PNG. */

@@ -76,6 +76,7 @@ export interface SimLog {
 	tasks: Map<string, TaskLogEntry>;
 	polls: number;
 	pollsByTask: Map<string, number>;
+	pollTimes: number[]; // when each poll arrived (the simulator's clock), in order: poll rates per second
 	downloads: number; // /files requests not answered with a redirect
 	downloadsByTask: Map<string, number>;
 	redirects: number; // /files requests answered with a redirect

@@ -4,7 +4,7 @@ import type { SimContext } from '../context';
 import type { DownloadBodyFault } from '../faults';
 import { sendStorageError } from '../http';
 import { increment } from '../log';
-import { makePromptPng } from '../png';
+import { makePromptPngParts } from '../png';
 import type { Task } from '../tasks';
 
 const SLOW_TICK_MS = 100;
@@ -47,12 +47,24 @@ function countAnd(ctx: SimContext, taskId: string, answer: () => void): void {
 	answer();
 }
 
-function imageFor(ctx: SimContext, task: Task, padToBytes?: number): Buffer {
-	return makePromptPng(task.prompt, {
+/** The image's parts (the large ones cached and shared: see png.ts); joined only where a fault needs one buffer. */
+function imagePartsFor(ctx: SimContext, task: Task, padToBytes?: number): Buffer[] {
+	return makePromptPngParts(task.prompt, {
 		...ctx.settings.imageSize,
 		padToBytes: padToBytes ?? ctx.settings.imageBytes,
 		text: { task: task.id },
 	});
+}
+
+function imageFor(ctx: SimContext, task: Task, padToBytes?: number): Buffer {
+	return Buffer.concat(imagePartsFor(ctx, task, padToBytes));
+}
+
+/** Answers 200 with the parts written in order (no copy of the image). */
+function sendParts(res: ServerResponse, headers: Record<string, string>, parts: Buffer[]): void {
+	res.writeHead(200, { ...headers, 'Content-Length': parts.reduce((sum, part) => sum + part.length, 0) });
+	for (const part of parts) res.write(part);
+	res.end();
 }
 
 function serveImage(ctx: SimContext, res: ServerResponse, task: Task, fault: DownloadBodyFault | undefined): void {
@@ -65,17 +77,14 @@ function serveImage(ctx: SimContext, res: ServerResponse, task: Task, fault: Dow
 		return;
 	}
 	if (fault && 'sizeBytes' in fault) {
-		const image = imageFor(ctx, task, fault.sizeBytes);
 		if (fault.chunked) {
 			res.writeHead(200, headers); // no Content-Length: Transfer-Encoding chunked
-			res.write(image);
+			res.write(imageFor(ctx, task, fault.sizeBytes));
 			res.end();
-		} else {
-			res.writeHead(200, { ...headers, 'Content-Length': image.length });
-			res.end(image);
-		}
+		} else sendParts(res, headers, imagePartsFor(ctx, task, fault.sizeBytes));
 		return;
 	}
+	if (!fault) return sendParts(res, headers, imagePartsFor(ctx, task));
 	const image = imageFor(ctx, task);
 	res.writeHead(200, { ...headers, 'Content-Length': image.length });
 	if (fault && 'truncated' in fault) {

@@ -11,6 +11,7 @@ export function handlePoll(ctx: SimContext, req: IncomingMessage, res: ServerRes
 	const id = url.searchParams.get('id');
 	if (!id) return sendError(res, 422, 'query parameter id is required');
 	ctx.log.polls++;
+	ctx.log.pollTimes.push(ctx.now());
 	increment(ctx.log.pollsByTask, id);
 
 	const task = ctx.tasks.byId.get(id);
