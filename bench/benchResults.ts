@@ -15,6 +15,8 @@ import type { SharedReference } from './scenarios/sharedReference';
 import type { Speedup } from './scenarios/speedup';
 import type { StoreScenario } from './scenarios/store';
 import type { SubmitOverhead } from './scenarios/submitOverhead';
+import type { Comparison } from './scenarios/compare';
+import type { ScalingRow } from './scenarios/scaling';
 import { summarize } from './stats';
 
 export type Machine = ReturnType<typeof describeMachine>;
@@ -52,6 +54,8 @@ export interface BenchResults {
 	memRows: MemoryRow[];
 	reference: SharedReference;
 	store: StoreScenario;
+	comparison: Comparison;
+	scaling: ScalingRow[];
 }
 
 /** The object written to bench/results.json. */
@@ -81,6 +85,8 @@ export function resultsJson(r: BenchResults, goals: readonly Goal[], totalMs: nu
 			rateLimits: rateLimitsJson(r),
 			sharedReference: sharedReferenceJson(r),
 			store: storeJson(r),
+			comparison: comparisonJson(r),
+			scaling: r.scaling,
 		},
 	};
 }
@@ -206,5 +212,22 @@ function storeJson(r: BenchResults) {
 		imageBytes,
 		rerun,
 		missPath: miss,
+	};
+}
+
+function comparisonJson(r: BenchResults) {
+	const { ranges, sizes, downloadMs, pollRate, rows, packageRows, coldRows } = r.comparison;
+	const strip = ({ jobs, result, ...row }: (typeof packageRows)[number]) => ({ ...row, cpu: result.cpu, jobs: jobRows(jobs) });
+	return {
+		how:
+			'the same 30 prompts (same seeded latencies) per range and image size through each approach; ratio = makespan / (slowest upstream latency + one download). ' +
+			'Rows with timeScale 0.1 ran with every time ÷ 10 (latencies and fixed polls); this package ran after one warm-up batch per range (coldRows: that first batch).',
+		ranges,
+		sizes,
+		oneDownloadMs: downloadMs,
+		pollRatePerAccount: pollRate,
+		rows,
+		packageRows: packageRows.map(strip),
+		coldRows: coldRows.map(strip),
 	};
 }

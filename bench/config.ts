@@ -12,6 +12,8 @@ export interface BenchConfig {
 	LATENCY: { min: number; max: number; seed: string };
 	/** Image size of the memory scenario. */
 	IMAGE_BYTES: number;
+	/** Image size of the main simulator (scenarios 1–4, 6). */
+	MAIN_IMAGE_BYTES: number;
 	/** Scenario 7: the binary reference image the 30 items share. */
 	REFERENCE_BYTES: number;
 	/** Scenario 8 (the result store): the image size the simulator serves. */
@@ -40,12 +42,13 @@ export function benchConfig(quick: boolean): BenchConfig {
 		L_MEAN: 2000 * scale,
 		LATENCY: { min: 1900 * scale, max: 2100 * scale, seed: 'bench' },
 		IMAGE_BYTES: 4 * MB,
+		MAIN_IMAGE_BYTES: 1 * MB,
 		REFERENCE_BYTES: 8 * MB,
 		STORE_IMAGE_BYTES: 1 * MB,
 		STORE_MISS_PAIRS: quick ? 2 : 4,
-		REPEATS_30: quick ? 2 : 5,
+		REPEATS_30: quick ? 2 : 3,
 		OVERHEAD_RUNS: quick ? { warmup: 1, reps: 5 } : { warmup: 3, reps: 30 },
-		BENCH_DEADLINE_MS: 15 * 60_000,
+		BENCH_DEADLINE_MS: 25 * 60_000,
 		TASK_DEADLINE_MS: 330_000,
 		MODEL_LATENCIES: [2_000, 10_000, 30_000, 60_000],
 		BFL_EXAMPLE_POLLS_PER_SECOND: 2,

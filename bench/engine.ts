@@ -87,6 +87,7 @@ export function fluxCredentials(simUrl: string, apiKey: string) {
 	return { fluxApi: { apiStyle: 'relay', baseUrl: simUrl, apiKey } };
 }
 
-export function promptItems(prefix: string, from: number, count: number): INodeExecutionData[] {
-	return Array.from({ length: count }, (_, i) => ({ json: { prompt: `${prefix} ${from + i}` } as IDataObject }));
+/** Prompts `${prefix} ${i}${suffix}`; a suffix such as " [4m]" lets the simulator's faults pick the image size. */
+export function promptItems(prefix: string, from: number, count: number, suffix = ''): INodeExecutionData[] {
+	return Array.from({ length: count }, (_, i) => ({ json: { prompt: `${prefix} ${from + i}${suffix}` } as IDataObject }));
 }

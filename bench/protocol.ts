@@ -21,6 +21,10 @@ export interface NodesBatchTask {
 	referenceImage?: { bytes: number };
 	/** The submit node's Options → Cache; default `refresh` (every run a new job, as the other scenarios measure). */
 	cache?: 'reuse' | 'refresh' | 'off';
+	/** Prompts are `${prefix} ${i}${suffix}` (e.g. an image-size tag the simulator's faults match). */
+	suffix?: string;
+	/** Measure the event loop's delay (perf_hooks.monitorEventLoopDelay) over the run. */
+	loopDelay?: boolean;
 }
 
 /** trigger → FLUX 3 Image (serial node). */
@@ -29,6 +33,8 @@ export interface SerialTask {
 	sim: SimRef;
 	prefix: string;
 	count: number;
+	/** Prompts are `${prefix} ${i}${suffix}`. */
+	suffix?: string;
 }
 
 /** trigger → submit only, repeated; the pool is drained between repetitions. */
@@ -49,6 +55,10 @@ export interface DirectTask {
 	count: number;
 	concurrency: number;
 	poll?: Partial<PollPolicy>;
+	/** Prompts are `${prefix} ${i}${suffix}` (e.g. an image-size tag the simulator's faults match). */
+	suffix?: string;
+	/** false: no poll rate cap (the way other tools poll); default: the package's own cap. */
+	pollCap?: boolean;
 }
 
 export type WorkerTask = NodesBatchTask | SerialTask | SubmitOverheadTask | DirectTask;
@@ -103,6 +113,13 @@ export interface MemorySummary {
 	binaryMode: string;
 }
 
+/** perf_hooks.monitorEventLoopDelay over a run (ms). */
+export interface LoopDelay {
+	maxMs: number;
+	p99Ms: number;
+	meanMs: number;
+}
+
 export interface NodesBatchResult {
 	kind: 'nodesBatch';
 	wallMs: number;
@@ -111,6 +128,7 @@ export interface NodesBatchResult {
 	executions: ExecutionSummary[];
 	jobs: JobRecord[];
 	memory?: MemorySummary;
+	loopDelay?: LoopDelay;
 }
 
 export interface SerialResult {
@@ -149,7 +167,7 @@ export interface DirectResult {
 	wallMs: number;
 	startedAt: number;
 	cpu: CpuMs;
-	jobs: Array<JobRecord & { polls?: number }>;
+	jobs: Array<JobRecord & { polls?: number; downloadMs?: number }>;
 }
 
 export type WorkerResult = NodesBatchResult | SerialResult | SubmitOverheadResult | DirectResult;

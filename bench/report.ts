@@ -16,6 +16,8 @@ export function printReport(r: BenchResults, goals: readonly Goal[], totalMs: nu
 	printRateLimits(r);
 	printSharedReference(r);
 	printStore(r);
+	printComparison(r);
+	printScaling(r);
 	console.log('');
 	console.log(`Whole benchmark: ${s(totalMs)}. Numbers vary by machine and load; see bench/README.md.`);
 	for (const note of r.notes) console.log(`Note: ${note}`);
@@ -245,5 +247,59 @@ function printStore(r: BenchResults): void {
 	console.log(
 		`   Re-run: ${fixed(rerun.ratio)}× the first run, ${mib(rerun.bytesRead)} read from the store (folder ${mib(rerun.storeFolderBytes)}). ` +
 			`Miss-path cost (median reuse − median off) / median off: ${fixed(miss.cost, 3)}.`,
+	);
+}
+
+/** The side-by-side table (also in the README, as markdown): ratio to the physical limit and polls per job. */
+export function comparisonMarkdown(r: BenchResults): string {
+	const { rows, ranges, sizes } = r.comparison;
+	const cols = (['short', 'long'] as const).flatMap((range) => sizes.map((size) => ({ range, size })));
+	const rangeName = (range: 'short' | 'long') => `${fixed(ranges[range].min / 1000, 1)}–${fixed(ranges[range].max / 1000, 1)} s`;
+	const header = ['Approach', ...cols.map((c) => `${rangeName(c.range)}, ${c.size.replace('m', ' MiB')}`)];
+	const approaches = [...new Set(rows.map((row) => row.approach))];
+	const body = approaches.map((approach) => [
+		approach,
+		...cols.map(({ range, size }) => {
+			const row = rows.find((x) => x.approach === approach && x.range === range && x.size === size);
+			if (!row) return '—';
+			const star = row.timeScale !== 1 ? '*' : '';
+			return `${fixed(row.ratio, 2)}×${star} (${s(row.wallMs / row.timeScale)}, ${fixed(row.pollsPerJob, 1)} polls/job)`;
+		}),
+	]);
+	return table(header, body);
+}
+
+function printComparison(r: BenchResults): void {
+	const { downloadMs, pollRate } = r.comparison;
+	console.log('');
+	console.log(`9. Side by side: the same 30 jobs, makespan / physical limit (slowest upstream latency + one download: ${Object.entries(downloadMs).map(([k, v]) => `${k} ${ms(v)}`).join(', ')})`);
+	console.log(comparisonMarkdown(r));
+	console.log(`   * with every time ÷ 10 (latencies and fixed polls), makespan shown ×10. Poll rate cap of this package: ${pollRate}/s per account.`);
+	console.log(
+		`   This package's first batch per range (nothing learned yet): ${r.comparison.coldRows.map((row) => `${row.range}: ${fixed(row.vsSlowest, 3)}× slowest, ${fixed(row.pollsPerJob, 1)} polls/job`).join('; ')}`,
+	);
+}
+
+function printScaling(r: BenchResults): void {
+	console.log('');
+	console.log('10. Scaling (fresh worker, filesystem binary mode, Cache off, latency 0.4–0.6 s; executions of 30 started at once)');
+	console.log(
+		table(
+			['N', 'Executions', 'Image', 'Wall', 'Ideal', 'Eff.', 'First collector', 'CPU/job', 'Peak RSS', 'Baseline RSS', 'Retained after', 'Loop delay max / p99'],
+			r.scaling.map((row) => [
+				row.n,
+				row.executions,
+				row.size.replace('m', ' MiB'),
+				s(row.wallMs),
+				s(row.idealMs),
+				fixed(row.idealMs / row.wallMs),
+				s(row.firstCollectorMs),
+				ms(row.cpuMsPerJob, 1),
+				mib(row.peakRss),
+				mib(row.baselineRss),
+				mib(row.retainedBytes),
+				`${ms(row.loopDelay?.maxMs ?? NaN, 1)} / ${ms(row.loopDelay?.p99Ms ?? NaN, 1)}`,
+			]),
+		),
 	);
 }

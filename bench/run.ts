@@ -24,6 +24,10 @@ import { runSharedReference } from './scenarios/sharedReference';
 import { runSpeedup } from './scenarios/speedup';
 import { runStore } from './scenarios/store';
 import { runSubmitOverhead } from './scenarios/submitOverhead';
+import { runComparison } from './scenarios/compare';
+import { runScaling } from './scenarios/scaling';
+import { comparisonSvg } from './chart';
+import { DEFAULT_POLL_RATE } from '../src/flux/pollRate';
 import { openBench } from './session';
 
 async function main(): Promise<void> {
@@ -46,10 +50,12 @@ async function main(): Promise<void> {
 		const direct = await runDirect300(bench, a);
 		const speedup = await runSpeedup(bench, a, n30); // 2
 		const policyRows = await runPollPolicies(bench, a); // 4
+		const comparison = await runComparison(bench, a, DEFAULT_POLL_RATE); // 9
 		const rateLimits = await runRateLimits(bench, a); // 6 (closes A, starts and closes B)
 		const memRows = await runMemory(bench); // 5 (fresh workers)
 		const reference = await runSharedReference(bench); // 7 (fresh worker)
 		const store = await runStore(bench); // 8 (fresh worker, its own store folder)
+		const scaling = await runScaling(bench); // 10 (fresh worker)
 
 		const results: BenchResults = {
 			config,
@@ -69,11 +75,15 @@ async function main(): Promise<void> {
 			memRows,
 			reference,
 			store,
+			comparison,
+			scaling,
 		};
 		const goals = allGoals(results);
 		const totalMs = Date.now() - benchStart;
 		printReport(results, goals, totalMs);
-		writeResults(resultsJson(results, goals, totalMs), config.quick);
+		const json = resultsJson(results, goals, totalMs);
+		writeResults(json, config.quick);
+		writeChart(comparisonSvg(comparison, String(json.generatedAt)), config.quick);
 	} finally {
 		await bench.close();
 	}
@@ -83,6 +93,12 @@ function writeResults(json: Record<string, unknown>, quick: boolean): void {
 	const out = quick ? path.join(os.tmpdir(), 'bench-results.quick.json') : path.join(__dirname, 'results.json');
 	writeFileSync(out, JSON.stringify(json, null, 2) + '\n');
 	console.log(`Results written to ${out}`);
+}
+
+function writeChart(svg: string, quick: boolean): void {
+	const out = quick ? path.join(os.tmpdir(), 'bench-results.quick.svg') : path.join(__dirname, 'results.svg');
+	writeFileSync(out, svg);
+	console.log(`Chart written to ${out}`);
 }
 
 main().catch((error: unknown) => {

@@ -8,6 +8,7 @@
  * the pool; BENCH_BINARY_MODE = 'default' (in-memory) | 'filesystem' picks n8n's binary data mode.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import type { INodeExecutionData } from 'n8n-workflow';
 
@@ -20,6 +21,7 @@ import type {
 	ExecutionSummary,
 	FromWorker,
 	JobRecord,
+	LoopDelay,
 	MemorySummary,
 	NodesBatchResult,
 	NodesBatchTask,
@@ -83,7 +85,13 @@ function resetVmHwm(): void {
 }
 
 function jobRecord(jobId: string, execution?: number): JobRecord {
-	const snap = pool.poolFor('image').get<{ taskId?: string }>(jobId);
+	let snap;
+	try {
+		snap = pool.poolFor('image').get<{ taskId?: string }>(jobId);
+	} catch {
+		// collected and already dropped by the pool's byte bound (large runs): only its id is left
+		return { jobId, state: 'collected, dropped', queuedAt: NaN, attempts: 0, execution };
+	}
 	return {
 		jobId,
 		taskId: snap.result?.taskId ?? (snap.error as { taskId?: string } | undefined)?.taskId,
@@ -116,8 +124,8 @@ function submitCollectWorkflow(size: number, withReference: boolean, cache: Node
 }
 
 /** Trigger items; with a reference image, every item carries the same base64 string (one copy in memory). */
-function batchItems(prefix: string, from: number, size: number, reference: string | undefined): INodeExecutionData[] {
-	const items = promptItems(prefix, from, size);
+function batchItems(prefix: string, from: number, size: number, reference: string | undefined, suffix?: string): INodeExecutionData[] {
+	const items = promptItems(prefix, from, size, suffix);
 	if (reference === undefined) return items;
 	return items.map((item) => ({ ...item, binary: { [REFERENCE_PROPERTY]: { data: reference, mimeType: 'image/png', fileName: 'reference.png' } } }));
 }
@@ -161,6 +169,8 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	const credentials = fluxCredentials(task.sim.url, task.sim.apiKey);
 	const reference = task.referenceImage ? referenceBase64(task.referenceImage.bytes) : undefined;
 	const sampler = task.memory ? await startMemorySampler(task.memory.sampleMs) : undefined;
+	const loop = task.loopDelay ? monitorEventLoopDelay({ resolution: 5 }) : undefined;
+	loop?.enable();
 	const timingStart = timings.length;
 	const cpuStart = process.cpuUsage();
 	const startedAt = Date.now();
@@ -178,7 +188,7 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 			connections: spec.connections,
 			nodeTypes,
 			credentials,
-			triggerItems: batchItems(task.prefix, spec.from, spec.size, reference),
+			triggerItems: batchItems(task.prefix, spec.from, spec.size, reference, task.suffix),
 		});
 		return { run, wallMs: performance.now() - started };
 	};
@@ -191,9 +201,11 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	const wallMs = performance.now() - t0;
 	const cpu = cpuSince(cpuStart);
 	sampler?.stop();
+	loop?.disable();
+	const loopDelay: LoopDelay | undefined = loop && { maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, meanMs: loop.mean / 1e6 };
 	const { executions, jobs } = summarizeRuns(runs, specs, timingStart);
 	const memory = sampler ? await memoryAfterRun(sampler, runs, jobs, reference) : undefined;
-	return { kind: 'nodesBatch', wallMs, startedAt, cpu, executions, jobs, memory };
+	return { kind: 'nodesBatch', wallMs, startedAt, cpu, executions, jobs, memory, loopDelay };
 }
 
 function summarizeRuns(runs: BatchRun[], specs: ReadonlyArray<{ size: number }>, timingStart: number): { executions: ExecutionSummary[]; jobs: JobRecord[] } {
@@ -236,8 +248,11 @@ async function memoryAfterRun(
 	const vmHwm = readVmHwm();
 	let payloadBytes = 0;
 	for (const job of jobs) {
-		const result = pool.poolFor('image').get<{ buffer?: Buffer }>(job.jobId).result;
-		payloadBytes += result?.buffer?.byteLength ?? 0;
+		try {
+			payloadBytes += pool.poolFor('image').get<{ buffer?: Buffer }>(job.jobId).result?.buffer?.byteLength ?? 0;
+		} catch {
+			// dropped by the byte bound after collection
+		}
 	}
 	let base64InItemsBytes = 0;
 	for (const { run } of runs) {
@@ -281,7 +296,7 @@ async function runSerial(task: SerialTask): Promise<SerialResult> {
 		connections: connect(['Trigger', 'Image']),
 		nodeTypes,
 		credentials: fluxCredentials(task.sim.url, task.sim.apiKey),
-		triggerItems: promptItems(task.prefix, 0, task.count),
+		triggerItems: promptItems(task.prefix, 0, task.count, task.suffix),
 	});
 	const wallMs = performance.now() - t0;
 	const out = run.ran('Image') ? run.outputOf('Image') : [];
@@ -346,13 +361,14 @@ async function runDirect(task: DirectTask): Promise<DirectResult> {
 	});
 	const creds = { apiStyle: 'relay' as const, baseUrl: task.sim.url, apiKey: task.sim.apiKey };
 	const polls = new Map<string, number>();
+	const downloads = new Map<string, number>();
 	const cpuStart = process.cpuUsage();
 	const startedAt = Date.now();
 	const t0 = performance.now();
 	const ids: string[] = [];
 	for (let i = 0; i < task.count; i++) {
 		const request = {
-			prompt: `${task.prefix} ${i}`,
+			prompt: `${task.prefix} ${i}${task.suffix ?? ''}`,
 			resolution: '1k' as const,
 			aspectRatio: 'auto',
 			grounding: true,
@@ -361,8 +377,9 @@ async function runDirect(task: DirectTask): Promise<DirectResult> {
 		};
 		const id = await set.image.submit(
 			async (job) => {
-				const result = await flux.generateImage(creds, request, { signal: job.signal, poll: task.poll });
+				const result = await flux.generateImage(creds, request, { signal: job.signal, poll: task.poll, ...(task.pollCap === false ? { pollLimiter: false as const } : {}) });
 				polls.set(job.jobId, result.attempts.poll);
+				downloads.set(job.jobId, result.timings.downloadedAt - result.timings.readyAt);
 				return { taskId: result.taskId, bytes: result.buffer.byteLength };
 			},
 			{ sizeOf: (r) => r.bytes },
@@ -385,6 +402,7 @@ async function runDirect(task: DirectTask): Promise<DirectResult> {
 			finishedAt: snap.timings.finishedAt,
 			attempts: snap.attempts,
 			polls: polls.get(snap.id),
+			downloadMs: downloads.get(snap.id),
 		})),
 	};
 }

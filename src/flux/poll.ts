@@ -54,7 +54,7 @@ export function readyTimesKey(pollUrl: string): string {
  * without `adaptive`, a fraction of the time since polling began (clamped, with jitter). Every poll
  * first takes a slot of the account's poll rate cap. Transient failures (network, 408, 429, 5xx, a
  * 200 that is not a status answer) are retried through the retry helper, backing off within the job
- * timeout. With `learn`, the time to Ready (polling began at submit) is added to the learned times.
+ * timeout. With `learn` (polling began at submit) and an adaptive policy, the time to Ready is learned.
  */
 export async function pollUntilReady(rt: JobRuntime, task: FluxTask, learn = false): Promise<{ sampleUrl: string; polls: number }> {
 	rt.phase = 'poll';
@@ -85,7 +85,7 @@ export async function pollUntilReady(rt: JobRuntime, task: FluxTask, learn = fal
 		const atMs = rt.now() - startedAt;
 		if (outcome.state === 'ready') {
 			// It became Ready between the previous poll and this one: learn the midpoint.
-			if (learn) readyTimes.add(key, track.polls === 0 ? atMs : (track.lastPollMs + atMs) / 2);
+			if (learn && policy.adaptive) readyTimes.add(key, track.polls === 0 ? atMs : (track.lastPollMs + atMs) / 2);
 			return { sampleUrl: outcome.sampleUrl, polls };
 		}
 		rt.lastStatus = outcome.status;
