@@ -59,18 +59,27 @@ export function makePromptPngParts(prompt: string, options: PromptPngOptions = {
 	const missing = (options.padToBytes ?? 0) - size;
 	// Padding: a private ancillary chunk (decoders skip it) of incompressible noise, so neither
 	// zlib nor transport compression shrinks the file.
-	if (missing >= 12) chunks.push(padChunk(missing - 12));
+	if (missing >= 12) chunks.push(...padChunks(missing));
 	return [PNG_SIGNATURE, ...chunks, idat, END_CHUNK];
 }
 
-const padChunks = new Map<number, Buffer>();
+const PAD_STEP = 64 * 1024;
+/** `missing` bytes of padding: a large chunk whose size is rounded down to 64 KiB (cached: shared by every
+ *  image of about that size, whatever its prompt's length) and a small one for the rest. */
+function padChunks(missing: number): Buffer[] {
+	const big = Math.floor((missing - 24) / PAD_STEP) * PAD_STEP;
+	if (big <= 0) return [padChunk(missing - 12)];
+	return [padChunk(big), pngChunk(PAD_CHUNK, noise(missing - 24 - big))];
+}
+
+const padChunkCache = new Map<number, Buffer>();
 /** The padding chunk of `length` noise bytes, built (copy and CRC) once per length (a few lengths kept). */
 function padChunk(length: number): Buffer {
-	let chunk = padChunks.get(length);
+	let chunk = padChunkCache.get(length);
 	if (!chunk) {
 		chunk = pngChunk(PAD_CHUNK, noise(length));
-		if (padChunks.size >= 4) padChunks.delete(padChunks.keys().next().value as number);
-		padChunks.set(length, chunk);
+		if (padChunkCache.size >= 4) padChunkCache.delete(padChunkCache.keys().next().value as number);
+		padChunkCache.set(length, chunk);
 	}
 	return chunk;
 }

@@ -96,11 +96,10 @@ export async function pollUntilReady(rt: JobRuntime, task: FluxTask, learn = fal
 
 /** Waits for a slot under the account's poll rate cap (none when the job has no limiter). */
 async function takePollSlot(rt: JobRuntime): Promise<void> {
-	const limiter = rt.settings.pollLimiter;
-	if (!limiter) return;
-	const now = rt.now();
-	const at = limiter.reserve(now);
-	if (at > now) await rt.sleep(at - now);
+	await rt.settings.pollLimiter?.take(
+		() => rt.now(),
+		async (ms) => await rt.sleep(ms),
+	);
 }
 
 /** One status request: Ready / pending, a {@link Transient} failure, or throws a final one. */

@@ -1,9 +1,8 @@
 /**
  * The per-account poll rate cap: at most `rate` status polls start in any one-second window, across
- * every job of one account (API key and API host) in this process. A poll reserves its start time
- * (now, or when the oldest of the last `rate` polls leaves the window) and sleeps until then, so the
- * cap holds however many jobs poll at once and the order of reservations is kept. Pure arithmetic
- * on the caller's clock: tests drive it with a fake one.
+ * every job of one account (API key and API host) in this process: a poll waits until the oldest of
+ * the last `rate` starts has left the window, so the cap holds however many jobs poll at once. It runs
+ * on the caller's clock and sleep: tests drive it with fake ones.
  */
 import { createHash } from 'node:crypto';
 
@@ -13,29 +12,38 @@ import { z } from 'zod';
 export const DEFAULT_POLL_RATE = 25;
 export const MAX_POLL_RATE = 1000;
 const WINDOW_MS = 1000;
+/** A little more than a second between a start and the `rate`-th next one: network jitter cannot squeeze a window. */
+const GUARD_MS = 10;
 
-/** Reserves poll start times so that at most `rate` fall in any one-second window. */
+/**
+ * At most `rate` polls start in any one-second window. {@link take} waits (on the caller's clock and
+ * sleep) until the oldest of the last `rate` starts has left the window, then records the actual start:
+ * the window is counted on real start times, so a stalled event loop cannot release a bunch at once.
+ */
 export class PollRateLimiter {
-	/** Start times of the last `rate` reservations, a ring (oldest at `next`). */
+	/** Start times of the last `rate` polls, a ring (oldest at `next`). */
 	private readonly starts: number[];
 	private next = 0;
+	private latestNow = Number.NEGATIVE_INFINITY;
 
 	constructor(readonly rate: number) {
 		if (!Number.isInteger(rate) || rate < 1) throw new RangeError(`poll rate must be a positive integer, got ${rate}`);
 		this.starts = new Array<number>(rate).fill(Number.NEGATIVE_INFINITY);
 	}
 
-	private latestNow = Number.NEGATIVE_INFINITY;
-
-	/** The time (same clock as `now`) at which this poll may start; the slot is taken. */
-	reserve(now: number): number {
+	/** How long a poll starting at `now` must wait (0: it may start now). */
+	waitMs(now: number): number {
 		// A clock that went back by more than a window is another clock (a test's): start afresh.
 		if (now < this.latestNow - WINDOW_MS) this.starts.fill(Number.NEGATIVE_INFINITY);
 		this.latestNow = Math.max(this.latestNow, now);
-		const at = Math.max(now, this.starts[this.next] + WINDOW_MS);
-		this.starts[this.next] = at;
+		return Math.max(0, this.starts[this.next] + WINDOW_MS + GUARD_MS - now);
+	}
+
+	/** Waits for a slot, then takes it (records its start). */
+	async take(now: () => number, sleep: (ms: number) => Promise<void>): Promise<void> {
+		for (let wait = this.waitMs(now()); wait > 0; wait = this.waitMs(now())) await sleep(wait);
+		this.starts[this.next] = now();
 		this.next = (this.next + 1) % this.rate;
-		return at;
 	}
 }
 
