@@ -4,7 +4,7 @@ import { checkPollingUrl, defaultPollUrl, type FluxEndpoints } from './endpoints
 import type { FluxErrorKind } from './errors';
 import type { JobRuntime } from './job';
 import { transient, withRetries, type Transient } from './retry';
-import { nextAdaptiveWait, progressFraction, TaskTrack } from './pollSchedule';
+import { nextAdaptiveWait, progressEta, progressFraction, TaskTrack } from './pollSchedule';
 import { describeNetworkError, nextPollDelay, parseRetryAfter, type RetryPolicy } from './retryPolicy';
 import { statusOutcome } from './statusTable';
 import type { FluxTask } from './submit';
@@ -84,14 +84,24 @@ export async function pollUntilReady(rt: JobRuntime, task: FluxTask, learn = fal
 		});
 		const atMs = rt.now() - startedAt;
 		if (outcome.state === 'ready') {
-			// It became Ready between the previous poll and this one: learn the midpoint.
-			if (learn && policy.adaptive) readyTimes.add(key, track.polls === 0 ? atMs : (track.lastPollMs + atMs) / 2);
+			if (learn && policy.adaptive) readyTimes.add(key, readyTimeOf(track, atMs));
 			return { sampleUrl: outcome.sampleUrl, polls };
 		}
 		rt.lastStatus = outcome.status;
 		track.see({ atMs, status: outcome.status, progress: outcome.progress });
 		delay = schedule();
 	}
+}
+
+/**
+ * When the task became Ready, as far as its polls tell (ms since submit): between the last pending poll and
+ * the one that saw Ready; the progress's expected finish when it falls there, else the midpoint.
+ */
+function readyTimeOf(track: TaskTrack, seenAtMs: number): number {
+	if (track.polls === 0) return seenAtMs;
+	const eta = progressEta(track)?.atMs;
+	if (eta !== undefined && eta >= track.lastPollMs && eta <= seenAtMs) return eta;
+	return (track.lastPollMs + seenAtMs) / 2;
 }
 
 /** Waits for a slot under the account's poll rate cap (none when the job has no limiter). */
