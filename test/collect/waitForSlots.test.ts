@@ -75,3 +75,18 @@ describe('waitForSlots and the execution signal', () => {
 		expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
 	});
 });
+
+describe('waitForSlots tells each outcome as soon as it is known', () => {
+	it('slot 2 is reported while slot 1 still runs, slot 1 once it ends; the result is still in slot order', async () => {
+		const { pool, jobs, names, slots } = await thirtySlots();
+		const told: number[] = [];
+		const waiting = waitForSlots(pool, slots.slice(0, 2), { failFast: false, redact: keep, onOutcome: (outcome) => told.push(outcome.slot.slot) });
+		jobs.resolve(names[1]);
+		await flush();
+		expect(told).toEqual([2]);
+		jobs.resolve(names[0]);
+		expect((await waiting).map((outcome) => outcome.slot.slot)).toEqual([1, 2]);
+		expect(told).toEqual([2, 1]);
+		for (const name of names.slice(2)) jobs.resolve(name);
+	});
+});
