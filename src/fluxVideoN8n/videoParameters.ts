@@ -74,13 +74,16 @@ const positiveNumber = (label: string, max: number, fallback: number) => {
 	return z.preprocess(numberLike, z.number({ invalid_type_error: message }).finite({ message }).gt(0, { message }).max(max, { message }).default(fallback));
 };
 
+const DURATION_MESSAGE = `must be auto or a whole number of seconds from ${MIN_VIDEO_SECONDS} to ${MAX_VIDEO_SECONDS}`;
 const durationSchema = z.preprocess(
 	(v) => (typeof v === 'string' && v.trim().toLowerCase() === 'auto' ? 'auto' : numberLike(v)),
 	z
-		.union([z.literal('auto'), z.number().int().min(MIN_VIDEO_SECONDS).max(MAX_VIDEO_SECONDS)], {
-			errorMap: () => ({ message: `must be auto or a whole number of seconds from ${MIN_VIDEO_SECONDS} to ${MAX_VIDEO_SECONDS}` }),
-		})
-		.default('auto'),
+		.custom<'auto' | number>(
+			(v) => v === 'auto' || (typeof v === 'number' && Number.isInteger(v) && v >= MIN_VIDEO_SECONDS && v <= MAX_VIDEO_SECONDS),
+			{ message: DURATION_MESSAGE },
+		)
+		.optional()
+		.transform((v) => v ?? 'auto'),
 );
 
 const promptSchema = z
