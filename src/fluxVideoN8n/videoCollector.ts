@@ -11,8 +11,9 @@ import { apiKeyHash, getStore, MAYBE_PAID_REASON, type JournalRecord, type Store
 import { keepVideo } from './storedFluxVideoJob';
 import { openVideo, videoDownloadDir, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
 
-/** The binary of a finished video job (`fileBase` e.g. "slot-03" → slot-03.mp4). */
-export async function videoResultToBinary(ctx: IExecuteFunctions, result: VideoJobResult, fileBase: string): Promise<IBinaryData> {
+/** The binary of a finished video job (`fileBase` e.g. "slot-03" → slot-03.mp4); none for a skipped job (no placeholder clip). */
+export async function videoResultToBinary(ctx: IExecuteFunctions, result: VideoJobResult, fileBase: string): Promise<IBinaryData | undefined> {
+	if (result.outcome !== 'success') return undefined;
 	return await ctx.helpers.prepareBinaryData(await openVideo(result), `${fileBase}.mp4`, VIDEO_MIME_TYPE);
 }
 

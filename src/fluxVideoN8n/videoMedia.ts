@@ -20,6 +20,8 @@ async function readBinary(property: string, field: string, read: ReadBinary): Pr
 	try {
 		binary = await read(property);
 	} catch (err) {
+		// A parameter error naming the field; prepareFluxVideoJob turns it into a NodeOperationError with the item.
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
 		throw new InvalidParameterError(field, `could not read binary property "${property}": ${err instanceof Error ? err.message : String(err)}`);
 	}
 	if (!binary) throw new InvalidParameterError(field, `binary property "${property}" not found on the input item (or use an http(s) URL)`);
