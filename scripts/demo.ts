@@ -415,7 +415,7 @@ async function main(): Promise<number> {
 		const video = wantsVideo(args, target) ? await runVideoExample(home, out, say, target.kind === 'api' ? 60 * 60_000 : 10 * 60_000) : undefined;
 		if (video) say(`  ${video.ok ? 'OK' : 'FAILED'}: ${video.clips} clips`);
 		const ok = summaries.every((s) => s.ok) && (video?.ok ?? true);
-		printSummary(ok, summaries, out, started, target);
+		printSummary(ok, summaries, out, started, target, video?.clips);
 		if (args.keep) say(`  n8n home kept: ${home.dir}`);
 		return ok ? 0 : 1;
 	} finally {
@@ -476,10 +476,11 @@ async function importAll(home: N8nHome, target: Target, prepared: Prepared[]): P
 	}
 }
 
-function printSummary(ok: boolean, summaries: readonly RunSummary[], out: string, started: number, target: Target): void {
+function printSummary(ok: boolean, summaries: readonly RunSummary[], out: string, started: number, target: Target, clips?: number): void {
 	say();
+	const videos = clips === undefined ? '' : ` and ${clips} clips`;
 	say(
-		`${ok ? 'OK' : 'FAILED'}: ${summaries.reduce((n, s) => n + s.images, 0)} images in ${rel(out)}/ · demo wall time ${formatSeconds(Date.now() - started)}`,
+		`${ok ? 'OK' : 'FAILED'}: ${summaries.reduce((n, s) => n + s.images, 0)} images${videos} in ${rel(out)}/ · demo wall time ${formatSeconds(Date.now() - started)}`,
 	);
 	if (target.sim) {
 		const { log } = target.sim;

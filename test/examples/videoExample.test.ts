@@ -8,7 +8,7 @@ const workflow = loadVideoExample();
 const byType = (type: string) => workflow.nodes.filter((n) => n.type === type);
 
 it('uses the video submit and collector with parameters they have, and valid i2v parameters', () => {
-	const known = {
+	const known: Record<string, Set<string>> = {
 		[VIDEO_NODE_TYPES.submit]: new Set(new FluxVideoConcurrentSubmit().description.properties.map((p) => p.name)),
 		[VIDEO_NODE_TYPES.collect]: new Set(new ConcurrentCollectVideos().description.properties.map((p) => p.name)),
 	};
