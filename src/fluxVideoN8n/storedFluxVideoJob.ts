@@ -113,11 +113,15 @@ async function obtain(store: Store, job: PreparedFluxVideoJob, context: JobConte
 export async function obtainFluxVideo(job: PreparedFluxVideoJob, context: JobContext, store: Store = getStore()): Promise<VideoJobResult> {
 	const flightKey = job.cacheMode === 'refresh' ? `${job.identity.key}:refresh` : job.identity.key;
 	const run = () => flights().run(flightKey, () => obtain(store, job, context));
+	let video: VideoJobResult;
 	try {
-		return await run();
+		video = await run();
 	} catch (error) {
 		const foreignCancel = isFluxError(error) && error.kind === 'cancelled' && !context.signal.aborted;
 		if (!foreignCancel) throw error;
-		return await run();
+		video = await run();
 	}
+	// Off joined a Reuse flight that read the store: Off never takes a stored result, it asks for its own job.
+	if (job.cacheMode === 'off' && video.cached) return await flights().run(`${flightKey}:off`, () => obtain(store, job, context));
+	return video;
 }

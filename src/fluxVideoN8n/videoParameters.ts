@@ -69,9 +69,10 @@ const booleanLike = (fallback: boolean) =>
 const choice = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
 	z.preprocess(blankIsAbsent, z.enum(values, { errorMap: () => ({ message: `must be one of ${values.join(', ')}` }) }).default(fallback));
 
-const positiveNumber = (label: string, max: number, fallback: number) => {
-	const message = `${label} must be a number greater than 0 and at most ${max}`;
-	return z.preprocess(numberLike, z.number({ invalid_type_error: message }).finite({ message }).gt(0, { message }).max(max, { message }).default(fallback));
+const positiveNumber = (label: string, max: number, fallback: number, min?: number) => {
+	const message = min === undefined ? `${label} must be a number greater than 0 and at most ${max}` : `${label} must be a number from ${min} to ${max}`;
+	const number = z.number({ invalid_type_error: message }).finite({ message }).gt(0, { message });
+	return z.preprocess(numberLike, (min === undefined ? number : number.min(min, { message })).max(max, { message }).default(fallback));
 };
 
 const DURATION_MESSAGE = `must be auto or a whole number of seconds from ${MIN_VIDEO_SECONDS} to ${MAX_VIDEO_SECONDS}`;
@@ -145,7 +146,8 @@ const optionsSchema = z.preprocess(
 	z.object(
 		{
 			timeoutMinutes: positiveNumber('Timeout (Minutes)', MAX_TIMEOUT_MINUTES, DEFAULT_VIDEO_TIMEOUT_MINUTES),
-			maxDownloadMb: positiveNumber('Max Video Size (MB)', MAX_VIDEO_MB, DEFAULT_MAX_VIDEO_MB),
+			// From 1 MB, as in the UI: a smaller cap would fail every paid clip at its download.
+			maxDownloadMb: positiveNumber('Max Video Size (MB)', MAX_VIDEO_MB, DEFAULT_MAX_VIDEO_MB, 1),
 			cache: z.preprocess(
 				(v) => (typeof v === 'string' ? blankIsAbsent(v.trim().toLowerCase()) : blankIsAbsent(v)),
 				z.enum(cacheModeSchema.options, { errorMap: () => ({ message: `must be one of ${cacheModeSchema.options.join(', ')}` }) }).default(DEFAULT_CACHE_MODE),
