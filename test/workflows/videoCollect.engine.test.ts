@@ -29,6 +29,7 @@ describe('10 video tasks against a 5-active cap', () => {
 		}
 		expect(sim.log.peakActiveVideoTasks).toBeLessThanOrEqual(5);
 		expect(sim.log.peakActiveVideoTasks).toBeGreaterThan(0);
+		expect(sim.log.submits.some((submit) => submit.status === 429)).toBe(true); // the cap was reached and waited out
 		// 429s from the cap were retried (the task was not created), each clip was paid once.
 		for (const prompt of prompts) expect([...sim.log.tasks.values()].filter((t) => t.prompt === prompt)).toHaveLength(1);
 		const [report] = result.outputOf('Collect', 1);
