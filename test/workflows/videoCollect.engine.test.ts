@@ -7,7 +7,7 @@ import { readPromptFromMp4, type RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { poolFor } from '../../src/pool';
 import { makeTaskItemJson } from '../../src/twin/taskItem';
-import { collectNode, fluxCredentials, items, submitNode } from './setup';
+import { collectNode, fluxCredentials, items, submitNode, until } from './setup';
 import { runVideoBatch, videoCollectNode, videoNodeTypes, videoSubmitNode } from './videoSetup';
 
 let sim: RelaySimulator;
@@ -123,5 +123,25 @@ describe('kinds and limits', () => {
 			credentials: fluxCredentials(sim),
 		});
 		expect(result.outputOf('Collect', 0)[0].json.status).toBe('success');
+	});
+});
+
+describe('cancellation', () => {
+	it('cancelling mid-collect stops the wait, drops the jobs waiting for the 5-active cap and aborts polls in flight', async () => {
+		sim.setLatency(60_000);
+		const pool = poolFor('video');
+		const controller = new AbortController();
+		const running = runVideoBatch(sim, Array.from({ length: 7 }, (_, i) => `slow clip ${i}`), { signal: controller.signal });
+		// Wait (by condition, not by time) until the cap is full upstream and the rest are being refused.
+		await until(() => sim.activeVideoTasks() === 5 && sim.log.submits.some((s) => s.status === 429), 'the video cap is full');
+		controller.abort();
+		const result = await running;
+		expect(result.status).toBe('canceled');
+		await until(() => pool.stats().running === 0, 'the aborted jobs have settled');
+		expect(pool.stats()).toMatchObject({ running: 0, queued: 0, admitted: 0 });
+		const states = await Promise.all(result.outputOf('Submit').map(async (task) => (await pool.wait(String(task.json.jobId))).state));
+		expect(states).toEqual(Array(7).fill('cancelled'));
+		expect(sim.log.tasks.size).toBe(5); // the two waiting for the cap were never created upstream
+		sim.setLatency({ min: 20, max: 150, seed: 'video' });
 	});
 });
