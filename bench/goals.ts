@@ -11,6 +11,7 @@ import { modelAt } from './scenarios/pollPolicies';
 import { SHARED_REFERENCE_GOAL_RATIO } from './scenarios/sharedReference';
 import { latencyRangeGoals, scalingGoals, arrivalOrderGoal, collectorOverheadGoal } from './goalsIssue14';
 import { STORE_MISS_COST_GOAL } from './scenarios/store';
+import { videoGoals } from './scenarios/video';
 import { mean, median, p95, quantile } from './stats';
 
 export interface Goal {
@@ -36,6 +37,7 @@ export function allGoals(r: BenchResults): Goal[] {
 		...storeGoals(r),
 		...latencyRangeGoals(r),
 		...scalingGoals(r),
+		...videoGoals(r.video),
 	];
 }
 
