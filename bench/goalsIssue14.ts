@@ -51,7 +51,7 @@ export function latencyRangeGoals(r: BenchResults): Goal[] {
 		measured: `${fixed(polls, 1)} polls/job on average (${rows.map((row) => `${row.range} ${row.size}: ${fixed(row.pollsPerJob, 1)}`).join(', ')}); peak ${peak} polls in one second`,
 		target: `≤ 12 polls/job; ≤ ${r.comparison.pollRate}/s (COMFLY_POLL_RATE default)`,
 		result: polls <= 12 && peak <= r.comparison.pollRate ? 'PASS' : 'MISS',
-		why: 'the schedule reads the API\'s progress: one early poll gives the expected finish, one refining poll near it, one just after it (src/flux/pollSchedule.ts); the per-account cap reserves poll start times so no one-second window holds more than the rate.',
+		why: 'the schedule reads the API\'s progress: one early poll gives the expected finish, one refining poll near it, one just after it (src/flux/pollSchedule.ts); the per-account cap counts real poll starts in the client, so no one-second window there holds more than the rate (the simulator stamps arrivals when its own process handles them).',
 	});
 	const row4 = rowFor(r, 'short', '4m');
 	if (row4) {
