@@ -50,7 +50,7 @@ if (parent > 0) {
  * on Node 20 while the home runs n8n 2.41 on Node 24) it re-runs itself under the right Node with the
  * same Node options (e.g. `--require watchdog.js`) and arguments, passes signals on and exits as it does.
  */
-function launcherSource(nodeBin: string, n8nBin: string): string {
+export function launcherSource(nodeBin: string, n8nBin: string): string {
 	return `'use strict';
 const NODE = ${JSON.stringify(nodeBin)};
 const N8N = ${JSON.stringify(n8nBin)};
