@@ -40,7 +40,7 @@ let result: ExecuteResult;
 
 async function npm(args: string[], cwd: string): Promise<string> {
 	const run = await runProcess('npm', args, { cwd, env: { ...home!.env, NODE_ENV: '' }, timeoutMs: 10 * 60_000 });
-	if (run.exitCode !== 0) throw new Error(`npm ${args.join(' ')} failed in ${cwd}:\n${run.stderr.slice(-3000)}`);
+	if (run.exitCode !== 0) throw new Error(`npm ${args.join(" ")} failed in ${cwd}${run.timedOut ? " (timed out)" : ""}:\n${run.stderr.slice(-3000)}`);
 	return run.stdout;
 }
 
@@ -53,7 +53,8 @@ beforeAll(async () => {
 	const packed = JSON.parse(await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], REPO_ROOT)) as Array<{ filename: string }>;
 	const tarball = path.join(scratch, path.basename(packed[0].filename));
 	const nodesDir = path.join(home.userFolder, '.n8n', 'nodes');
-	await npm(['install', '--omit=peer', '--omit=dev', '--no-audit', '--no-fund', tarball], nodesDir);
+	// The README's command; --prefer-offline only spares the registry round trips for what npm has cached.
+	await npm(['install', '--omit=peer', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', tarball], nodesDir);
 	installedDir = path.join(nodesDir, 'node_modules', 'n8n-nodes-flux-concurrent');
 	log(`installed ${path.basename(tarball)} into ${nodesDir}`);
 
