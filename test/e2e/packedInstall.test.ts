@@ -40,7 +40,7 @@ let result: ExecuteResult;
 
 async function npm(args: string[], cwd: string): Promise<string> {
 	const run = await runProcess('npm', args, { cwd, env: { ...home!.env, NODE_ENV: '' }, timeoutMs: 10 * 60_000 });
-	if (run.exitCode !== 0) throw new Error(`npm ${args.join(" ")} failed in ${cwd}${run.timedOut ? " (timed out)" : ""}:\n${run.stderr.slice(-3000)}`);
+	if (run.exitCode !== 0) throw new Error(`npm ${args.join(' ')} failed in ${cwd}${run.timedOut ? ' (timed out)' : ''}:\n${run.stderr.slice(-3000)}`);
 	return run.stdout;
 }
 
