@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { withLock } from './lock';
 import { ensureNodeRuntime, n8nCacheRoot, pathWith, type NodeRuntime } from './nodeRuntime';
 import { defaultLog, npmCommand, npmEnv, runProcess, tail, type LogFn, type RunResult } from './processes';
+import { reuseSqliteBuild, shareSqliteBuild } from './sqliteBuild';
 import { n8nVersionSpec, OLDEST_N8N, selectedN8nVersion, type N8nVersionSpec } from './versions';
 
 export { n8nCacheRoot } from './nodeRuntime';
@@ -119,15 +120,22 @@ async function installInto(dir: string, runtime: N8nRuntime, log: LogFn, timeout
 	const step = { dir, log, timeoutMs, env };
 	const install = ['install', '--no-audit', '--no-fund', '--loglevel=warn', '--ignore-scripts'];
 	await npmStep(step, 'npm install', install, 'install.log');
-	// Scripts are off: build the one native module n8n needs (sqlite3, an N-API module) for this Node.
-	await npmStep(step, 'build sqlite3', ['rebuild', 'sqlite3', '--foreground-scripts'], 'rebuild.log');
+	// Scripts are off: the one native module n8n needs is sqlite3 (N-API): reuse another version's build
+	// of the same sqlite3, else build it.
+	const reused = await reuseSqliteBuild(dir);
+	if (reused) log('sqlite3: reusing the build of another n8n version (same sqlite3, N-API)');
+	if (!reused || !(await usable(dir, runtime, env)).ok) {
+		await npmStep(step, 'build sqlite3', ['rebuild', 'sqlite3', '--foreground-scripts'], 'rebuild.log');
+	}
+	const check = await usable(dir, runtime, env);
+	if (!check.ok) throw new Error(`n8n install in ${dir} is not usable:\n${check.stderr}`);
+	await shareSqliteBuild(dir);
+}
 
-	const check = await runProcess(runtime.nodeBin, ['-e', "require('sqlite3'); require('n8n/package.json')"], {
-		cwd: dir,
-		env,
-		timeoutMs: 60_000,
-	});
-	if (check.exitCode !== 0) throw new Error(`n8n install in ${dir} is not usable:\n${tail(check.stderr)}`);
+/** Whether sqlite3 and n8n load under the version's Node. */
+async function usable(dir: string, runtime: N8nRuntime, env: NodeJS.ProcessEnv): Promise<{ ok: boolean; stderr: string }> {
+	const check = await runProcess(runtime.nodeBin, ['-e', "require('sqlite3'); require('n8n/package.json')"], { cwd: dir, env, timeoutMs: 60_000 });
+	return { ok: check.exitCode === 0, stderr: tail(check.stderr) };
 }
 
 /** One npm command in `dir`, its output logged (and saved to `logFile`), with a heartbeat every 15 s. */

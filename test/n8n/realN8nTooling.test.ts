@@ -4,12 +4,13 @@
  * script that runs this Node with a marker in the environment.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 import { launcherSource } from '../../scripts/n8n/home';
 import { pathWith } from '../../scripts/n8n/nodeRuntime';
+import { reuseSqliteBuild, shareSqliteBuild } from '../../scripts/n8n/sqliteBuild';
 import { N8N_MATRIX, NEWEST_N8N, OLDEST_N8N, selectedN8nVersion } from '../../scripts/n8n/versions';
 
 describe('the support matrix', () => {
@@ -63,5 +64,45 @@ describe('the home’s n8n launcher (<home>/n8n.js)', () => {
 	it('under another Node it re-runs n8n under the version’s Node with the same preload, arguments and exit code', () => {
 		expect(launch(path.join(dir, 'other-node'))).toEqual({ status: 0, out: { marker: 'yes', args: ['execute', '--id=abc'], preloaded: true } });
 		expect(launch(path.join(dir, 'other-node'), { EXIT_WITH: '3' }).status).toBe(3);
+	});
+});
+
+describe('one sqlite3 build shared by the n8n versions (N-API)', () => {
+	let cache: string;
+	const saved = process.env.XDG_CACHE_HOME;
+	beforeEach(() => {
+		cache = mkdtempSync(path.join(tmpdir(), 'n8n-cache-'));
+		process.env.XDG_CACHE_HOME = cache;
+	});
+	afterEach(() => {
+		if (saved === undefined) delete process.env.XDG_CACHE_HOME;
+		else process.env.XDG_CACHE_HOME = saved;
+		rmSync(cache, { recursive: true, force: true });
+	});
+
+	function install(name: string, sqliteVersion: string, built?: string): string {
+		const dir = path.join(cache, name);
+		mkdirSync(path.join(dir, 'node_modules', 'sqlite3', 'build', 'Release'), { recursive: true });
+		writeFileSync(path.join(dir, 'node_modules', 'sqlite3', 'package.json'), JSON.stringify({ version: sqliteVersion }));
+		if (built) writeFileSync(path.join(dir, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node'), built);
+		return dir;
+	}
+	const binary = (dir: string) => path.join(dir, 'node_modules', 'sqlite3', 'build', 'Release', 'node_sqlite3.node');
+
+	it('the first build is kept and put in place for a version with the same sqlite3, not for another', async () => {
+		const first = install('n8n-a', '5.1.7', 'built once');
+		await expect(reuseSqliteBuild(first)).resolves.toBe(false); // nothing shared yet: build it
+		await shareSqliteBuild(first);
+		const second = install('n8n-b', '5.1.7');
+		await expect(reuseSqliteBuild(second)).resolves.toBe(true);
+		expect(readFileSync(binary(second), 'utf8')).toBe('built once');
+		const other = install('n8n-c', '6.0.0');
+		await expect(reuseSqliteBuild(other)).resolves.toBe(false);
+		expect(existsSync(binary(other))).toBe(false);
+	});
+
+	it('nothing is shared from an install without a build', async () => {
+		await shareSqliteBuild(install('n8n-a', '5.1.7'));
+		await expect(reuseSqliteBuild(install('n8n-b', '5.1.7'))).resolves.toBe(false);
 	});
 });
