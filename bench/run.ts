@@ -24,6 +24,7 @@ import { runSharedReference } from './scenarios/sharedReference';
 import { runSpeedup } from './scenarios/speedup';
 import { runStore } from './scenarios/store';
 import { runSubmitOverhead } from './scenarios/submitOverhead';
+import { runVideo } from './scenarios/video';
 import { openBench } from './session';
 
 async function main(): Promise<void> {
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
 		const memRows = await runMemory(bench); // 5 (fresh workers)
 		const reference = await runSharedReference(bench); // 7 (fresh worker)
 		const store = await runStore(bench); // 8 (fresh worker, its own store folder)
+		const video = await runVideo(bench); // 9 (fresh worker, 10 clips of 50 MB)
 
 		const results: BenchResults = {
 			config,
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
 			memRows,
 			reference,
 			store,
+			video,
 		};
 		const goals = allGoals(results);
 		const totalMs = Date.now() - benchStart;
