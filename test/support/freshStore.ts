@@ -19,8 +19,14 @@ export function useFreshStore(): string {
 	return dir;
 }
 
+const LIMITER_SYMBOL = Symbol.for('n8n-nodes-flux-concurrent.accountLimiter');
+
 beforeEach(() => {
 	useFreshStore();
+	// Each test starts with the configured account limit, not one adapted to an earlier test's 429s.
+	const limiter = (globalThis as Record<symbol, { close(): Promise<void> } | undefined>)[LIMITER_SYMBOL];
+	delete (globalThis as Record<symbol, unknown>)[LIMITER_SYMBOL];
+	void limiter?.close();
 });
 
 afterAll(() => {
