@@ -67,8 +67,11 @@ export class RedisConnection {
 	}
 
 	async close(): Promise<void> {
+		this.closing = true;
 		this.client.disconnect(false);
 	}
+
+	private closing = false;
 
 	private markUp(): void {
 		const changed = this.down || !this.wasUp;
@@ -78,7 +81,7 @@ export class RedisConnection {
 	}
 
 	private markDown(why: string): void {
-		if (this.down) return;
+		if (this.down || this.closing) return;
 		this.down = true;
 		this.events.onDown?.(why);
 	}

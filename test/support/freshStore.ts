@@ -29,6 +29,10 @@ beforeEach(() => {
 	void limiter?.close();
 });
 
-afterAll(() => {
+afterAll(async () => {
 	for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
+	// The process-wide account limiter's Redis connection (if any) must not outlive the file.
+	const limiter = (globalThis as Record<symbol, { close(): Promise<void> } | undefined>)[LIMITER_SYMBOL];
+	delete (globalThis as Record<symbol, unknown>)[LIMITER_SYMBOL];
+	await limiter?.close();
 });

@@ -34,6 +34,7 @@ export async function freePort(): Promise<number> {
 
 async function answersPing(port: number): Promise<boolean> {
 	const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+	client.on('error', () => undefined);
 	try {
 		await client.connect();
 		return (await client.ping()) === 'PONG';
@@ -80,7 +81,7 @@ export async function startTestRedis(): Promise<TestRedis> {
 			child = launch(port);
 			await waitUntil(() => answersPing(port), 'did not come back');
 		},
-		client: () => new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1 }),
+		client: () => new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1 }).on('error', () => undefined),
 		stop: kill,
 	};
 }
