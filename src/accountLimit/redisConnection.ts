@@ -62,6 +62,7 @@ export class RedisConnection {
 			};
 			const onReady = () => done(true);
 			const timer = setTimeout(() => done(this.up()), CONNECT_WAIT_MS);
+			timer.unref();
 			this.client.once('ready', onReady);
 		});
 	}

@@ -32,17 +32,23 @@ export async function freePort(): Promise<number> {
 	});
 }
 
+/** A raw RESP PING on a fresh socket (no client library: nothing left behind when it fails). */
 async function answersPing(port: number): Promise<boolean> {
-	const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-	client.on('error', () => undefined);
-	try {
-		await client.connect();
-		return (await client.ping()) === 'PONG';
-	} catch {
-		return false;
-	} finally {
-		client.disconnect();
-	}
+	return await new Promise<boolean>((resolve) => {
+		const socket = net.connect({ host: '127.0.0.1', port });
+		let answer = '';
+		const done = (ok: boolean) => {
+			socket.destroy();
+			resolve(ok);
+		};
+		socket.setTimeout(1000, () => done(false));
+		socket.on('error', () => done(false));
+		socket.on('connect', () => socket.write('PING\r\n'));
+		socket.on('data', (chunk: Buffer) => {
+			answer += chunk.toString();
+			if (answer.includes('\r\n')) done(answer.startsWith('+PONG'));
+		});
+	});
 }
 
 function launch(port: number): ChildProcess {
