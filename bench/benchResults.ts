@@ -14,6 +14,7 @@ import type { RateLimits } from './scenarios/rateLimits';
 import type { SharedReference } from './scenarios/sharedReference';
 import type { Speedup } from './scenarios/speedup';
 import type { StoreScenario } from './scenarios/store';
+import type { ScaleOut } from './scenarios/scaleOut';
 import type { SubmitOverhead } from './scenarios/submitOverhead';
 import { summarize } from './stats';
 
@@ -52,6 +53,7 @@ export interface BenchResults {
 	memRows: MemoryRow[];
 	reference: SharedReference;
 	store: StoreScenario;
+	scaleOut: ScaleOut;
 }
 
 /** The object written to bench/results.json. */
@@ -81,6 +83,7 @@ export function resultsJson(r: BenchResults, goals: readonly Goal[], totalMs: nu
 			rateLimits: rateLimitsJson(r),
 			sharedReference: sharedReferenceJson(r),
 			store: storeJson(r),
+			scaleOut: r.scaleOut,
 		},
 	};
 }

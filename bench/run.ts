@@ -24,6 +24,7 @@ import { runSharedReference } from './scenarios/sharedReference';
 import { runSpeedup } from './scenarios/speedup';
 import { runStore } from './scenarios/store';
 import { runSubmitOverhead } from './scenarios/submitOverhead';
+import { runScaleOut } from './scenarios/scaleOut';
 import { openBench } from './session';
 
 async function main(): Promise<void> {
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
 		const memRows = await runMemory(bench); // 5 (fresh workers)
 		const reference = await runSharedReference(bench); // 7 (fresh worker)
 		const store = await runStore(bench); // 8 (fresh worker, its own store folder)
+		const scaleOut = await runScaleOut({ quick: config.quick, log }); // 9 (its own redis-server, simulators, processes)
 
 		const results: BenchResults = {
 			config,
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
 			memRows,
 			reference,
 			store,
+			scaleOut,
 		};
 		const goals = allGoals(results);
 		const totalMs = Date.now() - benchStart;
