@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/accountLimit knows nothing of n8n nodes: its errors reach the FLUX job, whose caller turns them into node errors. */
 /**
  * Where the shared account limit lives, read from the environment with zod (pure: no globals).
  * `COMFLY_REDIS_URL` (redis:// or rediss://) wins; else n8n's own queue-mode settings, read as n8n reads

@@ -1,10 +1,11 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/accountLimit knows nothing of n8n nodes: its errors reach the FLUX job, whose caller turns them into node errors. */
 /**
  * Builds an AccountLimiter from the environment: with a Redis target (see config.ts), shared leases on
  * one ioredis connection, outages reported through `warn` / `info`; without one, per-process limits.
  * A bad Redis setting is reported once through `warn` (naming the variable) and leaves per-process limits.
  */
 import { AccountLimiter } from './accountLimiter';
-import { AccountLimitConfigError, readRedisTarget, type RedisTarget } from './config';
+import { AccountLimitConfigError, describeRedisTarget, readRedisTarget, type RedisTarget } from './config';
 import { RedisConnection } from './redisConnection';
 import { DEFAULT_LEASE_TIMING, RedisLeases, type LeaseTiming } from './redisLeases';
 import { SharedLimitHealth } from './sharedLimitHealth';
@@ -34,13 +35,12 @@ function target(env: Readonly<Record<string, string | undefined>>, warn: (m: str
 export function createAccountLimiter(env: Readonly<Record<string, string | undefined>>, options: CreateAccountLimiterOptions): BuiltAccountLimiter {
 	const redis = target(env, options.warn);
 	if (redis === undefined) return { limiter: new AccountLimiter(), close: async () => undefined };
-	let health: SharedLimitHealth | undefined;
+	const health = new SharedLimitHealth(describeRedisTarget(redis), options.warn, options.info);
 	const connection = new RedisConnection(redis, {
-		onUp: () => health?.restored(),
-		onDown: (why) => health?.lost(why),
+		onUp: () => health.restored(),
+		onDown: (why) => health.lost(why),
 	});
-	health = new SharedLimitHealth(connection.where, options.warn, options.info);
-	const leases = new RedisLeases(connection, options.leaseTiming ?? DEFAULT_LEASE_TIMING, (why) => health?.lost(why));
+	const leases = new RedisLeases(connection, options.leaseTiming ?? DEFAULT_LEASE_TIMING, (why) => health.lost(why));
 	return { limiter: new AccountLimiter({ leases, health }), close: () => connection.close() };
 }
 

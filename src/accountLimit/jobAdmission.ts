@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/accountLimit knows nothing of n8n nodes: its errors reach the FLUX job, whose caller turns them into node errors. */
 /**
  * One job's admission under an account limit: acquire (the in-process adaptive grant, then the shared
  * Redis lease when Redis is usable) before each submit; `accepted` once the task exists upstream;
@@ -70,6 +71,7 @@ export class JobAdmission {
 		if (!leases) return undefined;
 		const lease = await leases.acquire(name, limit, signal);
 		if (lease === undefined) health?.lost('not reachable');
+		else health?.restored(); // a lease again: the limit is shared again
 		return lease;
 	}
 

@@ -24,6 +24,7 @@ export class RedisConnection {
 	readonly where: string;
 	private wasUp = false;
 	private down = false;
+	private readonly createdAt = Date.now();
 
 	constructor(target: RedisTarget, private readonly events: RedisConnectionEvents = {}) {
 		this.where = describeRedisTarget(target);
@@ -50,10 +51,11 @@ export class RedisConnection {
 		return this.client.status === 'ready';
 	}
 
-	/** Waits (at most CONNECT_WAIT_MS) for a first connection still being made; true when usable. */
+	/** True when usable; within CONNECT_WAIT_MS of creation, waits for the first connection still being made. */
 	async ready(): Promise<boolean> {
 		if (this.up()) return true;
-		if (this.wasUp || !['connecting', 'connect', 'wait'].includes(this.client.status)) return false;
+		const waitMs = this.createdAt + CONNECT_WAIT_MS - Date.now();
+		if (this.wasUp || waitMs <= 0 || !['connecting', 'connect', 'wait'].includes(this.client.status)) return false;
 		return await new Promise<boolean>((resolve) => {
 			const done = (ok: boolean) => {
 				clearTimeout(timer);
@@ -61,7 +63,7 @@ export class RedisConnection {
 				resolve(ok);
 			};
 			const onReady = () => done(true);
-			const timer = setTimeout(() => done(this.up()), CONNECT_WAIT_MS);
+			const timer = setTimeout(() => done(this.up()), waitMs);
 			timer.unref();
 			this.client.once('ready', onReady);
 		});

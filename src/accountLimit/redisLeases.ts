@@ -44,7 +44,7 @@ export class RedisLeases {
 		});
 		try {
 			await semaphore.acquire(signal);
-		} catch (error) {
+		} catch {
 			semaphore.stopRefresh();
 			if (signal?.aborted) throw signal.reason;
 			return undefined; // Redis failed while waiting: the caller goes on per process

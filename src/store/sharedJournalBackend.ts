@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/store knows nothing of n8n nodes: a failing local write reaches the journal, which turns it into `false` plus health(). */
 /**
  * The journal's backend when Redis is configured (queue mode): every record is written to the local
  * cacache journal (durable, in the store folder) AND to Redis (one string per key, JSON `{ time, metadata }`,
