@@ -56,7 +56,7 @@ export class RedisConnection {
 		if (this.up()) return true;
 		const waitMs = this.createdAt + CONNECT_WAIT_MS - Date.now();
 		if (this.wasUp || waitMs <= 0 || !['connecting', 'connect', 'wait'].includes(this.client.status)) return false;
-		return await new Promise<boolean>((resolve) => {
+		this.firstConnect ??= new Promise<boolean>((resolve) => {
 			const done = (ok: boolean) => {
 				clearTimeout(timer);
 				this.client.off('ready', onReady);
@@ -67,7 +67,11 @@ export class RedisConnection {
 			timer.unref();
 			this.client.once('ready', onReady);
 		});
+		return await this.firstConnect;
 	}
+
+	/** One wait for the first connection, shared by every caller. */
+	private firstConnect?: Promise<boolean>;
 
 	async close(): Promise<void> {
 		this.closing = true;

@@ -6,6 +6,7 @@
 import { LIMIT_REDIS_KEY_PREFIX } from '../../src/accountLimit';
 import { accountLimitWarnings, processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
 import { obtainFluxImage } from '../../src/fluxN8n/storedFluxImageJob';
+import { storeWarnings } from '../../src/fluxN8n/imageCollector';
 import type { RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { startTestRedis, type TestRedis } from '../support/redisServer';
@@ -62,6 +63,7 @@ describe('Redis lost mid-batch', () => {
 		const warnings = accountLimitWarnings();
 		expect(warnings).toHaveLength(1);
 		expect(warnings[0]).toMatch(/Redis at redis:\/\/127\.0\.0\.1:\d+\/0 \(from COMFLY_REDIS_URL\) is unreachable .*per-process limits/);
+		expect(storeWarnings()).toContain(warnings[0]); // the collector's report (its `warnings`)
 
 		await redis.restart();
 		await until(() => processAccountLimiter().limiter.shared(), 'the limiter sees Redis again');

@@ -4,8 +4,6 @@
  * holding leases does not block the other for longer than the lease time.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
@@ -31,13 +29,18 @@ interface ChildResult {
 }
 
 const LEASE = { ttlMs: 2000, refreshMs: 500 };
+const children: ChildProcess[] = [];
+afterEach(() => {
+	for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
 
 function startChild(prefix: string, jobs: number, limit = 12): { child: ChildProcess; result: Promise<ChildResult> } {
-	const args = { simUrl: sim.url, apiKey: sim.apiKey, redisUrl: redis.url, limit, jobs, prefix, storeDir: mkdtempSync(path.join(os.tmpdir(), 'flux-limit-')), ...LEASE };
-	const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(__dirname, 'support', 'limitedJobs.ts'), JSON.stringify(args)], {
+	const args = { simUrl: sim.url, apiKey: sim.apiKey, redisUrl: redis.url, limit, jobs, prefix, ...LEASE };
+	const child: ChildProcess = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(__dirname, 'support', 'limitedJobs.ts'), JSON.stringify(args)], {
 		stdio: ['ignore', 'pipe', 'pipe'],
 		env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true' },
 	});
+	children.push(child);
 	let out = '';
 	let err = '';
 	child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
@@ -61,7 +64,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string, trie
 }
 
 describe('one account-wide limit shared by processes through Redis', () => {
-	jest.setTimeout(120_000);
+	jest.setTimeout(300_000); // two ts-node child processes start on a machine that may be busy with the rest of the suite
 
 	it('two processes sharing a limit of 12: never more than 12 active at the simulator, every job succeeds', async () => {
 		const a = startChild('proc A', 30);

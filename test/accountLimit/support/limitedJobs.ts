@@ -1,14 +1,12 @@
 /**
- * A child process for the shared-limit tests: runs `jobs` FLUX image jobs at once through the glue
- * (obtainFluxImage, so through the process-wide account limiter on Redis) against the simulator, then
- * prints one JSON line `{ succeeded, failed, errors, shared }` and exits. Argument: a JSON object
- * { simUrl, apiKey, redisUrl, limit, jobs, prefix, ttlMs, refreshMs, storeDir }.
+ * A child process for the shared-limit tests: runs `jobs` FLUX image jobs at once (src/flux generateImage,
+ * each admitted by an account limiter on Redis built from COMFLY_REDIS_URL, as the glue builds it) against
+ * the simulator, then prints one JSON line `{ succeeded, failed, errors, shared }` and exits. Few modules on
+ * purpose: the child starts fast also on a loaded machine. Argument: a JSON object
+ * { simUrl, apiKey, redisUrl, limit, jobs, prefix, ttlMs, refreshMs }.
  */
-import { createAccountLimiter } from '../../../src/accountLimit';
-import { closeFluxAgent, type FluxImageRequest } from '../../../src/flux';
-import { fluxJobIdentity } from '../../../src/fluxN8n/fluxJobKey';
-import type { PreparedFluxImageJob } from '../../../src/fluxN8n/prepareFluxImageJob';
-import { obtainFluxImage } from '../../../src/fluxN8n/storedFluxImageJob';
+import { accountKey, createAccountLimiter } from '../../../src/accountLimit';
+import { closeFluxAgent, generateImage, type FluxImageRequest } from '../../../src/flux';
 
 interface Args {
 	simUrl: string;
@@ -19,28 +17,23 @@ interface Args {
 	prefix: string;
 	ttlMs: number;
 	refreshMs: number;
-	storeDir: string;
 }
 
-function prepared(args: Args, prompt: string): PreparedFluxImageJob {
-	const credentials = { apiStyle: 'relay' as const, baseUrl: args.simUrl, apiKey: args.apiKey };
-	const request: FluxImageRequest = { prompt, resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images: [] };
-	return { credentials, request, skipError: false, timeoutMs: 120_000, maxDownloadBytes: 50 * 1024 * 1024, cacheMode: 'off', identity: fluxJobIdentity({}, credentials, request, 1) };
-}
+const request = (prompt: string): FluxImageRequest => ({ prompt, resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images: [] });
 
 async function main(): Promise<void> {
 	const args = JSON.parse(process.argv[2] ?? '{}') as Args;
-	process.env.COMFLY_REDIS_URL = args.redisUrl;
-	process.env.COMFLY_IMAGE_CONCURRENCY = String(args.limit);
-	process.env.COMFLY_STORE_DIR = args.storeDir;
-	const built = createAccountLimiter(process.env, {
+	const built = createAccountLimiter({ COMFLY_REDIS_URL: args.redisUrl }, {
 		warn: (m) => process.stderr.write(`warn: ${m}\n`),
 		info: () => undefined,
 		leaseTiming: { ttlMs: args.ttlMs, refreshMs: args.refreshMs, retryIntervalMs: 25 },
 	});
-	(globalThis as Record<symbol, unknown>)[Symbol.for('n8n-nodes-flux-concurrent.accountLimiter')] = built;
+	const credentials = { apiStyle: 'relay' as const, baseUrl: args.simUrl, apiKey: args.apiKey };
+	const name = accountKey(args.apiKey, 'flux-3-image');
 	const outcomes = await Promise.allSettled(
-		Array.from({ length: args.jobs }, (_, i) => obtainFluxImage(prepared(args, `${args.prefix} job ${i}`), { jobId: `${args.prefix}-${i}`, signal: new AbortController().signal, setAttempts: () => undefined })),
+		Array.from({ length: args.jobs }, (_, i) =>
+			generateImage(credentials, request(`${args.prefix} job ${i}`), { admission: built.limiter.admission(name, args.limit), timeoutMs: 240_000 }),
+		),
 	);
 	const errors = outcomes.flatMap((o) => (o.status === 'rejected' ? [String((o.reason as Error)?.message ?? o.reason)] : []));
 	process.stdout.write(`${JSON.stringify({ succeeded: args.jobs - errors.length, failed: errors.length, errors, shared: built.limiter.shared() })}\n`);
