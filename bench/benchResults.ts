@@ -2,6 +2,7 @@
 import os from 'node:os';
 
 import type { BenchConfig } from './config';
+import type { VideoScenario } from './scenarios/video';
 import { mib } from './format';
 import { lagSummary, failedSlots, jobRows, pollsPerJob } from './jobs';
 import { describePoll, POLICIES, pollWaitRule } from './policies';
@@ -53,6 +54,9 @@ export interface BenchResults {
 	memRows: MemoryRow[];
 	reference: SharedReference;
 	store: StoreScenario;
+	/** Scenario 9 (bench/scenarios/video.ts). */
+	video?: VideoScenario;
+	/** Scenario 10 (bench/scenarios/scaleOut.ts). */
 	scaleOut: ScaleOut;
 }
 
@@ -77,6 +81,7 @@ export function resultsJson(r: BenchResults, goals: readonly Goal[], totalMs: nu
 			speedup: speedupJson(r),
 			submitOverhead: submitOverheadJson(r),
 			pollPolicies: { measured: r.policyRows, model: r.modelRows },
+			...(r.video ? { video: r.video } : {}),
 			memory: Object.fromEntries(
 				r.memRows.map(({ mode, m, peakRss, growth, ratio, rssPeakOutside, wallMs }) => [mode, { ...m, peakRss, growth, ratio, rssPeakOutside, wallMs }]),
 			),

@@ -24,6 +24,7 @@ import { runSharedReference } from './scenarios/sharedReference';
 import { runSpeedup } from './scenarios/speedup';
 import { runStore } from './scenarios/store';
 import { runSubmitOverhead } from './scenarios/submitOverhead';
+import { runVideo } from './scenarios/video';
 import { runScaleOut } from './scenarios/scaleOut';
 import { openBench } from './session';
 
@@ -51,7 +52,8 @@ async function main(): Promise<void> {
 		const memRows = await runMemory(bench); // 5 (fresh workers)
 		const reference = await runSharedReference(bench); // 7 (fresh worker)
 		const store = await runStore(bench); // 8 (fresh worker, its own store folder)
-		const scaleOut = await runScaleOut({ quick: config.quick, log }); // 9 (its own redis-server, simulators, processes)
+		const video = await runVideo(bench); // 9 (fresh worker, 10 clips of 50 MB)
+		const scaleOut = await runScaleOut({ quick: config.quick, log }); // 10 (its own redis-server, simulators, processes)
 
 		const results: BenchResults = {
 			config,
@@ -71,6 +73,7 @@ async function main(): Promise<void> {
 			memRows,
 			reference,
 			store,
+			video,
 			scaleOut,
 		};
 		const goals = allGoals(results);

@@ -16,6 +16,8 @@ const HELP = `relay-sim: a local FLUX relay / BFL API simulator
   --jitter MS       latency varies uniformly in [latency - jitter, latency + jitter]
   --seed S          seed for the jitter (default 0)
   --max-active N    active-task cap; beyond it submit answers 429 + Retry-After
+  --max-active-video N  active flux-3-video tasks, counted apart from images (default 5, like BFL)
+  --video-bytes N   pad generated MP4 clips to N bytes (streamed), e.g. 52428800 for 50 MB
   --retry-after S   Retry-After seconds for the cap (default 1)
   --api-key K       accepted key (Bearer for relay, x-key for bfl)
   --image-size WxH  size of the generated pictures (default 512x512)
@@ -24,7 +26,7 @@ const HELP = `relay-sim: a local FLUX relay / BFL API simulator
   --unknown-task-404  answer a poll for an unknown task id with 404 + JSON
 `;
 
-const NUMERIC = new Set(['port', 'latency', 'jitter', 'max-active', 'retry-after', 'image-bytes']);
+const NUMERIC = new Set(['port', 'latency', 'jitter', 'max-active', 'max-active-video', 'retry-after', 'image-bytes', 'video-bytes']);
 /** Flags without a value. */
 const SWITCHES = new Set(['no-credits', 'unknown-task-404']);
 
@@ -59,6 +61,8 @@ export function parseArgs(argv: readonly string[]): RelaySimOptions {
 		apiKey: flags.get('api-key'),
 		latencyMs,
 		maxActiveTasks: num('max-active'),
+		...(flags.has('max-active-video') ? { maxActiveVideoTasks: num('max-active-video') } : {}),
+		videoBytes: num('video-bytes'),
 		retryAfterSeconds: num('retry-after'),
 		imageBytes: num('image-bytes'),
 		imageSize: flags.has('image-size') ? parseImageSize(flags.get('image-size')!) : undefined,
@@ -93,7 +97,8 @@ async function main(): Promise<void> {
 	console.log(`  API key   ${sim.apiKey}`);
 	console.log(`  relay     base URL ${sim.url}  (Authorization: Bearer <key>, POST /bfl/v1/flux-3-image)`);
 	console.log(`  bfl       base URL ${sim.url}  (x-key: <key>, POST /v1/flux-3-image)`);
-	console.log(`  latency   ${JSON.stringify(options.latencyMs)} ms, max active ${options.maxActiveTasks ?? 'unlimited'}`);
+	console.log(`  latency   ${JSON.stringify(options.latencyMs)} ms, max active ${options.maxActiveTasks ?? 'unlimited'}, video max active ${options.maxActiveVideoTasks ?? 5}`);
+	console.log(`  video     POST …/flux-3-video, MP4 clips carrying the prompt${options.videoBytes ? `, padded to ${options.videoBytes} bytes` : ''}`);
 	const size = options.imageSize ?? { width: DEFAULT_IMAGE_SIDE, height: DEFAULT_IMAGE_SIDE };
 	console.log(`  images    ${size.width}×${size.height}, pattern and colours from the prompt, prompt in a tEXt chunk`);
 	console.log('Ctrl-C to stop.');

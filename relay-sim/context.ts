@@ -5,9 +5,13 @@ import { TaskStore } from './tasks';
 import type { RelaySimOptions, SimLog } from './types';
 
 export const DEFAULT_API_KEY = 'sim-test-key-0123456789abcdef';
+/** BFL's FLUX 3 Video limit: 5 active generations per organization. */
+export const DEFAULT_MAX_ACTIVE_VIDEO = 5;
 
 export interface SimSettings {
 	maxActiveTasks?: number;
+	maxActiveVideoTasks?: number;
+	videoBytes?: number;
 	retryAfterSeconds: number;
 	imageBytes?: number;
 	imageSize?: { width: number; height: number };
@@ -49,6 +53,8 @@ export function createContext(options: RelaySimOptions): SimContext {
 		now,
 		settings: {
 			maxActiveTasks: options.maxActiveTasks,
+			maxActiveVideoTasks: 'maxActiveVideoTasks' in options ? options.maxActiveVideoTasks : DEFAULT_MAX_ACTIVE_VIDEO,
+			videoBytes: options.videoBytes,
 			retryAfterSeconds: options.retryAfterSeconds ?? 1,
 			imageBytes: options.imageBytes,
 			imageSize: options.imageSize,

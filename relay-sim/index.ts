@@ -1,6 +1,7 @@
 /** The relay simulator: see docs/CONTRACTS.md, section "relay-sim". */
 export { startRelaySimulator } from './server';
-export { DEFAULT_API_KEY } from './context';
+export { DEFAULT_API_KEY, DEFAULT_MAX_ACTIVE_VIDEO } from './context';
+export { makePromptMp4, readPromptFromMp4 } from './mp4';
 export { makePromptPng, readPromptFromPng, readPngText, verifyPng, PNG_SIGNATURE } from './png';
 export type { PromptPngOptions, PngInfo } from './png';
 export type {

@@ -12,6 +12,7 @@ export function createLog(): SimLog {
 		downloadsByTask: new Map(),
 		redirects: 0,
 		peakActiveTasks: 0,
+		peakActiveVideoTasks: 0,
 		peakConcurrentRequests: 0,
 		credentialOnDownload: false,
 		unauthorized: 0,

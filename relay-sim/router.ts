@@ -9,7 +9,7 @@ import { sendError, sendJson } from './http';
 import type { ApiStyle } from './types';
 
 const PREFIX: Record<string, ApiStyle> = { '/bfl/v1/': 'relay', '/v1/': 'bfl' };
-const FILE_PATH = /^\/files\/([A-Za-z0-9-]+)\.png$/;
+const FILE_PATH = /^\/files\/([A-Za-z0-9-]+)\.(png|mp4)$/;
 
 export function createRequestHandler(ctx: SimContext) {
 	return (req: IncomingMessage, res: ServerResponse): void => {
@@ -40,8 +40,9 @@ async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse)
 	for (const [prefix, style] of Object.entries(PREFIX)) {
 		if (!path.startsWith(prefix)) continue;
 		const endpoint = path.slice(prefix.length);
-		if (endpoint === 'flux-3-image') {
-			return method === 'POST' ? handleSubmit(ctx, req, res, style) : methodNotAllowed(res, 'POST');
+		if (endpoint === 'flux-3-image' || endpoint === 'flux-3-video') {
+			const model = endpoint === 'flux-3-video' ? 'video' : 'image';
+			return method === 'POST' ? handleSubmit(ctx, req, res, style, model) : methodNotAllowed(res, 'POST');
 		}
 		if (endpoint === 'get_result') {
 			return method === 'GET' ? handlePoll(ctx, req, res, style, url) : methodNotAllowed(res, 'GET');

@@ -42,6 +42,10 @@ export async function startRelaySimulator(options: RelaySimOptions = {}): Promis
 			ctx.settings.maxActiveTasks = max;
 		},
 		activeTasks: () => ctx.tasks.activeCount(),
+		setMaxActiveVideoTasks: (max) => {
+			ctx.settings.maxActiveVideoTasks = max;
+		},
+		activeVideoTasks: () => ctx.tasks.activeCount('video'),
 		staleSocketDrops: () => staleSockets.count,
 		reset: () => {
 			ctx.faults.clear();

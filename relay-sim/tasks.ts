@@ -8,9 +8,12 @@ import { increment } from './log';
 import { uniformFor } from './prng';
 import type { ApiStyle, LatencySpec, SimLog } from './types';
 
+export type TaskModel = 'image' | 'video';
+
 export interface Task {
 	id: string;
 	prompt: string;
+	model: TaskModel;
 	style: ApiStyle;
 	createdAt: number;
 	latencyMs: number;
@@ -56,11 +59,12 @@ export class TaskStore {
 		return uniformFor(`${spec.seed ?? 0}\u0000${prompt}\u0000${nth}`, spec.min, spec.max);
 	}
 
-	create(prompt: string, style: ApiStyle): Task {
+	create(prompt: string, style: ApiStyle, model: TaskModel = 'image'): Task {
 		const createdAt = this.now();
 		const task: Task = {
 			id: randomUUID(), // uuid-shaped like BFL's ids
 			prompt,
+			model,
 			style,
 			createdAt,
 			latencyMs: this.latencyFor(prompt),
@@ -71,16 +75,20 @@ export class TaskStore {
 		this.active.add(task);
 		this.log.tasks.set(task.id, { prompt, createdAt, latencyMs: task.latencyMs, style });
 		this.log.peakActiveTasks = Math.max(this.log.peakActiveTasks, this.active.size);
+		if (model === 'video') this.log.peakActiveVideoTasks = Math.max(this.log.peakActiveVideoTasks, this.activeCount('video'));
 		return task;
 	}
 
-	/** Tasks submitted and not yet final, now. */
-	activeCount(): number {
+	/** Tasks submitted and not yet final, now (of one model, when given). */
+	activeCount(model?: TaskModel): number {
 		const now = this.now();
 		for (const task of this.active) {
 			if (this.isFinal(task, now)) this.active.delete(task);
 		}
-		return this.active.size;
+		if (model === undefined) return this.active.size;
+		let n = 0;
+		for (const task of this.active) if (task.model === model) n++;
+		return n;
 	}
 
 	private readyTime(task: Task): number {

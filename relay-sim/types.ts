@@ -13,6 +13,8 @@ export interface RelaySimOptions {
 	apiKey?: string; // default 'sim-test-key-0123456789abcdef'
 	latencyMs?: LatencySpec; // submit → Ready, default 0
 	maxActiveTasks?: number; // beyond it, submit answers 429 + Retry-After (default: no cap)
+	maxActiveVideoTasks?: number; // the same for flux-3-video, counted separately (default 5, like BFL)
+	videoBytes?: number; // pad generated MP4 clips up to this size, streamed (default: a few hundred bytes)
 	retryAfterSeconds?: number; // default 1
 	imageBytes?: number; // pad generated PNGs up to this size (default: no padding)
 	imageSize?: { width: number; height: number }; // picture size (default 512×512; tests may ask for less)
@@ -54,6 +56,7 @@ export type Fault =
 
 export interface SubmitLogEntry {
 	prompt: string;
+	model?: 'image' | 'video';
 	taskId?: string;
 	status: number; // HTTP status answered; 0 = socket reset, -1 = hung (never answered)
 	at: number;
@@ -80,6 +83,7 @@ export interface SimLog {
 	downloadsByTask: Map<string, number>;
 	redirects: number; // /files requests answered with a redirect
 	peakActiveTasks: number;
+	peakActiveVideoTasks: number; // flux-3-video tasks active at once, at most
 	peakConcurrentRequests: number;
 	credentialOnDownload: boolean; // true if an Authorization or x-key header ever reached /files/
 	unauthorized: number; // requests answered 401
@@ -96,6 +100,8 @@ export interface RelaySimulator {
 	clearFaults(): void;
 	setLatency(latency: LatencySpec): void;
 	setMaxActiveTasks(max: number | undefined): void;
+	setMaxActiveVideoTasks(max: number | undefined): void;
+	activeVideoTasks(): number; // flux-3-video tasks submitted and not yet final, now
 	activeTasks(): number; // submitted and not yet final, now
 	staleSocketDrops(): number; // requests dropped by dropIdleReusedSocketsAfterMs
 	reset(): void; // clear faults, log and tasks (latency and the active cap stay as set)

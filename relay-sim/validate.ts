@@ -1,6 +1,7 @@
 /** Validation of the flux-3-image submit body (FLUX_API.md). Strict on purpose: catches client bugs. */
 import { z } from 'zod';
 import { RESOLUTIONS } from '../src/flux/options';
+import { VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS } from '../src/flux/videoOptions';
 
 export const MAX_REFERENCE_IMAGES = 10;
 
@@ -32,7 +33,50 @@ export type SubmitBody = z.infer<typeof submitBody>;
 
 export type Validation = { ok: true; body: SubmitBody } | { ok: false; status: 400 | 422; message: string };
 
+/** flux-3-video (FLUX_API.md): strict; a field outside its mode is a 422, like BFL. Sizes on the decoded bytes. */
+const MB = 1024 * 1024;
+const base64Bytes = (s: string) => Math.floor((s.replace(/\s/g, '').length * 3) / 4);
+const media = (limitMb: number) =>
+	imageRef.refine((s) => /^https?:\/\//i.test(s) || base64Bytes(s) <= limitMb * MB, `larger than ${limitMb} MB`);
+const keyframe = z.union([media(20), z.tuple([z.number().min(0), media(20)])]);
+const videoBody = z
+	.object({
+		mode: z.enum(['t2v', 'i2v', 'v2v', 'draft_enhance']),
+		prompt: z.string({ required_error: 'is required' }).refine((s) => s.trim().length > 0, 'must not be empty'),
+		aspect_ratio: z.enum(VIDEO_ASPECT_RATIOS).optional(),
+		resolution: z.enum(VIDEO_RESOLUTIONS).optional(),
+		duration: z.union([z.literal('auto'), z.number().int().min(5).max(20)]).optional(),
+		generate_audio: z.boolean().optional(),
+		keyframes: z.array(keyframe).min(1).max(10).optional(),
+		start_video: media(50).optional(),
+	})
+	.strict()
+	.superRefine((body, ctx) => {
+		const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+		if (body.mode !== 'i2v' && body.keyframes !== undefined) issue('keyframes', `not allowed in mode ${body.mode}`);
+		if (body.mode !== 'v2v' && body.start_video !== undefined) issue('start_video', `not allowed in mode ${body.mode}`);
+		if (body.mode === 'i2v' && body.keyframes === undefined) issue('keyframes', 'required in mode i2v');
+		if (body.mode === 'v2v' && body.start_video === undefined) issue('start_video', 'required in mode v2v');
+		const frames = body.keyframes ?? [];
+		const timed = frames.filter(Array.isArray).length;
+		if (timed > 0 && timed !== frames.length) issue('keyframes', 'timestamp all keyframes or none');
+		if ((timed > 0 || frames.length >= 3) && typeof body.duration !== 'number') issue('duration', 'a number is required with timestamps or 3+ keyframes');
+		const times = frames.filter((f): f is [number, string] => Array.isArray(f)).map((f) => f[0]);
+		times.forEach((t, i) => {
+			if (i > 0 && t - times[i - 1] < 1 / 24 - 1e-9) issue('keyframes', 'timestamps must increase by at least 1/24 s');
+			if (typeof body.duration === 'number' && t > body.duration) issue('keyframes', 'timestamp past the duration');
+		});
+	});
+
+export function validateVideoSubmit(raw: Buffer): Validation & { parsed?: unknown } {
+	return validateWith(videoBody, raw);
+}
+
 export function validateSubmit(raw: Buffer): Validation & { parsed?: unknown } {
+	return validateWith(submitBody, raw);
+}
+
+function validateWith(schema: z.ZodTypeAny, raw: Buffer): Validation & { parsed?: unknown } {
 	let parsed: unknown;
 	try {
 		parsed = JSON.parse(raw.toString('utf8'));
@@ -42,8 +86,8 @@ export function validateSubmit(raw: Buffer): Validation & { parsed?: unknown } {
 	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
 		return { ok: false, status: 422, message: 'body must be a JSON object', parsed };
 	}
-	const result = submitBody.safeParse(parsed);
-	if (result.success) return { ok: true, body: result.data, parsed };
+	const result = schema.safeParse(parsed);
+	if (result.success) return { ok: true, body: result.data as SubmitBody, parsed };
 	const message = result.error.issues
 		.map((issue) => {
 			const path = issue.path.length ? issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').slice(1) : 'body';

@@ -5,7 +5,7 @@
  *
  *   npm run demo                          both examples against the simulator (about 2 s per image)
  *   npm run demo -- --serial              also run the same jobs through the serial FLUX 3 Image node and time it
- *   npm run demo -- --only minimal|batch  one example
+ *   npm run demo -- --only minimal|batch|video  one example (video: product photos → a clip per SKU)
  *   npm run demo -- --out DIR --latency MS --jitter MS --keep
  *
  *   FLUX_API_KEY=... [FLUX_BASE_URL=https://api.bfl.ai] [FLUX_API_STYLE=bfl|relay] npm run demo
@@ -23,6 +23,7 @@ import {
 	EXAMPLES,
 	NODE_TYPES,
 	REPO_ROOT,
+	VIDEO_EXAMPLE,
 	collectReports,
 	exampleOutputName,
 	formatCounts,
@@ -37,6 +38,7 @@ import {
 	type ExampleWorkflow,
 	type SlotRow,
 } from './examples';
+import { runVideoExample } from './demoVideo';
 import {
 	N8N_VERSION,
 	createN8nHome,
@@ -55,8 +57,9 @@ const HELP = `npm run demo [-- options]
 Runs examples/*.json in a real n8n ${N8N_VERSION} (installed once into ~/.cache) against the bundled
 relay simulator on 127.0.0.1, writes the images to ./out and prints the collector's report.
 
-  --only minimal|batch   run one example (default: both; with FLUX_API_KEY: minimal only)
+  --only minimal|batch|video   run one example (default: all three; with FLUX_API_KEY: minimal only)
   --batch                with FLUX_API_KEY: also run the 45-image batch (45 paid jobs)
+  --video                with FLUX_API_KEY: also run the video example (4 paid 5-second clips)
   --serial               also run the same jobs through the serial FLUX 3 Image node and time it
   --out DIR              output folder (default ./out)
   --latency MS           simulator: time from submit to ready per image (default 2000)
@@ -68,8 +71,9 @@ Environment: FLUX_API_KEY (use a real API instead of the simulator), FLUX_BASE_U
 `;
 
 interface Args {
-	only?: ExampleInfo['key'];
+	only?: ExampleInfo['key'] | 'video';
 	batch: boolean;
+	video: boolean;
 	serial: boolean;
 	out: string;
 	latencyMs: number;
@@ -80,7 +84,7 @@ interface Args {
 class UsageError extends Error {}
 
 function parseArgs(argv: string[]): Args {
-	const args: Args = { batch: false, serial: false, out: 'out', latencyMs: 2000, jitterMs: 500, keep: false };
+	const args: Args = { batch: false, video: false, serial: false, out: 'out', latencyMs: 2000, jitterMs: 500, keep: false };
 	for (let i = 0; i < argv.length; i++) {
 		const [flag, inline] = argv[i].split(/=(.*)/s, 2);
 		const value = () => {
@@ -99,10 +103,13 @@ function parseArgs(argv: string[]): Args {
 				throw new UsageError('');
 			case '--only': {
 				const v = value();
-				if (v !== 'minimal' && v !== 'batch') throw new UsageError('--only must be minimal or batch');
+				if (v !== 'minimal' && v !== 'batch' && v !== 'video') throw new UsageError('--only must be minimal, batch or video');
 				args.only = v;
 				break;
 			}
+			case '--video':
+				args.video = true;
+				break;
 			case '--batch':
 				args.batch = true;
 				break;
@@ -405,8 +412,10 @@ async function main(): Promise<number> {
 		say('[4/4] run');
 		const summaries: RunSummary[] = [];
 		for (const p of prepared) summaries.push(await runExample(home, p, target, args));
-		const ok = summaries.every((s) => s.ok);
-		printSummary(ok, summaries, out, started, target);
+		const video = wantsVideo(args, target) ? await runVideoExample(home, out, say, target.kind === 'api' ? 60 * 60_000 : 10 * 60_000) : undefined;
+		if (video) say(`  ${video.ok ? 'OK' : 'FAILED'}: ${video.clips} clips`);
+		const ok = summaries.every((s) => s.ok) && (video?.ok ?? true);
+		printSummary(ok, summaries, out, started, target, video?.clips);
 		if (args.keep) say(`  n8n home kept: ${home.dir}`);
 		return ok ? 0 : 1;
 	} finally {
@@ -415,12 +424,19 @@ async function main(): Promise<number> {
 	}
 }
 
+/** The video example runs by default against the simulator, with a real key only when asked (paid clips). */
+function wantsVideo(args: Args, target: Target): boolean {
+	return args.only ? args.only === 'video' : target.kind === 'simulator' || args.video;
+}
+
 function printPlan(args: Args, target: Target, selected: typeof EXAMPLES): void {
 	say('n8n-nodes-flux-concurrent demo');
 	say(`  n8n      ${N8N_VERSION}, real and headless (cache: ${n8nInstallDir()})`);
 	say(`  API      ${target.describe}`);
 	say(`  output   ${rel(path.resolve(args.out))}/`);
-	say(`  examples ${selected.map((e) => e.file).join(', ')}${args.serial ? ' (and their serial variants)' : ''}`);
+	const files = [...selected.map((e) => e.file), ...(wantsVideo(args, target) ? [VIDEO_EXAMPLE.file] : [])];
+	say(`  examples ${files.join(', ')}${args.serial ? ' (and their serial variants)' : ''}`);
+	if (target.kind === 'api' && !args.only && !args.video) say('           (the video example costs 4 paid clips: add --video to run it)');
 	if (target.kind === 'api' && !args.only && !args.batch) say('           (the 45-image batch costs 45 paid jobs: add --batch to run it)');
 }
 
@@ -460,10 +476,11 @@ async function importAll(home: N8nHome, target: Target, prepared: Prepared[]): P
 	}
 }
 
-function printSummary(ok: boolean, summaries: readonly RunSummary[], out: string, started: number, target: Target): void {
+function printSummary(ok: boolean, summaries: readonly RunSummary[], out: string, started: number, target: Target, clips?: number): void {
 	say();
+	const videos = clips === undefined ? '' : ` and ${clips} clips`;
 	say(
-		`${ok ? 'OK' : 'FAILED'}: ${summaries.reduce((n, s) => n + s.images, 0)} images in ${rel(out)}/ · demo wall time ${formatSeconds(Date.now() - started)}`,
+		`${ok ? 'OK' : 'FAILED'}: ${summaries.reduce((n, s) => n + s.images, 0)} images${videos} in ${rel(out)}/ · demo wall time ${formatSeconds(Date.now() - started)}`,
 	);
 	if (target.sim) {
 		const { log } = target.sim;

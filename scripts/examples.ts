@@ -241,3 +241,30 @@ export function formatCounts(report: Pick<CollectReport, 'counts' | 'total'>): s
 	const c = report.counts;
 	return `${report.total} slots: ${c.success ?? 0} success, ${c.failed ?? 0} failed, ${c.skipped_error ?? 0} skipped_error, ${c.cancelled ?? 0} cancelled`;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The FLUX 3 Video example (its own list: the image examples' checks and serial variant do not apply)
+// ---------------------------------------------------------------------------------------------
+
+export const VIDEO_NODE_TYPES = {
+	video: `${PACKAGE_NAME}.fluxVideo`,
+	submit: `${PACKAGE_NAME}.fluxVideoConcurrentSubmit`,
+	collect: `${PACKAGE_NAME}.concurrentCollectVideos`,
+} as const;
+
+export const VIDEO_EXAMPLE = {
+	file: 'flux-3-video-sku-clips.json',
+	title: 'product photos → a 5-second image-to-video clip per SKU, collected in order',
+	collector: 'Collect Clips',
+	writer: 'Write Clips',
+} as const;
+
+/** The video example as it ships. */
+export function loadVideoExample(): ExampleWorkflow {
+	return JSON.parse(readFileSync(path.join(EXAMPLES_DIR, VIDEO_EXAMPLE.file), 'utf8')) as ExampleWorkflow;
+}
+
+/** The video collector's Report (output 1), or undefined when it did not run. */
+export function videoReport(result: Pick<ExecuteResult, 'runData'>): CollectReport | undefined {
+	return result.runData?.[VIDEO_EXAMPLE.collector]?.[0]?.data?.main?.[1]?.[0]?.json as unknown as CollectReport | undefined;
+}

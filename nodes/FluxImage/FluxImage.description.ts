@@ -158,7 +158,7 @@ export const fluxImageDescription: INodeTypeDescription = {
 					type: 'number',
 					default: 50,
 					typeOptions: { minValue: 1, maxValue: MAX_IMAGE_MB },
-					description: `A larger download fails the job instead of filling memory. More than 0, at most ${MAX_IMAGE_MB}.`,
+					description: `A larger download fails the job instead of filling memory. From 1 to ${MAX_IMAGE_MB}.`,
 				},
 			],
 		},

@@ -4,6 +4,7 @@ import type { SimContext } from '../context';
 import type { DownloadBodyFault } from '../faults';
 import { sendStorageError } from '../http';
 import { increment } from '../log';
+import { promptClip, writeClip } from '../mp4';
 import { makePromptPng } from '../png';
 import type { Task } from '../tasks';
 
@@ -37,7 +38,8 @@ export function handleDownload(ctx: SimContext, req: IncomingMessage, res: Serve
 	countAnd(ctx, taskId, () => {
 		const status = ctx.faults.downloadStatus(task.prompt, task.id);
 		if (status) return sendStorageError(res, status.status, 'SimulatedFailure', `Simulated HTTP ${status.status}`);
-		serveImage(ctx, res, task, ctx.faults.downloadBody(task.prompt));
+		if (task.model === 'video') void serveVideo(ctx, res, task, ctx.faults.downloadBody(task.prompt));
+		else serveImage(ctx, res, task, ctx.faults.downloadBody(task.prompt));
 	});
 }
 
@@ -109,4 +111,34 @@ function sendSlowly(ctx: SimContext, res: ServerResponse, image: Buffer, bytesPe
 	};
 	ctx.timers.add(timer);
 	res.on('close', stop);
+}
+
+/** A clip whose content identifies the prompt; streamed (large clips never sit whole in memory); same body faults. */
+async function serveVideo(ctx: SimContext, res: ServerResponse, task: Task, fault: DownloadBodyFault | undefined): Promise<void> {
+	const headers = { 'Content-Type': 'video/mp4', 'x-ms-blob-type': 'BlockBlob', ETag: `"${task.sig.slice(0, 16)}"` };
+	if (fault && ('nonImage' in fault || 'slowBytesPerSecond' in fault)) {
+		if ('nonImage' in fault) {
+			const html = Buffer.from('<!DOCTYPE html><html><body><h1>Access denied</h1></body></html>\n');
+			res.writeHead(200, { ...headers, 'Content-Length': html.length });
+			res.end(html);
+			return;
+		}
+		const clip = promptClip(task.prompt, { task: task.id, sizeBytes: ctx.settings.videoBytes });
+		const whole = Buffer.alloc(clip.size);
+		clip.head.copy(whole);
+		res.writeHead(200, { ...headers, 'Content-Length': whole.length });
+		sendSlowly(ctx, res, whole, fault.slowBytesPerSecond);
+		return;
+	}
+	const sizeBytes = fault && 'sizeBytes' in fault ? fault.sizeBytes : ctx.settings.videoBytes;
+	const clip = promptClip(task.prompt, { task: task.id, sizeBytes });
+	const chunked = fault && 'sizeBytes' in fault && fault.chunked;
+	res.writeHead(200, chunked ? headers : { ...headers, 'Content-Length': clip.size });
+	if (fault && 'truncated' in fault) {
+		await writeClip(res, clip, Math.floor(clip.size / 2));
+		res.destroy();
+		return;
+	}
+	await writeClip(res, clip);
+	res.end();
 }

@@ -1,14 +1,15 @@
-/** POST /bfl/v1/flux-3-image (relay, Bearer) and POST /v1/flux-3-image (bfl, x-key). */
+/** POST /bfl/v1/flux-3-image|flux-3-video (relay, Bearer) and POST /v1/flux-3-image|flux-3-video (bfl, x-key). */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
 import { BodyTooLargeError, checkAuth, readBody, retryHeaders, sendError, sendJson } from '../http';
 import { increment } from '../log';
+import type { TaskModel } from '../tasks';
 import type { ApiStyle } from '../types';
-import { validateSubmit } from '../validate';
+import { validateSubmit, validateVideoSubmit } from '../validate';
 
 const AMBIGUOUS = new Set([500, 502, 504]);
 
-export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: ServerResponse, style: ApiStyle): Promise<void> {
+export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: ServerResponse, style: ApiStyle, model: TaskModel = 'image'): Promise<void> {
 	let raw: Buffer;
 	try {
 		raw = await readBody(req, ctx.settings.maxBodyBytes);
@@ -19,11 +20,11 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 		}
 		throw err;
 	}
-	const validation = validateSubmit(raw);
+	const validation = model === 'video' ? validateVideoSubmit(raw) : validateSubmit(raw);
 	const parsed = validation.parsed as { prompt?: unknown } | undefined;
 	const prompt = typeof parsed?.prompt === 'string' ? parsed.prompt : '';
 	const record = (status: number, taskId?: string) => {
-		ctx.log.submits.push({ prompt, taskId, status, at: ctx.now(), style, body: validation.parsed });
+		ctx.log.submits.push({ prompt, model, taskId, status, at: ctx.now(), style, body: validation.parsed });
 		increment(ctx.log.submitsByPrompt, prompt);
 	};
 
@@ -33,16 +34,16 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 		return record(validation.status);
 	}
 
-	if (answerSubmitFault(ctx, req, res, { prompt, style, record })) return;
+	if (answerSubmitFault(ctx, req, res, { prompt, style, model, record })) return;
 
-	const max = ctx.settings.maxActiveTasks;
-	if (max !== undefined && ctx.tasks.activeCount() >= max) {
+	const max = model === 'video' ? ctx.settings.maxActiveVideoTasks : ctx.settings.maxActiveTasks;
+	if (max !== undefined && ctx.tasks.activeCount(model === 'video' ? 'video' : undefined) >= max) {
 		const seconds = ctx.settings.retryAfterSeconds;
 		sendError(res, 429, `Too many active tasks (limit ${max}); retry later`, { 'Retry-After': String(seconds) });
 		return record(429);
 	}
 
-	const task = ctx.tasks.create(prompt, style);
+	const task = ctx.tasks.create(prompt, style, model);
 	const pollingHost = ctx.faults.pollingUrlHost(prompt);
 	const ownPollingUrl = `http://${pollingHost ? `${pollingHost}:${ctx.port}` : ctx.hostHeader}/v1/get_result?id=${task.id}`;
 	if (style === 'bfl') {
@@ -59,14 +60,14 @@ function answerSubmitFault(
 	ctx: SimContext,
 	req: IncomingMessage,
 	res: ServerResponse,
-	submit: { prompt: string; style: ApiStyle; record: (status: number, taskId?: string) => void },
+	submit: { prompt: string; style: ApiStyle; model: TaskModel; record: (status: number, taskId?: string) => void },
 ): boolean {
-	const { prompt, style, record } = submit;
+	const { prompt, style, model, record } = submit;
 	const action = ctx.faults.submitAction(prompt);
 	if (action?.kind === 'status') {
 		const { fault } = action;
 		const created = fault.createTask ?? AMBIGUOUS.has(fault.status);
-		const task = created ? ctx.tasks.create(prompt, style) : undefined;
+		const task = created ? ctx.tasks.create(prompt, style, model) : undefined;
 		const headers = retryHeaders(fault.status, fault.retryAfter ?? ctx.settings.retryAfterSeconds);
 		sendJson(res, fault.status, fault.body ?? { detail: `Simulated HTTP ${fault.status}` }, headers);
 		record(fault.status, task?.id);
@@ -74,13 +75,13 @@ function answerSubmitFault(
 	}
 	if (action?.kind === 'reset') {
 		// The request was read and the task exists: a client cannot know whether it was accepted.
-		const task = ctx.tasks.create(prompt, style);
+		const task = ctx.tasks.create(prompt, style, model);
 		record(0, task.id);
 		req.socket.destroy();
 		return true;
 	}
 	if (action?.kind === 'hang') {
-		const task = ctx.tasks.create(prompt, style);
+		const task = ctx.tasks.create(prompt, style, model);
 		record(-1, task.id);
 		return true; // never answered; close() destroys the socket
 	}

@@ -44,8 +44,8 @@ export interface CollectorSpec<Result extends CollectableResult> {
 	kind: JobKind;
 	/** The most tasks one run takes (not tied to the pool's concurrency). */
 	maxSlots: number;
-	/** The binary of a finished job (success or skipped_error); `fileBase` is e.g. "slot-03". */
-	toBinary(ctx: IExecuteFunctions, result: Result, fileBase: string): Promise<IBinaryData>;
+	/** The binary of a finished job (success or skipped_error); `fileBase` is e.g. "slot-03". Undefined: the slot carries none. */
+	toBinary(ctx: IExecuteFunctions, result: Result, fileBase: string): Promise<IBinaryData | undefined>;
 	/** In Placeholder mode, a failed slot's binary and what it is (for the Failure Mode help); none: json only. */
 	failedSlot?: { describe: string; toBinary(ctx: IExecuteFunctions, fileBase: string): Promise<IBinaryData> };
 	/** Removes secrets from error text that did not come redacted from the job. */

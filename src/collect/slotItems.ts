@@ -28,7 +28,10 @@ export async function slotItem<Result extends CollectableResult>(
 	const pairedItem = pairedItemOf(outcome.slot);
 	const fileBase = `slot-${String(outcome.slot.slot).padStart(2, '0')}`;
 	const withBinary = (binary: IBinaryData) => ({ json, binary: { [params.binaryPropertyName]: binary }, pairedItem });
-	if (outcome.result) return withBinary(await spec.toBinary(ctx, outcome.result, fileBase));
+	if (outcome.result) {
+		const binary = await spec.toBinary(ctx, outcome.result, fileBase);
+		return binary ? withBinary(binary) : { json, pairedItem };
+	}
 	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
 	if (!toErrorOutput) {
 		// Placeholder mode, or "continue (regular output)": the slot stays in place with status failed.

@@ -30,6 +30,18 @@ interface Target {
 }
 
 /**
+ * What is downloaded and where its body goes (the pluggable sink): `noun` for messages, the Accept header, and
+ * `read`, which consumes a 200 response's body (into memory, a file, …) and returns the result or a Transient.
+ */
+export interface DownloadSink<T> {
+	noun: string;
+	accept: string;
+	read(rt: JobRuntime, res: Dispatcher.ResponseData): Promise<T | Transient>;
+}
+
+const IMAGE_SINK: DownloadSink<DownloadedImage> = { noun: 'image', accept: ACCEPT, read: (rt, res) => readImage(rt, res) };
+
+/**
  * Downloads `result.sample` without any credential: http(s) only, public addresses only (unless
  * the Base URL is local; literal hosts checked here, resolved addresses while connecting), at
  * most 5 redirects followed manually (each hop re-checked), a size cap (Content-Length and
@@ -37,47 +49,52 @@ interface Target {
  * truncated bodies and 408/429/5xx are retried with backoff within the job timeout.
  */
 export async function downloadImage(rt: JobRuntime, sampleUrl: string): Promise<DownloadedImage> {
+	return await downloadResult(rt, sampleUrl, IMAGE_SINK);
+}
+
+/** {@link downloadImage}'s rules (no key, public addresses, redirects, retries) with the body going to `sink`. */
+export async function downloadResult<T>(rt: JobRuntime, sampleUrl: string, sink: DownloadSink<T>): Promise<T> {
 	rt.phase = 'download';
 	const allowLocal = isLocalHost(rt.endpoints.base.hostname);
-	const start = checkTarget(rt, sampleUrl, 'URL', allowLocal);
+	const start = checkTarget(rt, sampleUrl, `${sink.noun} URL`, allowLocal);
 	return withRetries(rt, {
 		policy: rt.settings.downloadRetry,
-		attempt: () => downloadOnce(rt, { url: start, allowLocal }),
+		attempt: () => downloadOnce(rt, { url: start, allowLocal }, sink),
 		giveUp: (failure, reason) =>
-			rt.error('download_failed', `Downloading the image failed after ${reason.why === 'attempts' ? reason.attempts : 'several'} attempts: ${failure.detail}`),
+			rt.error('download_failed', `Downloading the ${sink.noun} failed after ${reason.why === 'attempts' ? reason.attempts : 'several'} attempts: ${failure.detail}`),
 	});
 }
 
-/** Refuses non-http(s) schemes, and local hosts unless allowed. */
+/** Refuses non-http(s) schemes, and local hosts unless allowed (`what`: e.g. "image URL"). */
 function checkTarget(rt: JobRuntime, raw: string, what: string, allowLocal: boolean): URL {
 	let url: URL;
 	try {
 		url = new URL(raw);
 	} catch {
-		throw rt.error('download_failed', `The image ${what} is not a valid URL`);
+		throw rt.error('download_failed', `The ${what} is not a valid URL`);
 	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-		throw rt.error('download_failed', `The image ${what} uses "${url.protocol}"; only http(s) is downloaded`);
+		throw rt.error('download_failed', `The ${what} uses "${url.protocol}"; only http(s) is downloaded`);
 	}
 	const host = url.hostname.replace(/^\[|\]$/g, '');
 	if (!allowLocal && isLocalHost(host)) {
 		const where = isIP(host) ? `${nonPublicAddress(host)} address (${host})` : `the local host name "${host}"`;
-		throw rt.error('forbidden_host', `The image ${what} points to ${where}; nothing was downloaded: ${WHY_PUBLIC_ONLY}`);
+		throw rt.error('forbidden_host', `The ${what} points to ${where}; nothing was downloaded: ${WHY_PUBLIC_ONLY}`);
 	}
 	return url;
 }
 
-async function downloadOnce(rt: JobRuntime, target: Target): Promise<DownloadedImage | Transient> {
+async function downloadOnce<T>(rt: JobRuntime, target: Target, sink: DownloadSink<T>): Promise<T | Transient> {
 	let url = target.url;
 	for (let hop = 0; ; hop++) {
-		const res = await get(rt, url, target.allowLocal);
+		const res = await get(rt, url, target.allowLocal, sink.accept);
 		if ('transient' in res) return res;
 		const status = res.statusCode;
 		if (REDIRECT_STATUSES.has(status)) {
-			url = await nextHop(rt, res, url, hop, target.allowLocal);
+			url = await nextHop(rt, res, url, hop, target.allowLocal, sink.noun);
 			continue;
 		}
-		if (status === 200) return readImage(rt, res);
+		if (status === 200) return sink.read(rt, res);
 		await drainBody(res.body);
 		rt.throwIfAborted();
 		const outcome = statusOutcome('download', status);
@@ -87,10 +104,10 @@ async function downloadOnce(rt: JobRuntime, target: Target): Promise<DownloadedI
 }
 
 /** One GET, never with a credential (the signed URL authorises itself). */
-async function get(rt: JobRuntime, url: URL, allowLocal: boolean): Promise<Dispatcher.ResponseData | Transient> {
+async function get(rt: JobRuntime, url: URL, allowLocal: boolean, accept: string): Promise<Dispatcher.ResponseData | Transient> {
 	try {
 		const dispatcher = allowLocal ? 'localDownload' : 'publicDownload';
-		return await rt.send('download', url.toString(), { method: 'GET', headers: { accept: ACCEPT }, dispatcher });
+		return await rt.send('download', url.toString(), { method: 'GET', headers: { accept }, dispatcher });
 	} catch (err) {
 		rt.throwIfAborted();
 		if (errorCode(err) === FORBIDDEN_ADDRESS_CODE) throw forbiddenAddress(rt, err);
@@ -105,21 +122,21 @@ function forbiddenAddress(rt: JobRuntime, err: unknown) {
 	return rt.error('forbidden_host', `The image host ${detail}; nothing was downloaded: ${WHY_PUBLIC_ONLY}`, { code: FORBIDDEN_ADDRESS_CODE });
 }
 
-async function nextHop(rt: JobRuntime, res: Dispatcher.ResponseData, from: URL, hop: number, allowLocal: boolean): Promise<URL> {
+async function nextHop(rt: JobRuntime, res: Dispatcher.ResponseData, from: URL, hop: number, allowLocal: boolean, noun: string): Promise<URL> {
 	const status = res.statusCode;
 	await drainBody(res.body);
 	const location = headerValue(res.headers, 'location');
-	if (!location) throw rt.error('download_failed', `The image download answered HTTP ${status} without a Location`, { statusCode: status });
+	if (!location) throw rt.error('download_failed', `The ${noun} download answered HTTP ${status} without a Location`, { statusCode: status });
 	if (hop >= MAX_REDIRECTS) {
-		throw rt.error('download_failed', `The image download redirected more than ${MAX_REDIRECTS} times`, { statusCode: status });
+		throw rt.error('download_failed', `The ${noun} download redirected more than ${MAX_REDIRECTS} times`, { statusCode: status });
 	}
 	let next: string;
 	try {
 		next = new URL(location, from).toString();
 	} catch {
-		throw rt.error('download_failed', 'The image download redirected to an invalid URL', { statusCode: status });
+		throw rt.error('download_failed', `The ${noun} download redirected to an invalid URL`, { statusCode: status });
 	}
-	return checkTarget(rt, next, 'redirect', allowLocal);
+	return checkTarget(rt, next, `${noun} redirect`, allowLocal);
 }
 
 async function readImage(rt: JobRuntime, res: Dispatcher.ResponseData): Promise<DownloadedImage | Transient> {

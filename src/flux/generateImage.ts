@@ -114,7 +114,7 @@ export function settingsFor(creds: FluxCredentials, opts: GenerateOptions): JobS
 }
 
 /** Settles a job: its errors become redacted FluxErrors, its timer and listener are released. */
-async function settle<T>(rt: JobRuntime, work: Promise<T>): Promise<T> {
+export async function settle<T>(rt: JobRuntime, work: Promise<T>): Promise<T> {
 	try {
 		return await work;
 	} catch (err) {

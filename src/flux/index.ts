@@ -22,3 +22,10 @@ export { IMAGE_MODEL, RESOLUTIONS, ASPECT_RATIOS } from './options';
 export type { Resolution, AspectRatio } from './options';
 export { requestBody, requestBodyJson } from './request';
 export { detectReferenceImageType } from './imageType';
+
+export { generateVideo, awaitVideo, DEFAULT_MAX_VIDEO_BYTES } from './generateVideo';
+export type { FluxVideoResult, VideoOptions } from './generateVideo';
+export type { FluxVideoRequest, VideoKeyframe, VideoMedia } from './videoRequest';
+export { videoRequestBody, videoRequestPayload } from './videoRequest';
+export { isMp4 } from './videoType';
+export * from './videoOptions';

@@ -37,13 +37,25 @@ const apiKeySchema = z
 	.string({ required_error: 'is required', invalid_type_error: 'must be text' })
 	.trim()
 	.min(1, 'is required')
+	.regex(/^(?!bearer\s)/i, 'starts with "Bearer ": paste the key alone (the node sends it in the right header)')
 	.regex(/^[\x21-\x7e]+$/, 'contains spaces, line breaks or other characters not allowed in an HTTP header');
 
-const credentialsSchema = z.object({
-	apiStyle: z.enum(['relay', 'bfl'], { errorMap: () => ({ message: 'must be relay or bfl' }) }).default('relay'),
-	baseUrl: baseUrlSchema,
-	apiKey: apiKeySchema,
-});
+/** The path the client adds itself, per style: a base URL that already ends in it would be sent to `/v1/v1/…`. */
+const ADDED_PATH = { bfl: /\/v1$/i, relay: /\/bfl(\/v1)?$/i } as const;
+
+const credentialsSchema = z
+	.object({
+		apiStyle: z.enum(['relay', 'bfl'], { errorMap: () => ({ message: 'must be relay or bfl' }) }).default('relay'),
+		baseUrl: baseUrlSchema,
+		apiKey: apiKeySchema,
+	})
+	.superRefine((creds, ctx) => {
+		// Runs after a field issue too (zod keeps going): only a base URL that passed its own checks is looked at.
+		if (typeof creds.baseUrl !== 'string' || !(creds.apiStyle in ADDED_PATH)) return;
+		if (!ADDED_PATH[creds.apiStyle].test(new URL(creds.baseUrl).pathname)) return;
+		const added = creds.apiStyle === 'bfl' ? '/v1/…' : '/bfl/v1/…';
+		ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: `must be the API root without ${added.slice(0, -2)} (the node adds ${added}), e.g. https://api.bfl.ai` });
+	});
 
 /**
  * Validate the `fluxApi` credential's data once, fully, before anything is sent:

@@ -17,6 +17,8 @@ export const MAX_TIMEOUT_MINUTES = 1_440;
 /** Max Image Size (MB): default and maximum. */
 export const DEFAULT_MAX_IMAGE_MB = 50;
 export const MAX_IMAGE_MB = 500;
+/** The smallest download cap (MB), as in the UI: a smaller one would fail every paid job at its download. */
+export const MIN_IMAGE_MB = 1;
 
 /** One non-empty reference image entry, classified, with its position among the raw entries (for error fields). */
 export type ReferenceEntry = ClassifiedReference & { index: number };
@@ -61,11 +63,12 @@ const integerRange = (label: string, min: number, max: number) => {
 const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
 
 /** A number option (n8n sends numbers, expressions may send text): > 0 and at most `max`; blank takes `fallback`. */
-const positiveNumber = (label: string, max: number, fallback: number) => {
-	const message = `${label} must be a number greater than 0 and at most ${max}`;
+const positiveNumber = (label: string, max: number, fallback: number, min?: number) => {
+	const message = min === undefined ? `${label} must be a number greater than 0 and at most ${max}` : `${label} must be a number from ${min} to ${max}`;
+	const number = z.number({ invalid_type_error: message }).finite({ message }).gt(0, { message });
 	return z.preprocess(
 		(v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : blankIsAbsent(v)),
-		z.number({ invalid_type_error: message }).finite({ message }).gt(0, { message }).max(max, { message }).default(fallback),
+		(min === undefined ? number : number.min(min, { message })).max(max, { message }).default(fallback),
 	);
 };
 
@@ -158,7 +161,7 @@ const optionsSchema = z.preprocess(
 	z.object(
 		{
 			timeoutMinutes: positiveNumber('Timeout (Minutes)', MAX_TIMEOUT_MINUTES, DEFAULT_TIMEOUT_MINUTES),
-			maxDownloadMb: positiveNumber('Max Image Size (MB)', MAX_IMAGE_MB, DEFAULT_MAX_IMAGE_MB),
+			maxDownloadMb: positiveNumber('Max Image Size (MB)', MAX_IMAGE_MB, DEFAULT_MAX_IMAGE_MB, MIN_IMAGE_MB),
 			cache: z.preprocess(
 				(v) => (typeof v === 'string' ? blankIsAbsent(v.trim().toLowerCase()) : blankIsAbsent(v)),
 				z

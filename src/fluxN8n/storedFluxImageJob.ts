@@ -144,11 +144,15 @@ export async function obtainFluxImage(job: PreparedFluxImageJob, context: JobCon
 	// Refresh asks for a new job: it never joins (nor is joined by) a flight that may serve the stored result.
 	const flightKey = job.cacheMode === 'refresh' ? `${job.identity.key}:refresh` : job.identity.key;
 	const run = () => flights().run(flightKey, () => obtain(store, job, context));
+	let image: ImageWithBytes;
 	try {
-		return await run();
+		image = await run();
 	} catch (error) {
 		const foreignCancel = isFluxError(error) && error.kind === 'cancelled' && !context.signal.aborted;
 		if (!foreignCancel) throw error;
-		return await run();
+		image = await run();
 	}
+	// Off joined a Reuse flight that read the store: Off never takes a stored result, it asks for its own job.
+	if (job.cacheMode === 'off' && image.cached) return await flights().run(`${flightKey}:off`, () => obtain(store, job, context));
+	return image;
 }

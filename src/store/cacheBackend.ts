@@ -2,6 +2,8 @@
  * The few cacache operations the store uses, behind one seam so tests can inject faults (disk full, a broken
  * index) that a read-only chmod cannot produce when the tests run as root.
  */
+import { once } from 'node:events';
+import { Readable } from 'node:stream';
 import * as cacache from 'cacache';
 import { listCacheIndex } from './cacheIndexList';
 
@@ -21,6 +23,12 @@ export interface CacheBackend {
 	info(cache: string, key: string): Promise<CacheEntry | null>;
 	/** Writes the content atomically, then appends the index entry (stamped `time`); resolves with the integrity. */
 	put(cache: string, key: string, data: Buffer, entry: { metadata: unknown; time: number }): Promise<string>;
+	/** Like `put`, with the content streamed from `source` (never held whole in memory). */
+	putStream(cache: string, key: string, source: AsyncIterable<Buffer>, entry: { metadata: unknown; time: number }): Promise<string>;
+	/** True when the content of `integrity` is on disk. */
+	hasContent(cache: string, integrity: string): Promise<boolean>;
+	/** The content of `integrity` as a stream, checked against its integrity and `size` while read. */
+	readStream(cache: string, integrity: string, size: number): Readable;
 	/** Every live key with its latest entry. */
 	ls(cache: string): Promise<Record<string, CacheEntry>>;
 	/** Removes the index bucket of `key`. */
@@ -35,6 +43,19 @@ export const cacacheBackend: CacheBackend = {
 	info: (cache, key) => cacache.get.info(cache, key),
 	// `time` reaches cacache's index entry (the @types omit it).
 	put: (cache, key, data, entry) => cacache.put(cache, key, data, entry as cacache.put.Options),
+	putStream: async (cache, key, source, entry) => {
+		const sink = cacache.put.stream(cache, key, entry as cacache.put.Options);
+		const done = new Promise<string>((resolve, reject) => {
+			sink.on('integrity', (integrity: unknown) => resolve(String(integrity)));
+			sink.on('error', reject);
+		});
+		done.catch(() => {}); // awaited below; a write error must not surface as unhandled meanwhile
+		for await (const chunk of source) if (!sink.write(chunk)) await Promise.race([once(sink, 'drain'), done]);
+		sink.end();
+		return await done;
+	},
+	hasContent: async (cache, integrity) => Boolean(await cacache.get.hasContent(cache, integrity)),
+	readStream: (cache, integrity, size) => Readable.from(cacache.get.stream.byDigest(cache, integrity, { size })),
 	ls: listCacheIndex, // cacache.ls, minus its dynamic import (see cacheIndexList.ts)
 	rmEntry: async (cache, key) => {
 		// removeFully drops the bucket instead of appending a tombstone (the @types omit the option).

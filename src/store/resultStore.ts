@@ -3,7 +3,10 @@
  * integrity checked on read, safe across processes). Faults never throw into the job path: a failed read is a
  * miss, a failed write returns false, and the store's health says why (logged once).
  */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { logWarning } from '../n8n/log';
 import { type CacheBackend, type CacheEntry, cacacheBackend } from './cacheBackend';
@@ -135,6 +138,54 @@ export class ResultStore {
 		this.bytesSincePrune += bytes.length;
 		if (this.bytesSincePrune > this.options.maxBytes / 8) await this.prune();
 		return true;
+	}
+
+	/**
+	 * Like `put`, with the bytes streamed from the file at `filePath` (large results: never a whole copy in
+	 * memory). The file is left in place. Resolves false when the store could not be used.
+	 */
+	async putFile(key: string, filePath: string, meta: NewResultMeta): Promise<boolean> {
+		const parsed = newMetaSchema.safeParse(meta);
+		if (!parsed.success) {
+			const issue = parsed.error.issues[0];
+			throw new TypeError(`ResultStore.putFile: meta field "${issue.path.join('.')}" ${issue.message}`);
+		}
+		const storedAt = this.now();
+		let byteLength = 0;
+		try {
+			byteLength = (await stat(filePath)).size;
+			const stored: StoredResultMeta = { ...parsed.data, storedAt, byteLength };
+			await this.ensureFolder();
+			await this.backend.putStream(this.cacheDir, KEY_PREFIX + key, createReadStream(filePath), { metadata: stored, time: storedAt });
+		} catch (error) {
+			this.faults.fault(describeStoreError('writing a result', this.rootDir, error));
+			return false;
+		}
+		this.faults.recovered();
+		this.bytesSincePrune += byteLength;
+		if (this.bytesSincePrune > this.options.maxBytes / 8) await this.prune();
+		return true;
+	}
+
+	/**
+	 * The stored result as a stream (its integrity checked while read: a corrupt file errors the stream) and its
+	 * metadata, or undefined (missing, expired, or its content file gone: then the entry is dropped).
+	 */
+	async openStream(key: string): Promise<{ stream: Readable; meta: StoredResultMeta } | undefined> {
+		const entry = await this.info(key);
+		if (entry === undefined) return undefined;
+		const meta = storedMetaSchema.safeParse(entry.metadata);
+		if (!meta.success || (entry.size !== undefined && meta.data.byteLength !== entry.size)) {
+			return this.dropCorrupt(key, 'its metadata does not match its content');
+		}
+		if (this.isExpired(meta.data.storedAt)) return undefined;
+		try {
+			if (!(await this.backend.hasContent(this.cacheDir, entry.integrity))) return this.dropCorrupt(key, 'its content file is missing');
+			return { stream: this.backend.readStream(this.cacheDir, entry.integrity, meta.data.byteLength), meta: meta.data };
+		} catch (error) {
+			this.faults.fault(describeStoreError('reading a result', this.rootDir, error));
+			return undefined;
+		}
 	}
 
 	/** Removes `key`'s entry, and its content unless another key holds the same bytes. False on failure. */

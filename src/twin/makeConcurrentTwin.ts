@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { toNodeError } from '../n8n/nodeErrors';
-import { poolFor } from '../pool';
+import { poolFor, type JobKind } from '../pool';
 import type { ConcurrentSource } from './concurrentSource';
 import { releaseWhenFinal, watchExecutionCancel } from './executionCancel';
 import { makeFailedTaskItemJson, makeTaskItemJson } from './taskItem';
@@ -29,8 +29,10 @@ export interface TwinIdentity {
 export function makeConcurrentTwinDescription(
 	serial: INodeTypeDescription,
 	identity: TwinIdentity,
+	kind: JobKind = 'image',
 ): INodeTypeDescription {
 	const copy = structuredClone(serial);
+	const [things, collector] = kind === 'video' ? ['videos', 'Concurrent Collect Videos'] : ['images', 'Concurrent Collect Images'];
 	return {
 		...copy,
 		name: identity.name,
@@ -46,7 +48,7 @@ export function makeConcurrentTwinDescription(
 			...(copy.hints ?? []),
 			{
 				message:
-					'This node outputs tasks, not images. Connect it to a Concurrent Collect Images node, which waits for the jobs and returns the images in order.',
+					`This node outputs tasks, not ${things}. Connect it to a ${collector} node, which waits for the jobs and returns the ${things} in order.`,
 				type: 'info',
 				location: 'outputPane',
 				whenToDisplay: 'afterExecution',
@@ -123,7 +125,7 @@ export function makeConcurrentTwin<Prepared, Result>(
 	source: ConcurrentSource<Prepared, Result>,
 	identity: TwinIdentity,
 ): new () => INodeType {
-	const description = makeConcurrentTwinDescription(source.description, identity);
+	const description = makeConcurrentTwinDescription(source.description, identity, source.outputKind);
 
 	return class ConcurrentTwin implements INodeType {
 		description = description;

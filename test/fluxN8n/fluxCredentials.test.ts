@@ -57,6 +57,29 @@ describe('parseFluxCredentials: the credential is checked once, fully (issue 15 
 		expect(error.message).not.toContain(KEY.slice(8));
 	});
 
+	it('refuses a key pasted with its "Bearer " prefix, saying so, never echoing the key', () => {
+		const error = refusal({ baseUrl: 'https://api.bfl.ai', apiKey: `Bearer ${KEY}` });
+		expect(error.field).toBe('apiKey');
+		expect(error.message).toMatch(/starts with "Bearer ": paste the key alone/);
+		expect(error.message).not.toContain(KEY);
+	});
+
+	it.each([
+		['bfl', 'https://api.bfl.ai/v1', /without \/v1 \(the node adds \/v1\/…\)/],
+		['bfl', 'https://api.bfl.ai/v1/', /without \/v1/],
+		['relay', 'https://relay.example/bfl/v1', /without \/bfl\/v1 \(the node adds \/bfl\/v1\/…\)/],
+		['relay', 'https://relay.example/bfl', /without \/bfl\/v1/],
+	])('refuses a %s base URL that already ends in the path the node adds (%s)', (apiStyle, baseUrl, message) => {
+		const error = refusal({ apiStyle, baseUrl, apiKey: KEY });
+		expect(error.field).toBe('baseUrl');
+		expect(error.message).toMatch(message);
+	});
+
+	it('accepts /v1 inside a relay path and a relay root on a /v1 prefix of its own', () => {
+		expect(parseFluxCredentials({ apiStyle: 'relay', baseUrl: 'https://relay.example/v1', apiKey: KEY }).baseUrl).toBe('https://relay.example/v1');
+		expect(parseFluxCredentials({ apiStyle: 'bfl', baseUrl: 'https://gw.example/v1/bfl', apiKey: KEY }).baseUrl).toBe('https://gw.example/v1/bfl');
+	});
+
 	it('refuses a missing key or an unknown style', () => {
 		expect(refusal({ baseUrl: 'https://api.bfl.ai', apiKey: '  ' }).field).toBe('apiKey');
 		expect(refusal({ baseUrl: 'https://api.bfl.ai' }).field).toBe('apiKey');

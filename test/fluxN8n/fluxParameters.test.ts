@@ -148,9 +148,10 @@ describe('numeric options (issue 15 point 3): validated at the boundary, never a
 		[{ timeoutMinutes: -5 }, 'options.timeoutMinutes', /greater than 0.*\(got -5\)/],
 		[{ timeoutMinutes: 40_000 }, 'options.timeoutMinutes', /at most 1440/],
 		[{ timeoutMinutes: Number.POSITIVE_INFINITY }, 'options.timeoutMinutes', /Timeout/],
-		[{ maxDownloadMb: 0 }, 'options.maxDownloadMb', /Max Image Size \(MB\) must be a number greater than 0 and at most 500 \(got 0\)/],
+		[{ maxDownloadMb: 0 }, 'options.maxDownloadMb', /Max Image Size \(MB\) must be a number from 1 to 500 \(got 0\)/],
+		[{ maxDownloadMb: 1e-9 }, 'options.maxDownloadMb', /Max Image Size \(MB\) must be a number from 1 to 500/],
 		[{ maxDownloadMb: 'lots' }, 'options.maxDownloadMb', /Max Image Size/],
-		[{ maxDownloadMb: 501 }, 'options.maxDownloadMb', /at most 500/],
+		[{ maxDownloadMb: 501 }, 'options.maxDownloadMb', /from 1 to 500/],
 		// Text that Number() reads as another base is not a decimal number of minutes or MB.
 		[{ timeoutMinutes: '0x10' }, 'options.timeoutMinutes', /Timeout \(Minutes\) must be a number.*\(got "0x10"\)/],
 		[{ maxDownloadMb: '0b11' }, 'options.maxDownloadMb', /Max Image Size.*\(got "0b11"\)/],

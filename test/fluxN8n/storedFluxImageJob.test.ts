@@ -101,4 +101,16 @@ describe('single flight and the Cache option', () => {
 		expect(refreshed).toMatchObject({ outcome: 'success', cached: false });
 		expect(sim.log.submits.length).toBe(2);
 	});
+
+	it('an Off asked while a Reuse of the same key serves the stored result is a new job, not the stored one', async () => {
+		const first = await obtainFluxImage(prepared('a stored oak'), context('job-13'));
+		expect(first).toMatchObject({ outcome: 'success', cached: false });
+		const [reused, off] = await Promise.all([
+			obtainFluxImage(prepared('a stored oak'), context('job-14')),
+			obtainFluxImage(prepared('a stored oak', { cacheMode: 'off' }), context('job-15')),
+		]);
+		expect(reused).toMatchObject({ outcome: 'success', cached: true });
+		expect(off).toMatchObject({ outcome: 'success', cached: false });
+		expect(sim.log.submits.length).toBe(2);
+	});
 });

@@ -1,0 +1,94 @@
+import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+
+import type { FluxCredentials, FluxVideoRequest } from '../flux';
+import { FLUX_ERROR_HINTS } from '../fluxN8n/fluxErrorHints';
+import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
+import type { FluxJobIdentity } from '../fluxN8n/fluxJobKey';
+import { FluxCredentialsError, InvalidParameterError } from '../fluxN8n/invalidInput';
+import { toNodeError } from '../n8n/nodeErrors';
+import type { CacheMode } from '../store';
+import { resolveKeyframes, resolveStartVideo, type ReadBinary } from './videoMedia';
+import { fluxVideoJobIdentity } from './videoJobKey';
+import { parseFluxVideoParameters } from './videoParameters';
+
+/** One item's video job, validated and ready to run anywhere (no n8n context needed). */
+export interface PreparedFluxVideoJob {
+	credentials: FluxCredentials;
+	/** Its base64 media are dropped once the submit is acknowledged. */
+	request: FluxVideoRequest;
+	skipError: boolean;
+	timeoutMs: number;
+	maxDownloadBytes: number;
+	cacheMode: CacheMode;
+	identity: FluxJobIdentity;
+}
+
+/** The item's parameters as n8n hands them over; a field hidden in this mode is read too (BFL would refuse it). */
+function readRawParameters(ctx: IExecuteFunctions, itemIndex: number): Record<string, unknown> {
+	const read = (name: string, fallback?: unknown) => ctx.getNodeParameter(name, itemIndex, fallback);
+	return {
+		mode: read('mode', 't2v'),
+		prompt: read('prompt'),
+		aspectRatio: read('aspectRatio', 'auto'),
+		resolution: read('resolution', 'hd'),
+		duration: read('duration', 'auto'),
+		generateAudio: read('generateAudio', true),
+		keyframes: read('keyframes', {}),
+		startVideo: read('startVideo', ''),
+		skipError: read('skipError', false),
+		seed: read('seed', 0),
+		options: read('options', {}),
+	};
+}
+
+/** A binary property of the item through n8n's helpers (own properties only; binary-data mode independent). */
+function itemBinary(ctx: IExecuteFunctions, itemIndex: number): ReadBinary {
+	return async (property) => {
+		const binaries = ctx.getInputData()[itemIndex]?.binary;
+		if (!binaries || !Object.hasOwn(binaries, property)) return undefined;
+		const binary = ctx.helpers.assertBinaryData(itemIndex, property);
+		return { buffer: await ctx.helpers.getBinaryDataBuffer(itemIndex, property), mimeType: binary.mimeType };
+	};
+}
+
+/** The client's request: only the fields of the item's mode. */
+async function toRequest(ctx: IExecuteFunctions, itemIndex: number, raw: Record<string, unknown>): Promise<{ request: FluxVideoRequest; params: ReturnType<typeof parseFluxVideoParameters> }> {
+	const params = parseFluxVideoParameters(raw);
+	const read = itemBinary(ctx, itemIndex);
+	const request: FluxVideoRequest = {
+		mode: params.mode,
+		prompt: params.prompt,
+		aspectRatio: params.aspectRatio,
+		resolution: params.resolution,
+		duration: params.duration,
+		generateAudio: params.generateAudio,
+	};
+	if (params.keyframes) request.keyframes = await resolveKeyframes(params.keyframes, read);
+	if (params.startVideo) request.startVideo = await resolveStartVideo(params.startVideo, read);
+	return { request, params };
+}
+
+/**
+ * Read and validate one item's credential, video parameters and media, once, before anything is sent.
+ * Throws NodeOperationError naming field and item.
+ */
+export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxVideoJob> {
+	try {
+		const credentials = parseFluxCredentials(await ctx.getCredentials('fluxApi', itemIndex));
+		const { request, params } = await toRequest(ctx, itemIndex, readRawParameters(ctx, itemIndex));
+		return {
+			credentials,
+			request,
+			skipError: params.skipError,
+			timeoutMs: params.timeoutMs,
+			maxDownloadBytes: params.maxDownloadBytes,
+			cacheMode: params.cacheMode,
+			identity: fluxVideoJobIdentity(ctx, credentials, request, params.seed),
+		};
+	} catch (error) {
+		if (error instanceof InvalidParameterError || error instanceof FluxCredentialsError) {
+			throw new NodeOperationError(ctx.getNode(), `${error.message} (item ${itemIndex})`, { itemIndex });
+		}
+		throw toNodeError(ctx.getNode(), error, itemIndex, FLUX_ERROR_HINTS);
+	}
+}

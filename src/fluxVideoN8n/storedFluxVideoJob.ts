@@ -1,0 +1,131 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- runs in the pool, outside any node: the collector or serial node turns errors into node errors. */
+/**
+ * One FLUX video job under the result store and the write-ahead journal, as for images ("never paying twice"):
+ * stored → the store's reference; acknowledged but unfinished → re-attached; maybe sent → fails; else a new job.
+ * The clip streams from the download into the store (put.stream), then the download file is removed.
+ */
+import { rm } from 'node:fs/promises';
+
+import { awaitVideo, FluxError, generateVideo, isFluxError, type FluxVideoResult, type VideoOptions } from '../flux';
+import type { JobContext } from '../pool';
+import { getStore, MAYBE_PAID_REASON, resumeDecision, SingleFlight, type JournalRecord, type Store } from '../store';
+import type { PreparedFluxVideoJob } from './prepareFluxVideoJob';
+import { accountAdmission } from '../fluxN8n/accountAdmission';
+import { VIDEO_MODEL } from '../flux/videoOptions';
+import { sweepVideoDownloads, videoDownloadDir, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
+
+const REATTACHABLE_KINDS = new Set(['timeout', 'cancelled', 'network', 'download_failed', 'upstream_error', 'rate_limited']);
+const MAYBE_SENT_KINDS = new Set(['maybe_submitted', 'cancelled', 'timeout']);
+
+const FLIGHTS = Symbol.for('n8n-nodes-flux-concurrent.videoFlights');
+type GlobalWithFlights = typeof globalThis & { [FLIGHTS]?: SingleFlight<VideoJobResult> };
+const flights = () => ((globalThis as GlobalWithFlights)[FLIGHTS] ??= new SingleFlight<VideoJobResult>());
+
+/** The job lets go of its base64 media: the upstream task has them now. */
+export function releaseVideoMedia(job: PreparedFluxVideoJob): void {
+	delete job.request.keyframes;
+	delete job.request.startVideo;
+}
+
+/** Streams the downloaded clip into the store (unless Cache is Off), advances the journal; the clip is never lost. */
+export async function keepVideo(store: Store, key: string, cacheMode: string, video: FluxVideoResult): Promise<VideoJobResult> {
+	const base = { outcome: 'success' as const, taskId: video.taskId, byteLength: video.byteLength, cached: false };
+	const meta = { mimeType: VIDEO_MIME_TYPE, fileExtension: 'mp4', taskId: video.taskId };
+	const put = cacheMode !== 'off' && (await store.results.putFile(key, video.filePath, meta));
+	if (put && (await store.journal.stored(key))) {
+		await rm(video.filePath, { force: true });
+		return { ...base, storeKey: key };
+	}
+	if (cacheMode === 'off' && (await store.results.has(key)) && (await store.journal.stored(key))) return { ...base, filePath: video.filePath };
+	await store.journal.failed(key, cacheMode === 'off' ? 'delivered; not kept (Cache: Off)' : 'delivered; the result store could not keep it');
+	return { ...base, filePath: video.filePath };
+}
+
+async function journalFailure(store: Store, job: PreparedFluxVideoJob, error: unknown, acknowledged: boolean, posted = true): Promise<void> {
+	const kind = isFluxError(error) ? error.kind : undefined;
+	if (!acknowledged && posted && kind !== undefined && MAYBE_SENT_KINDS.has(kind)) return;
+	if (acknowledged && kind !== undefined && REATTACHABLE_KINDS.has(kind)) return;
+	await store.journal.failed(job.identity.key, error instanceof Error ? error.message : String(error), [job.credentials.apiKey]);
+}
+
+function videoOptions(job: PreparedFluxVideoJob, context: JobContext, attemptsBefore: number): VideoOptions {
+	return {
+		signal: context.signal,
+		timeoutMs: job.timeoutMs,
+		maxDownloadBytes: job.maxDownloadBytes,
+		downloadDir: videoDownloadDir(),
+		onAttempt: (attempts) => context.setAttempts(attemptsBefore + attempts.submit),
+		// The account-wide limit of flux-3-video (COMFLY_VIDEO_CONCURRENCY; shared through Redis in queue mode).
+		admission: accountAdmission(job.credentials, VIDEO_MODEL, 'video'),
+	};
+}
+
+async function sendNew(store: Store, job: PreparedFluxVideoJob, context: JobContext, attemptsBefore: number): Promise<VideoJobResult> {
+	const { key, apiStyle, baseUrl, model, apiKeyHash } = job.identity;
+	if (context.signal.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
+	await store.journal.submitting(key, { jobId: context.jobId, apiStyle, baseUrl, model, apiKeyHash });
+	let acknowledged: Promise<boolean> | undefined;
+	let posted = false;
+	try {
+		const video = await generateVideo(job.credentials, job.request, {
+			...videoOptions(job, context, attemptsBefore),
+			onSubmitting: () => (posted = true),
+			onSubmitted: (task) => {
+				releaseVideoMedia(job);
+				acknowledged = store.journal.submitted(key, task);
+			},
+		});
+		await acknowledged;
+		return await keepVideo(store, key, job.cacheMode, video);
+	} catch (error) {
+		await acknowledged;
+		await journalFailure(store, job, error, acknowledged !== undefined, posted);
+		throw error;
+	}
+}
+
+async function reattach(store: Store, job: PreparedFluxVideoJob, context: JobContext, record: JournalRecord): Promise<VideoJobResult | undefined> {
+	context.setAttempts(1);
+	try {
+		const task = { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl };
+		return await keepVideo(store, job.identity.key, job.cacheMode, await awaitVideo(job.credentials, task, videoOptions(job, context, 1)));
+	} catch (error) {
+		if (isFluxError(error) && error.kind === 'task_not_found') return undefined;
+		await journalFailure(store, job, error, true);
+		throw error;
+	}
+}
+
+async function obtain(store: Store, job: PreparedFluxVideoJob, context: JobContext): Promise<VideoJobResult> {
+	const { key } = job.identity;
+	const record = await store.journal.read(key);
+	const decision = resumeDecision(record, job.cacheMode);
+	if (decision === 'stored' && (await store.results.has(key))) {
+		return { outcome: 'success', storeKey: key, taskId: record?.taskId, cached: true };
+	}
+	if (decision === 'maybe_paid') throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record?.taskId });
+	void sweepVideoDownloads();
+	if (decision === 'reattach' && record) {
+		const video = await reattach(store, job, context, record);
+		if (video) return video;
+		return await sendNew(store, job, context, 1);
+	}
+	return await sendNew(store, job, context, 0);
+}
+
+/** The clip of one job, through the store; concurrent callers with the same key share one flight (as for images). */
+export async function obtainFluxVideo(job: PreparedFluxVideoJob, context: JobContext, store: Store = getStore()): Promise<VideoJobResult> {
+	const flightKey = job.cacheMode === 'refresh' ? `${job.identity.key}:refresh` : job.identity.key;
+	const run = () => flights().run(flightKey, () => obtain(store, job, context));
+	let video: VideoJobResult;
+	try {
+		video = await run();
+	} catch (error) {
+		const foreignCancel = isFluxError(error) && error.kind === 'cancelled' && !context.signal.aborted;
+		if (!foreignCancel) throw error;
+		video = await run();
+	}
+	// Off joined a Reuse flight that read the store: Off never takes a stored result, it asks for its own job.
+	if (job.cacheMode === 'off' && video.cached) return await flights().run(`${flightKey}:off`, () => obtain(store, job, context));
+	return video;
+}

@@ -1,0 +1,66 @@
+/**
+ * The FLUX parts of the video collector: a result's binary (streamed from the result store or its file), tasks
+ * the pool does not know (n8n restarted) resolved through the job journal, as for images.
+ */
+import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
+
+import type { UnknownTask } from '../collect';
+import { awaitVideo, FluxError, isFluxError } from '../flux';
+import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
+import { apiKeyHash, getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
+import { keepVideo } from './storedFluxVideoJob';
+import { openVideo, videoDownloadDir, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
+
+/** The binary of a finished video job (`fileBase` e.g. "slot-03" → slot-03.mp4); none for a skipped job (no placeholder clip). */
+export async function videoResultToBinary(ctx: IExecuteFunctions, result: VideoJobResult, fileBase: string): Promise<IBinaryData | undefined> {
+	if (result.outcome !== 'success') return undefined;
+	return await ctx.helpers.prepareBinaryData(await openVideo(result), `${fileBase}.mp4`, VIDEO_MIME_TYPE);
+}
+
+const SET_CREDENTIAL =
+	'Its job was still generating upstream when n8n stopped. Set the FLUX API credential on this collector node (the account that sent it) to re-attach to it without paying again.';
+
+async function optionalCredentials(ctx: IExecuteFunctions, itemIndex: number) {
+	let raw;
+	try {
+		raw = await ctx.getCredentials('fluxApi', itemIndex);
+	} catch {
+		return undefined;
+	}
+	return parseFluxCredentials(raw);
+}
+
+async function reattach(ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal): Promise<VideoJobResult> {
+	const credentials = await optionalCredentials(ctx, task.itemIndex);
+	if (!credentials) throw new FluxError('auth', SET_CREDENTIAL, { taskId: record.taskId });
+	if (apiKeyHash(credentials.apiKey) !== record.apiKeyHash) {
+		throw new FluxError('auth', "The FLUX API credential on this collector is not the account that sent this job: set that account's credential to re-attach.", { taskId: record.taskId });
+	}
+	try {
+		const video = await awaitVideo(credentials, { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl }, { signal, downloadDir: videoDownloadDir() });
+		return await keepVideo(store, jobKey, 'reuse', video);
+	} catch (error) {
+		if (isFluxError(error) && error.kind === 'task_not_found') await store.journal.failed(jobKey, error.message);
+		// The collector makes this a failed slot (waitForSlots).
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
+		throw error;
+	}
+}
+
+/** A task this process's pool does not know, resolved through the journal (as resolveUnknownImageJob). */
+export async function resolveUnknownVideoJob(ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal): Promise<VideoJobResult | undefined> {
+	const store = getStore();
+	const found = await store.journal.findByJobId(task.jobId);
+	if (!found) return undefined;
+	const { jobKey, record } = found;
+	switch (record.state) {
+		case 'stored':
+			return (await store.results.has(jobKey)) ? { outcome: 'success', storeKey: jobKey, taskId: record.taskId, cached: true } : undefined;
+		case 'submitted':
+			return await reattach(ctx, store, jobKey, record, task, signal);
+		case 'submitting':
+			throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record.taskId });
+		case 'failed':
+			return undefined;
+	}
+}

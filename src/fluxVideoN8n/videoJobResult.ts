@@ -1,0 +1,65 @@
+/**
+ * What one FLUX video job leaves behind: never the clip's bytes in memory, only where it is — its key in the
+ * result store, or (Cache Off, or the store could not keep it) a file in the download folder. A skipped
+ * (Skip Error) job has neither: there is no placeholder clip.
+ */
+import { createReadStream } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Readable } from 'node:stream';
+
+import { getStore } from '../store';
+
+export interface VideoJobResult {
+	outcome: 'success' | 'skipped_error';
+	storeKey?: string;
+	filePath?: string;
+	byteLength?: number;
+	taskId?: string;
+	cached?: boolean;
+	error?: string;
+	errorKind?: string;
+}
+
+export const VIDEO_MIME_TYPE = 'video/mp4';
+
+/** Bytes a video result keeps in memory: none (the clip is on disk). */
+export const videoJobResultSize = (): number => 0;
+
+/** Files of clips not kept by the store are removed after this long (the pool forgets results sooner). */
+const DOWNLOAD_FILE_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** The folder downloads stream into: next to the result store (same disk, same 0700 parent). */
+export function videoDownloadDir(): string {
+	return path.join(getStore().results.rootDir, 'video-downloads');
+}
+
+/** Removes download files older than a day (left by Cache Off results or a killed process). Never throws. */
+export async function sweepVideoDownloads(now = Date.now()): Promise<void> {
+	const dir = videoDownloadDir();
+	try {
+		for (const name of await readdir(dir)) {
+			const file = path.join(dir, name);
+			const info = await stat(file).catch(() => undefined);
+			if (info && now - info.mtimeMs > DOWNLOAD_FILE_TTL_MS) await rm(file, { force: true });
+		}
+	} catch {
+		// no folder yet, or unreadable: nothing to sweep
+	}
+}
+
+/**
+ * The clip of a successful result as a stream (from the store, integrity-checked while read; or from its file).
+ * Throws naming the task when it is gone (evicted or removed since the job ended).
+ */
+export async function openVideo(result: VideoJobResult): Promise<Readable> {
+	if (result.storeKey !== undefined) {
+		const stored = await getStore().results.openStream(result.storeKey);
+		if (stored) return stored.stream;
+	}
+	if (result.filePath !== undefined) {
+		const exists = await stat(result.filePath).then(() => true, () => false);
+		if (exists) return createReadStream(result.filePath);
+	}
+	throw new Error(`The video of task ${result.taskId ?? '(unknown)'} is no longer stored (removed or evicted since the job ended); run the workflow again`);
+}

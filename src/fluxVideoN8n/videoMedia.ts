@@ -1,0 +1,64 @@
+/**
+ * Keyframes and the start video as sent upstream: a URL stays a URL; a binary property of the input item is read
+ * through n8n's helpers, checked (an image by its magic bytes, a clip by its ftyp box) and size-limited as BFL
+ * limits it (images ≤ 20 MB, video ≤ 50 MB, decoded), then sent as plain base64.
+ */
+import { formatBytes } from '../flux/body';
+import { detectImageType } from '../flux/imageType';
+import { MAX_KEYFRAME_BYTES, MAX_START_VIDEO_BYTES } from '../flux/videoOptions';
+import type { VideoKeyframe, VideoMedia } from '../flux/videoRequest';
+import { isMp4 } from '../flux/videoType';
+import { InvalidParameterError } from '../fluxN8n/invalidInput';
+import { sharedReferenceImages } from '../fluxN8n/sharedReferenceImages';
+import type { KeyframeEntry, MediaSource } from './videoParameters';
+
+/** Reads a binary property of the current item: its bytes and declared type, or undefined when it does not exist. */
+export type ReadBinary = (property: string) => Promise<{ buffer: Buffer; mimeType?: string } | undefined>;
+
+async function readBinary(property: string, field: string, read: ReadBinary): Promise<Buffer> {
+	let binary;
+	try {
+		binary = await read(property);
+	} catch (err) {
+		// A parameter error naming the field; prepareFluxVideoJob turns it into a NodeOperationError with the item.
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
+		throw new InvalidParameterError(field, `could not read binary property "${property}": ${err instanceof Error ? err.message : String(err)}`);
+	}
+	if (!binary) throw new InvalidParameterError(field, `binary property "${property}" not found on the input item (or use an http(s) URL)`);
+	const buffer = Buffer.isBuffer(binary.buffer) ? binary.buffer : Buffer.from(binary.buffer);
+	if (buffer.length === 0) throw new InvalidParameterError(field, `binary property "${property}" is empty`);
+	return buffer;
+}
+
+function tooLarge(field: string, property: string, size: number, limit: number, what: string): InvalidParameterError {
+	return new InvalidParameterError(field, `binary property "${property}" is ${formatBytes(size)}, more than the ${formatBytes(limit)} FLUX accepts for ${what}; use a smaller file or an http(s) URL`);
+}
+
+/** One keyframe image: PNG, JPEG or WebP, at most 20 MB; items sharing the bytes share one encoded copy. */
+async function keyframeImage(source: MediaSource, field: string, read: ReadBinary): Promise<VideoMedia> {
+	if (source.kind === 'url') return { kind: 'url', url: source.url };
+	const buffer = await readBinary(source.property, field, read);
+	if (buffer.length > MAX_KEYFRAME_BYTES) throw tooLarge(field, source.property, buffer.length, MAX_KEYFRAME_BYTES, 'a keyframe image');
+	const type = detectImageType(buffer);
+	if (!type) throw new InvalidParameterError(field, `binary property "${source.property}" is not a PNG, JPEG or WebP image`);
+	return sharedReferenceImages.encode(buffer, type.mimeType);
+}
+
+/** The keyframes in order, with their timestamps. Errors name `keyframes[i]`. */
+export async function resolveKeyframes(entries: readonly KeyframeEntry[], read: ReadBinary): Promise<VideoKeyframe[]> {
+	const frames: VideoKeyframe[] = [];
+	for (const entry of entries) {
+		const image = await keyframeImage(entry.source, `keyframes[${entry.index}]`, read);
+		frames.push(entry.seconds === undefined ? { image } : { image, seconds: entry.seconds });
+	}
+	return frames;
+}
+
+/** The start video: an MP4 (by its ftyp box), at most 50 MB. Errors name `startVideo`. */
+export async function resolveStartVideo(source: MediaSource, read: ReadBinary): Promise<VideoMedia> {
+	if (source.kind === 'url') return { kind: 'url', url: source.url };
+	const buffer = await readBinary(source.property, 'startVideo', read);
+	if (buffer.length > MAX_START_VIDEO_BYTES) throw tooLarge('startVideo', source.property, buffer.length, MAX_START_VIDEO_BYTES, 'a start video');
+	if (!isMp4(buffer)) throw new InvalidParameterError('startVideo', `binary property "${source.property}" is not an MP4 video (no ftyp box)`);
+	return sharedReferenceImages.encode(buffer, 'video/mp4');
+}

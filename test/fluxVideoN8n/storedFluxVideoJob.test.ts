@@ -1,0 +1,90 @@
+/**
+ * The journal and the store around one FLUX video job (storedFluxVideoJob) against the relay simulator, with a
+ * fresh store per test: as for images, a maybe-sent submit is never paid twice, a stored clip is reused (read
+ * back as a stream), and Cache Off never takes a stored clip.
+ */
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+
+import { readPromptFromMp4, type RelaySimulator } from '../../relay-sim';
+import type { FluxVideoRequest } from '../../src/flux';
+import { obtainFluxVideo } from '../../src/fluxVideoN8n/storedFluxVideoJob';
+import type { PreparedFluxVideoJob } from '../../src/fluxVideoN8n/prepareFluxVideoJob';
+import { fluxVideoJobIdentity } from '../../src/fluxVideoN8n/videoJobKey';
+import { openVideo, videoDownloadDir } from '../../src/fluxVideoN8n/videoJobResult';
+import { getStore, type CacheMode } from '../../src/store';
+import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
+
+let sim: RelaySimulator;
+useRelaySimulator({ latencyMs: 0 }, (started) => (sim = started));
+
+function prepared(prompt: string, options: { timeoutMs?: number; cacheMode?: CacheMode } = {}): PreparedFluxVideoJob {
+	const credentials = { apiStyle: 'relay' as const, baseUrl: sim.url, apiKey: sim.apiKey };
+	const request: FluxVideoRequest = { mode: 't2v', prompt, aspectRatio: 'auto', resolution: 'hd', duration: 'auto', generateAudio: true };
+	return {
+		credentials,
+		request,
+		skipError: false,
+		timeoutMs: options.timeoutMs ?? 60_000,
+		maxDownloadBytes: 50 * 1024 * 1024,
+		cacheMode: options.cacheMode ?? 'reuse',
+		identity: fluxVideoJobIdentity({}, credentials, request, 1),
+	};
+}
+
+const context = (jobId: string) => ({ jobId, signal: new AbortController().signal, setAttempts: jest.fn() });
+
+async function promptOf(result: Parameters<typeof openVideo>[0]): Promise<string | undefined> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of await openVideo(result)) chunks.push(chunk as Buffer);
+	return readPromptFromMp4(Buffer.concat(chunks));
+}
+
+it('streams a new clip into the store (no download file left), then reuses it without paying again', async () => {
+	const first = await obtainFluxVideo(prepared('a stored kite'), context('v-1'));
+	expect(first).toMatchObject({ outcome: 'success', cached: false, storeKey: expect.any(String) });
+	expect(first.filePath).toBeUndefined();
+	expect(await readdir(videoDownloadDir())).toEqual([]);
+	expect(await promptOf(first)).toBe('a stored kite');
+
+	const again = await obtainFluxVideo(prepared('a stored kite'), context('v-2'));
+	expect(again).toMatchObject({ outcome: 'success', cached: true });
+	expect(await promptOf(again)).toBe('a stored kite');
+	expect(sim.log.submits.length).toBe(1);
+});
+
+it('Cache Off keeps the clip as a file, never takes the stored one (also when joining a Reuse flight)', async () => {
+	await obtainFluxVideo(prepared('an oak clip'), context('v-3'));
+	const [reused, off] = await Promise.all([
+		obtainFluxVideo(prepared('an oak clip'), context('v-4')),
+		obtainFluxVideo(prepared('an oak clip', { cacheMode: 'off' }), context('v-5')),
+	]);
+	expect(reused).toMatchObject({ outcome: 'success', cached: true });
+	expect(off).toMatchObject({ outcome: 'success', cached: false });
+	expect(off.filePath && existsSync(off.filePath)).toBe(true);
+	expect(await promptOf(off)).toBe('an oak clip');
+	expect(sim.log.submits.length).toBe(2);
+});
+
+it('a job timeout while the POST is in flight stays "submitting": the next run is refused, not paid again', async () => {
+	sim.setFault('hung clip', { on: 'submit', hang: true });
+	const job = prepared('a hung clip', { timeoutMs: 300 });
+	await expect(obtainFluxVideo(job, context('v-6'))).rejects.toMatchObject({ kind: 'timeout' });
+	expect((await getStore().journal.read(job.identity.key))?.state).toBe('submitting');
+	sim.clearFaults();
+	await expect(obtainFluxVideo(prepared('a hung clip'), context('v-7'))).rejects.toMatchObject({ kind: 'maybe_submitted' });
+	expect(sim.log.submits.length).toBe(1);
+});
+
+it('a clip whose download fails after the task was acknowledged is re-attached on the next run, not paid again', async () => {
+	sim.setFault('flaky clip', { on: 'download', status: 404 });
+	const job = prepared('a flaky clip');
+	await expect(obtainFluxVideo(job, context('v-8'))).rejects.toMatchObject({ kind: 'download_failed' });
+	expect((await getStore().journal.read(job.identity.key))?.state).toBe('submitted');
+	sim.clearFaults();
+	const again = await obtainFluxVideo(prepared('a flaky clip'), context('v-9'));
+	expect(again).toMatchObject({ outcome: 'success' });
+	expect(await promptOf(again)).toBe('a flaky clip');
+	expect(sim.log.submits.length).toBe(1);
+	expect(await readdir(videoDownloadDir())).toEqual([]);
+});

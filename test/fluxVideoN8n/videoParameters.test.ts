@@ -1,0 +1,87 @@
+import { parseFluxVideoParameters } from '../../src/fluxVideoN8n/videoParameters';
+import { isMp4 } from '../../src/flux/videoType';
+import { makePromptMp4, readPromptFromMp4 } from '../../relay-sim';
+import { videoRequestBody, videoRequestPayload, type FluxVideoRequest } from '../../src/flux/videoRequest';
+
+const url = (n: string) => ({ source: `https://example.com/${n}.png` });
+
+describe('parseFluxVideoParameters: as BFL validates, before anything is sent', () => {
+	it('takes the defaults: t2v, auto, hd, auto duration, audio on, reuse cache, a video-sized cap and timeout', () => {
+		expect(parseFluxVideoParameters({ prompt: ' a kite ' })).toEqual({
+			mode: 't2v',
+			prompt: 'a kite',
+			aspectRatio: 'auto',
+			resolution: 'hd',
+			duration: 'auto',
+			generateAudio: true,
+			skipError: false,
+			seed: undefined,
+			timeoutMs: 30 * 60_000,
+			maxDownloadBytes: 1024 * 1024 * 1024,
+			cacheMode: 'reuse',
+		});
+	});
+
+	it('refuses a field outside its mode, naming it (a JSON import or API call can carry one)', () => {
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 't2v', keyframes: { frames: [url('a')] } })).toThrow(/"keyframes": is only used in mode i2v/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'v2v', startVideo: 'clip', keyframes: [url('a')] })).toThrow(/"keyframes": is only used in mode i2v/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', keyframes: [url('a')], startVideo: 'clip' })).toThrow(/"startVideo": is only used in mode v2v/);
+	});
+
+	it('accepts 1, 2 and (with a duration) 3–10 keyframes; timestamps increasing by ≥ 1/24 s within the duration', () => {
+		expect(parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', keyframes: { frames: [url('a')] } }).keyframes).toHaveLength(1);
+		expect(parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', duration: '10', keyframes: { frames: ['a', 'b', 'c'].map(url) } }).duration).toBe(10);
+		const timed = parseFluxVideoParameters({
+			prompt: 'p',
+			mode: 'i2v',
+			duration: 5,
+			keyframes: { frames: [{ ...url('a'), seconds: '0' }, { ...url('b'), seconds: 1 / 24 }, { ...url('c'), seconds: '5' }] },
+		});
+		expect(timed.keyframes?.map((k) => k.seconds)).toEqual([0, 1 / 24, 5]);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', keyframes: { frames: [{ ...url('a'), seconds: '1' }] } })).toThrow(/"duration": timestamped keyframes need a numeric Duration/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', duration: 5, keyframes: { frames: [{ ...url('a'), seconds: '2' }, { ...url('b'), seconds: '1' }] } })).toThrow(/"keyframes\[1\]\.seconds": must come at least 1\/24 s/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', keyframes: { frames: [{ source: 'ftp://x/a.png' }] } })).toThrow(/"keyframes\[0\]": "ftp:" is not supported/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', duration: 5, keyframes: { frames: [{ ...url('a'), seconds: 'soon' }] } })).toThrow(/"keyframes\[0\]\.seconds": must be a number of seconds/);
+	});
+
+	it('checks every enum and option with a clear message', () => {
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'draft_enhance' })).toThrow(/"mode": must be one of t2v, i2v, v2v/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', aspectRatio: '3:2' })).toThrow(/"aspectRatio": must be one of auto, 21:9, 2:1, 16:9, 4:3, 1:1, 3:4, 9:16/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', duration: 5.5 })).toThrow(/"duration": must be auto or a whole number/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', options: { maxDownloadMb: 0 } })).toThrow(/Max Video Size \(MB\) must be a number from 1 to 10240/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', options: { maxDownloadMb: 0.5 } })).toThrow(/Max Video Size \(MB\) must be a number from 1 to 10240/);
+		expect(() => parseFluxVideoParameters({ prompt: '' })).toThrow(/"prompt": is required/);
+	});
+});
+
+describe('the video request on the wire', () => {
+	const request: FluxVideoRequest = {
+		mode: 'i2v',
+		prompt: 'p "quoted"',
+		aspectRatio: '16:9',
+		resolution: 'fhd',
+		duration: 6,
+		generateAudio: false,
+		keyframes: [{ image: { kind: 'base64', data: 'QUJD', mimeType: 'image/png' } }, { image: { kind: 'url', url: 'https://e.example/b.png' } }],
+	};
+
+	it('sends only the mode’s fields, in BFL names; the payload parts are the same JSON', () => {
+		expect(videoRequestBody(request)).toEqual({ mode: 'i2v', prompt: 'p "quoted"', aspect_ratio: '16:9', resolution: 'fhd', duration: 6, generate_audio: false, keyframes: ['QUJD', 'https://e.example/b.png'] });
+		const payload = videoRequestPayload(request);
+		const text = Buffer.concat([...payload.parts]).toString('utf8');
+		expect(JSON.parse(text)).toEqual(videoRequestBody(request));
+		expect(payload.length).toBe(Buffer.byteLength(text));
+	});
+});
+
+describe('MP4 detection by the ftyp box', () => {
+	it('knows the simulator’s clips and refuses PNG, HTML and short bodies', () => {
+		const clip = makePromptMp4('a clip', { sizeBytes: 4096 });
+		expect(clip.length).toBe(4096);
+		expect(isMp4(clip)).toBe(true);
+		expect(readPromptFromMp4(clip)).toBe('a clip');
+		expect(isMp4(Buffer.from('<!DOCTYPE html><html>'))).toBe(false);
+		expect(isMp4(Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'))).toBe(false);
+		expect(isMp4(clip.subarray(0, 8))).toBe(false);
+	});
+});
