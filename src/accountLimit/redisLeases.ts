@@ -35,20 +35,37 @@ export class RedisLeases {
 	/** One lease of `limit` under `name`, or undefined when Redis is not usable. */
 	async acquire(name: string, limit: number, signal?: AbortSignal): Promise<Lease | undefined> {
 		if (!(await this.connection.ready())) return undefined;
-		const semaphore = new Semaphore(this.connection.client, LIMIT_KEY_PREFIX + name, limit, {
+		const key = LIMIT_KEY_PREFIX + name;
+		// No library refresh timer: its refresh rejects unhandled while Redis is away (ours below catches).
+		const semaphore = new Semaphore(this.connection.client, key, limit, {
 			lockTimeout: this.timing.ttlMs,
-			refreshInterval: this.timing.refreshMs,
+			refreshInterval: 0,
 			retryInterval: this.timing.retryIntervalMs,
 			acquireTimeout: Number.POSITIVE_INFINITY,
-			onLockLost: () => this.onLost('a lease could not be refreshed'),
 		});
 		try {
 			await semaphore.acquire(signal);
 		} catch {
-			semaphore.stopRefresh();
 			if (signal?.aborted) throw signal.reason;
 			return undefined; // Redis failed while waiting: the caller goes on per process
 		}
-		return { release: () => semaphore.release().catch(() => semaphore.stopRefresh()) };
+		const timer = setInterval(() => void this.refresh(key, limit, semaphore.identifier), this.timing.refreshMs);
+		timer.unref();
+		return {
+			release: async () => {
+				clearInterval(timer);
+				await semaphore.release().catch(() => undefined); // not released: it lapses by its TTL
+			},
+		};
+	}
+
+	/** Extends a held lease (redis-semaphore's refresh of an externally acquired identifier); never rejects. */
+	private async refresh(key: string, limit: number, identifier: string): Promise<void> {
+		const same = new Semaphore(this.connection.client, key, limit, { identifier, acquiredExternally: true, lockTimeout: this.timing.ttlMs, refreshInterval: 0 });
+		try {
+			if (!(await same.tryAcquire())) this.onLost('a lease lapsed before it could be refreshed');
+		} catch {
+			// Redis away: the connection reports it; the lease lapses by its TTL unless Redis returns first
+		}
 	}
 }
