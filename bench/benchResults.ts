@@ -15,6 +15,7 @@ import type { RateLimits } from './scenarios/rateLimits';
 import type { SharedReference } from './scenarios/sharedReference';
 import type { Speedup } from './scenarios/speedup';
 import type { StoreScenario } from './scenarios/store';
+import type { ScaleOut } from './scenarios/scaleOut';
 import type { SubmitOverhead } from './scenarios/submitOverhead';
 import { summarize } from './stats';
 
@@ -55,6 +56,8 @@ export interface BenchResults {
 	store: StoreScenario;
 	/** Scenario 9 (bench/scenarios/video.ts). */
 	video?: VideoScenario;
+	/** Scenario 10 (bench/scenarios/scaleOut.ts). */
+	scaleOut: ScaleOut;
 }
 
 /** The object written to bench/results.json. */
@@ -85,6 +88,7 @@ export function resultsJson(r: BenchResults, goals: readonly Goal[], totalMs: nu
 			rateLimits: rateLimitsJson(r),
 			sharedReference: sharedReferenceJson(r),
 			store: storeJson(r),
+			scaleOut: r.scaleOut,
 		},
 	};
 }

@@ -11,6 +11,7 @@ import { modelAt } from './scenarios/pollPolicies';
 import { SHARED_REFERENCE_GOAL_RATIO } from './scenarios/sharedReference';
 import { STORE_MISS_COST_GOAL } from './scenarios/store';
 import { videoGoals } from './scenarios/video';
+import { scaleOutGoals } from './scenarios/scaleOutGoals';
 import { mean, median, p95, quantile } from './stats';
 
 export interface Goal {
@@ -23,7 +24,7 @@ export interface Goal {
 }
 
 export function allGoals(r: BenchResults): Goal[] {
-	return [...makespanGoals(r), speedupGoal(r), overheadGoal(r), lagGoal(r), ...memoryGoals(r), rateLimitGoal(r), sharedReferenceGoal(r), ...storeGoals(r), ...videoGoals(r.video)];
+	return [...makespanGoals(r), speedupGoal(r), overheadGoal(r), lagGoal(r), ...memoryGoals(r), rateLimitGoal(r), sharedReferenceGoal(r), ...storeGoals(r), ...videoGoals(r.video), ...scaleOutGoals(r)];
 }
 
 /** Values several goals use. */

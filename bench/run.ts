@@ -25,6 +25,7 @@ import { runSpeedup } from './scenarios/speedup';
 import { runStore } from './scenarios/store';
 import { runSubmitOverhead } from './scenarios/submitOverhead';
 import { runVideo } from './scenarios/video';
+import { runScaleOut } from './scenarios/scaleOut';
 import { openBench } from './session';
 
 async function main(): Promise<void> {
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
 		const reference = await runSharedReference(bench); // 7 (fresh worker)
 		const store = await runStore(bench); // 8 (fresh worker, its own store folder)
 		const video = await runVideo(bench); // 9 (fresh worker, 10 clips of 50 MB)
+		const scaleOut = await runScaleOut({ quick: config.quick, log }); // 10 (its own redis-server, simulators, processes)
 
 		const results: BenchResults = {
 			config,
@@ -72,6 +74,7 @@ async function main(): Promise<void> {
 			reference,
 			store,
 			video,
+			scaleOut,
 		};
 		const goals = allGoals(results);
 		const totalMs = Date.now() - benchStart;

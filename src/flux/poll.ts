@@ -66,7 +66,10 @@ export async function pollUntilReady(rt: JobRuntime, task: FluxTask): Promise<{ 
 			onTransient: (failure) => (rt.lastStatus = `transient failure, ${failure.detail}`),
 			giveUp: (failure) => rt.error(failure.kind, `FLUX status polling failed: ${failure.detail}`),
 		});
-		if (outcome.state === 'ready') return { sampleUrl: outcome.sampleUrl, polls };
+		if (outcome.state === 'ready') {
+			rt.releaseAdmission('ready'); // the download is not upstream-active
+			return { sampleUrl: outcome.sampleUrl, polls };
+		}
 		rt.lastStatus = outcome.status;
 		delay = schedule();
 	}
