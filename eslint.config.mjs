@@ -22,7 +22,7 @@ export default [
 		rules: {
 			...n8nRecommended.rules,
 			// Deliberate: this package is for self-hosted n8n (the pool needs one long-lived
-			// process), so it ships runtime dependencies (undici, p-limit, zod) and is not for n8n Cloud.
+			// process), so it ships runtime dependencies (undici, p-limit, zod, ioredis, redis-semaphore) and is not for n8n Cloud.
 			'@n8n/community-nodes/no-runtime-dependencies': 'off',
 			'@n8n/community-nodes/no-restricted-imports': 'off',
 			// Deliberate: the pool is configured from COMFLY_* environment variables, keeps its

@@ -15,6 +15,7 @@ import type { RateLimits } from './scenarios/rateLimits';
 import type { SharedReference } from './scenarios/sharedReference';
 import type { Speedup } from './scenarios/speedup';
 import type { StoreScenario } from './scenarios/store';
+import type { ScaleOut } from './scenarios/scaleOut';
 import type { SubmitOverhead } from './scenarios/submitOverhead';
 import type { Comparison } from './scenarios/compare';
 import type { ScalingRow } from './scenarios/scaling';
@@ -59,6 +60,8 @@ export interface BenchResults {
 	scaling: ScalingRow[];
 	/** Scenario 9 (bench/scenarios/video.ts). */
 	video?: VideoScenario;
+	/** Scenario 10 (bench/scenarios/scaleOut.ts). */
+	scaleOut: ScaleOut;
 }
 
 /** The object written to bench/results.json. */
@@ -91,6 +94,7 @@ export function resultsJson(r: BenchResults, goals: readonly Goal[], totalMs: nu
 			store: storeJson(r),
 			comparison: comparisonJson(r),
 			scaling: r.scaling,
+			scaleOut: r.scaleOut,
 		},
 	};
 }

@@ -12,6 +12,7 @@ import { SHARED_REFERENCE_GOAL_RATIO } from './scenarios/sharedReference';
 import { latencyRangeGoals, scalingGoals, arrivalOrderGoal, collectorOverheadGoal } from './goalsIssue14';
 import { STORE_MISS_COST_GOAL } from './scenarios/store';
 import { videoGoals } from './scenarios/video';
+import { scaleOutGoals } from './scenarios/scaleOutGoals';
 import { mean, median, p95, quantile } from './stats';
 
 export interface Goal {
@@ -38,6 +39,7 @@ export function allGoals(r: BenchResults): Goal[] {
 		...latencyRangeGoals(r),
 		...scalingGoals(r),
 		...videoGoals(r.video),
+		...scaleOutGoals(r),
 	];
 }
 

@@ -30,7 +30,7 @@ function rowWhy(row: PackageRow): string {
 
 export function latencyRangeGoals(r: BenchResults): Goal[] {
 	const goals: Goal[] = [];
-	for (const [id, range, target] of [['10a', 'short', 1.05], ['10b', 'long', 1.03]] as const) {
+	for (const [id, range, target] of [['12a', 'short', 1.05], ['12b', 'long', 1.03]] as const) {
 		const row = rowFor(r, range, '1m');
 		if (!row) continue;
 		goals.push({
@@ -46,7 +46,7 @@ export function latencyRangeGoals(r: BenchResults): Goal[] {
 	const polls = mean(rows.map((row) => row.pollsPerJob));
 	const peak = max(rows.map((row) => row.peakPollsPerSecond));
 	goals.push({
-		id: '10c',
+		id: '12c',
 		goal: `Polls per job (this package's rows, both ranges) and peak polls per second per account`,
 		measured: `${fixed(polls, 1)} polls/job on average (${rows.map((row) => `${row.range} ${row.size}: ${fixed(row.pollsPerJob, 1)}`).join(', ')}); peak ${peak} polls in one second`,
 		target: `≤ 12 polls/job; ≤ ${r.comparison.pollRate}/s (COMFLY_POLL_RATE default)`,
@@ -56,7 +56,7 @@ export function latencyRangeGoals(r: BenchResults): Goal[] {
 	const row4 = rowFor(r, 'short', '4m');
 	if (row4) {
 		goals.push({
-			id: '10d',
+			id: '12d',
 			goal: `4 MiB images, N = 30 (${rangeText(r, 'short')}): efficiency = slowest job / makespan`,
 			measured: `${fixed(1 / row4.vsSlowest, 3)}`,
 			target: '≥ 0.9',
@@ -66,7 +66,7 @@ export function latencyRangeGoals(r: BenchResults): Goal[] {
 	}
 	const row16 = rowFor(r, 'short', '16m');
 	if (row16) {
-		goals.push({ id: '10e', goal: `Stress: 16 MiB images, N = 30 (${rangeText(r, 'short')})`, measured: `efficiency ${fixed(1 / row16.vsSlowest, 3)}`, target: 'no target (stress row)', result: 'INFO', why: rowWhy(row16) });
+		goals.push({ id: '12e', goal: `Stress: 16 MiB images, N = 30 (${rangeText(r, 'short')})`, measured: `efficiency ${fixed(1 / row16.vsSlowest, 3)}`, target: 'no target (stress row)', result: 'INFO', why: rowWhy(row16) });
 	}
 	return goals;
 }
@@ -109,7 +109,7 @@ export function scalingGoals(r: BenchResults): Goal[] {
 	if (stress) {
 		const delay = stress.loopDelay?.maxMs ?? NaN;
 		goals.push({
-			id: '11a',
+			id: '13a',
 			goal: '30 × 16 MiB images: longest event-loop stall (perf_hooks.monitorEventLoopDelay), CPU per job',
 			measured: `max ${ms(delay, 1)}, p99 ${ms(stress.loopDelay?.p99Ms ?? NaN, 1)}; CPU ${ms(stress.cpuMsPerJob, 1)}/job`,
 			target: '≤ 50 ms',
@@ -118,10 +118,10 @@ export function scalingGoals(r: BenchResults): Goal[] {
 		});
 	}
 	goals.push({
-		id: '11b',
+		id: '13b',
 		goal: 'Scaling: N = 30 / 300 / 3,000 × 1, 4, 16 MiB (latency 0.4–0.6 s)',
 		measured: r.scaling.map((row) => `N=${row.n} ${row.size}: eff ${fixed(row.idealMs / row.wallMs)}, CPU ${ms(row.cpuMsPerJob, 1)}/job, peak RSS ${mib(row.peakRss)}`).join('; '),
-		target: 'reported (see table 11)',
+		target: 'reported (see table 13)',
 		result: 'INFO',
 	});
 	return goals;

@@ -272,7 +272,7 @@ export function comparisonMarkdown(r: BenchResults): string {
 function printComparison(r: BenchResults): void {
 	const { downloadMs, pollRate } = r.comparison;
 	console.log('');
-	console.log(`10. Side by side: the same 30 jobs, makespan / physical limit (slowest upstream latency + one download: ${Object.entries(downloadMs).map(([k, v]) => `${k} ${ms(v)}`).join(', ')})`);
+	console.log(`12. Side by side: the same 30 jobs, makespan / physical limit (slowest upstream latency + one download: ${Object.entries(downloadMs).map(([k, v]) => `${k} ${ms(v)}`).join(', ')})`);
 	console.log(comparisonMarkdown(r));
 	console.log(`   * with every time ÷ 10 (latencies and fixed polls), makespan shown ×10. Poll rate cap of this package: ${pollRate}/s per account.`);
 	console.log(
@@ -282,7 +282,7 @@ function printComparison(r: BenchResults): void {
 
 function printScaling(r: BenchResults): void {
 	console.log('');
-	console.log('11. Scaling (fresh worker, filesystem binary mode, Cache off, latency 0.4–0.6 s; executions of 30 started at once)');
+	console.log('13. Scaling (fresh worker, filesystem binary mode, Cache off, latency 0.4–0.6 s; executions of 30 started at once)');
 	console.log(
 		table(
 			['N', 'Executions', 'Image', 'Wall', 'Ideal', 'Eff.', 'First collector', 'CPU/job', 'Peak RSS', 'Baseline RSS', 'Retained after', 'Loop delay max / p99'],

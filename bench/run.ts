@@ -29,6 +29,7 @@ import { runScaling } from './scenarios/scaling';
 import { comparisonSvg } from './chart';
 import { DEFAULT_POLL_RATE } from '../src/flux/pollRate';
 import { runVideo } from './scenarios/video';
+import { runScaleOut } from './scenarios/scaleOut';
 import { openBench } from './session';
 
 async function main(): Promise<void> {
@@ -51,13 +52,14 @@ async function main(): Promise<void> {
 		const direct = await runDirect300(bench, a);
 		const speedup = await runSpeedup(bench, a, n30); // 2
 		const policyRows = await runPollPolicies(bench, a); // 4
-		const comparison = await runComparison(bench, a, DEFAULT_POLL_RATE); // 10
+		const comparison = await runComparison(bench, a, DEFAULT_POLL_RATE); // 12
 		const rateLimits = await runRateLimits(bench, a); // 6 (closes A, starts and closes B)
 		const memRows = await runMemory(bench); // 5 (fresh workers)
 		const reference = await runSharedReference(bench); // 7 (fresh worker)
 		const store = await runStore(bench); // 8 (fresh worker, its own store folder)
-		const scaling = await runScaling(bench); // 11 (fresh worker)
+		const scaling = await runScaling(bench); // 13 (fresh worker)
 		const video = await runVideo(bench); // 9 (fresh worker, 10 clips of 50 MB)
+		const scaleOut = await runScaleOut({ quick: config.quick, log }); // 10 (its own redis-server, simulators, processes)
 
 		const results: BenchResults = {
 			config,
@@ -80,6 +82,7 @@ async function main(): Promise<void> {
 			comparison,
 			scaling,
 			video,
+			scaleOut,
 		};
 		const goals = allGoals(results);
 		const totalMs = Date.now() - benchStart;

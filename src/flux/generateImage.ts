@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { LookupFunction } from './addresses';
+import type { SubmitAdmission } from './admission';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage } from './download';
 import { resolveEndpoints, type FluxCredentials } from './endpoints';
 import { FluxError } from './errors';
@@ -70,6 +71,8 @@ export interface GenerateOptions extends SubmitHooks {
 	dispatcher?: Dispatcher;
 	/** Extra: DNS lookup for every connection (tests: a public-looking name that resolves to loopback). */
 	lookup?: LookupFunction;
+	/** An account-wide limit on active upstream tasks (admission.ts): acquired before submitting, released when the task is final. */
+	admission?: SubmitAdmission;
 }
 
 /** A generated image (CONTRACTS.md). */
@@ -107,6 +110,7 @@ function jobSettings(creds: FluxCredentials, opts: GenerateOptions): JobSettings
 		random: opts.random ?? Math.random,
 		sleep: opts.sleep ?? realSleep,
 		onAttempt: opts.onAttempt,
+		admission: opts.admission,
 	};
 }
 

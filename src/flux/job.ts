@@ -7,6 +7,7 @@ import type { PollRateLimiter } from './pollRate';
 import type { AdaptiveScheduleSettings, ReadyTimes } from './pollSchedule';
 import { SleepAbortedError, errorCode, sleep, type PollPolicy, type RetryPolicy, type SleepFunction } from './retryPolicy';
 import type { Step } from './statusTable';
+import type { AdmissionOutcome, SubmitAdmission } from './admission';
 
 /** Which step a job is in (for messages). */
 export type JobPhase = 'submit' | 'poll' | 'download';
@@ -40,6 +41,8 @@ export interface JobSettings {
 	random: () => number;
 	sleep: SleepFunction;
 	onAttempt?: (attempts: AttemptCounts) => void;
+	/** The account-wide limit hook (admission.ts), if any. */
+	admission?: SubmitAdmission;
 }
 
 /** One HTTP request of a job. */
@@ -75,6 +78,8 @@ export class JobRuntime {
 	submitInFlight = false;
 	/** The last status seen while polling (for timeout messages). */
 	lastStatus?: string;
+	/** True while the job holds its turn from the admission hook (between acquire and a 429 or release). */
+	admitted = false;
 
 	private readonly controller = new AbortController();
 	private readonly timer: NodeJS.Timeout;
@@ -100,8 +105,14 @@ export class JobRuntime {
 		return this.deadline - this.now();
 	}
 
-	/** Releases the timer and the listener on the caller's signal. */
+	/** Tells the admission hook (if any) the job's task is final or the job ended. */
+	releaseAdmission(outcome: AdmissionOutcome): void {
+		this.notify(this.settings.admission?.release.bind(this.settings.admission), outcome);
+	}
+
+	/** Releases the timer, the listener on the caller's signal, and the job's admission. */
 	dispose(): void {
+		this.releaseAdmission('ended');
 		clearTimeout(this.timer);
 		this.settings.signal?.removeEventListener('abort', this.onCallerAbort);
 	}

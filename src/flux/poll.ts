@@ -84,6 +84,7 @@ export async function pollUntilReady(rt: JobRuntime, task: FluxTask, learn = fal
 		});
 		const atMs = rt.now() - startedAt;
 		if (outcome.state === 'ready') {
+			rt.releaseAdmission('ready'); // the download is not upstream-active
 			if (learn && policy.adaptive) readyTimes.add(key, readyTimeOf(track, atMs));
 			return { sampleUrl: outcome.sampleUrl, polls };
 		}

@@ -50,6 +50,7 @@ export async function submitTask(rt: JobRuntime, payload: RequestPayload, hooks:
 		giveUp: (failure, reason) => giveUp(rt, failure, reason),
 	});
 	rt.taskId = task.taskId;
+	rt.notify(() => rt.settings.admission?.accepted());
 	rt.notify(hooks.onSubmitted, { ...task });
 	return task;
 }
@@ -64,14 +65,41 @@ function giveUp(rt: JobRuntime, failure: Transient, reason: GiveUpReason) {
 }
 
 async function submitOnce(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks): Promise<FluxTask | Transient> {
-	const answer = await post(rt, payload, hooks);
-	if ('transient' in answer) return answer;
-	const { status, headers, text } = answer;
-	if (status >= 200 && status < 300) return parseAcknowledgement(rt, status, text);
-	const outcome = statusOutcome('submit', status, apiErrorMessage(text));
-	if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
-	const retryAfterMs = parseRetryAfter(headerValue(headers, 'retry-after'), rt.now());
-	return transient(outcome.kind, outcome.detail, { statusCode: status, retryAfterMs });
+	for (;;) {
+		await admit(rt);
+		const answer = await post(rt, payload, hooks);
+		if ('transient' in answer) return answer;
+		const { status, headers, text } = answer;
+		if (status >= 200 && status < 300) return parseAcknowledgement(rt, status, text);
+		if (status === 429 && rateLimited(rt, headers)) continue; // no task was created: wait for a turn, resubmit
+		const outcome = statusOutcome('submit', status, apiErrorMessage(text));
+		if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
+		const retryAfterMs = parseRetryAfter(headerValue(headers, 'retry-after'), rt.now());
+		return transient(outcome.kind, outcome.detail, { statusCode: status, retryAfterMs });
+	}
+}
+
+/** With an admission hook (admission.ts): waits for the job's turn before a submit, unless it holds one already. */
+async function admit(rt: JobRuntime): Promise<void> {
+	const admission = rt.settings.admission;
+	if (!admission || rt.admitted) return;
+	try {
+		await admission.acquire(rt.signal);
+	} catch (err) {
+		rt.throwIfAborted();
+		throw err;
+	}
+	rt.admitted = true;
+}
+
+/** A 429 under an admission hook: the turn goes back; true when the job is to wait for another turn (not a retry). */
+function rateLimited(rt: JobRuntime, headers: Record<string, string | string[] | undefined>): boolean {
+	const admission = rt.settings.admission;
+	if (!admission) return false;
+	rt.admitted = false;
+	let waitForTurn = false;
+	rt.notify(() => (waitForTurn = admission.rateLimited(headers)));
+	return waitForTurn;
 }
 
 /** Sends one submit on a fresh connection and reads its answer; `submitInFlight` is true until the outcome is known. */

@@ -10,6 +10,7 @@ import { FluxError, isFluxError } from '../flux';
 import { awaitImage } from '../flux';
 import { apiKeyHash, getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
 import { parseFluxCredentials } from './fluxCredentials';
+import { accountLimitWarnings } from './accountAdmission';
 import { imageBytes, type ImageJobResult } from './imageJobResult';
 
 /** The binary of a finished image job (`fileBase` e.g. "slot-03"). */
@@ -84,6 +85,7 @@ export async function resolveUnknownImageJob(
 /** The report's note when the result store could not be used (empty when it is healthy). */
 export function storeWarnings(): string[] {
 	const health = getStore().health();
-	if (health.ok) return [];
-	return [`${health.reason ?? 'The result store could not be used'}. Jobs still ran and were delivered, but results were not kept: a re-run pays again.`];
+	const limit = accountLimitWarnings(); // a Redis outage: jobs ran on per-process limits
+	if (health.ok) return limit;
+	return [`${health.reason ?? 'The result store could not be used'}. Jobs still ran and were delivered, but results were not kept: a re-run pays again.`, ...limit];
 }

@@ -11,6 +11,8 @@ import type { JobContext } from '../pool';
 import { getStore, MAYBE_PAID_REASON, resumeDecision, SingleFlight, type JournalRecord, type Store } from '../store';
 import type { ImageWithBytes } from './imageJobResult';
 import type { PreparedFluxImageJob } from './prepareFluxImageJob';
+import { accountAdmission } from './accountAdmission';
+import { IMAGE_MODEL } from '../flux/options';
 
 /** Failures after which the upstream task may still finish: the journal stays `submitted`, a re-run re-attaches. */
 const REATTACHABLE_KINDS = new Set(['timeout', 'cancelled', 'network', 'download_failed', 'upstream_error', 'rate_limited']);
@@ -70,6 +72,8 @@ function fluxOptions(job: PreparedFluxImageJob, context: JobContext, attemptsBef
 		maxDownloadBytes: job.maxDownloadBytes,
 		// A job's attempts are its submits (and re-attaches): 1 means sent once.
 		onAttempt: (attempts: { submit: number }) => context.setAttempts(attemptsBefore + attempts.submit),
+		// The account-wide limit (per process, or shared through Redis): waits for a turn before submitting.
+		admission: accountAdmission(job.credentials, IMAGE_MODEL, 'image'),
 	};
 }
 

@@ -10,6 +10,8 @@ import { awaitVideo, FluxError, generateVideo, isFluxError, type FluxVideoResult
 import type { JobContext } from '../pool';
 import { getStore, MAYBE_PAID_REASON, resumeDecision, SingleFlight, type JournalRecord, type Store } from '../store';
 import type { PreparedFluxVideoJob } from './prepareFluxVideoJob';
+import { accountAdmission } from '../fluxN8n/accountAdmission';
+import { VIDEO_MODEL } from '../flux/videoOptions';
 import { sweepVideoDownloads, videoDownloadDir, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
 
 const REATTACHABLE_KINDS = new Set(['timeout', 'cancelled', 'network', 'download_failed', 'upstream_error', 'rate_limited']);
@@ -53,6 +55,8 @@ function videoOptions(job: PreparedFluxVideoJob, context: JobContext, attemptsBe
 		maxDownloadBytes: job.maxDownloadBytes,
 		downloadDir: videoDownloadDir(),
 		onAttempt: (attempts) => context.setAttempts(attemptsBefore + attempts.submit),
+		// The account-wide limit of flux-3-video (COMFLY_VIDEO_CONCURRENCY; shared through Redis in queue mode).
+		admission: accountAdmission(job.credentials, VIDEO_MODEL, 'video'),
 	};
 }
 

@@ -1,0 +1,90 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/accountLimit knows nothing of n8n nodes: its errors reach the FLUX job, whose caller turns them into node errors. */
+/**
+ * One job's admission under an account limit: acquire (the in-process adaptive grant, then the shared
+ * Redis lease when Redis is usable) before each submit; `accepted` once the task exists upstream;
+ * `rateLimited` on a 429 (the grant and lease go back, the limit adapts; acquire again before retrying);
+ * `release` when the task is final. Every method is idempotent past the first release.
+ */
+import type { AdaptiveLimit, Grant, GrantOutcome } from './adaptiveLimit';
+import type { HeaderBag, RateLimitHint } from './rateLimitHeaders';
+import type { Lease, RedisLeases } from './redisLeases';
+import type { SharedLimitHealth } from './sharedLimitHealth';
+
+export interface JobAdmissionParts {
+	name: string;
+	limit: number;
+	local: AdaptiveLimit;
+	leases?: RedisLeases;
+	health?: SharedLimitHealth;
+	hintOf: (headers: HeaderBag) => RateLimitHint;
+}
+
+export class JobAdmission {
+	private grant?: Grant;
+	private lease?: Lease;
+	/** Whether the last acquire held a shared lease (tests, reports). */
+	sharedLease = false;
+
+	constructor(private readonly parts: JobAdmissionParts) {}
+
+	/** Resolves once the job may submit; rejects with the signal's reason when it aborts first (nothing stays held). */
+	async acquire(signal?: AbortSignal): Promise<void> {
+		this.giveBack('ended');
+		const grant = await this.parts.local.acquire(signal);
+		this.grant = grant;
+		try {
+			this.lease = await this.sharedLease_(signal);
+		} catch (error) {
+			this.giveBack('ended');
+			throw error;
+		}
+		this.sharedLease = this.lease !== undefined;
+		if (signal?.aborted) {
+			this.giveBack('ended');
+			throw signal.reason;
+		}
+	}
+
+	/** The submit was acknowledged: the task is active upstream. */
+	accepted(): void {
+		if (this.grant) this.parts.local.accepted(this.grant);
+	}
+
+	/**
+	 * The submit was answered 429 (no task created): grant and lease go back, the limit adapts. True: wait for
+	 * a turn through `acquire` (one of our tasks will finish); false: none of ours is active, back off first.
+	 */
+	rateLimited(headers: HeaderBag = {}): boolean {
+		const grant = this.grant;
+		this.grant = undefined;
+		this.dropLease();
+		return grant ? this.parts.local.rateLimited(grant, this.parts.hintOf(headers)) : false;
+	}
+
+	/** The task is final (`ready` / `failed`) or the job ended: hand back grant and lease. */
+	release(outcome: GrantOutcome): void {
+		this.giveBack(outcome);
+	}
+
+	private async sharedLease_(signal?: AbortSignal): Promise<Lease | undefined> {
+		const { leases, health, name, limit } = this.parts;
+		if (!leases) return undefined;
+		const lease = await leases.acquire(name, limit, signal);
+		if (lease === undefined) health?.lost('not reachable');
+		else health?.restored(); // a lease again: the limit is shared again
+		return lease;
+	}
+
+	private giveBack(outcome: GrantOutcome): void {
+		const grant = this.grant;
+		this.grant = undefined;
+		if (grant) this.parts.local.release(grant, outcome);
+		this.dropLease();
+	}
+
+	private dropLease(): void {
+		const lease = this.lease;
+		this.lease = undefined;
+		void lease?.release();
+	}
+}

@@ -1,0 +1,71 @@
+/**
+ * Leases of a limit shared through Redis: redis-semaphore's `Semaphore` (a sorted set per limit, one
+ * member per holder scored by its last refresh; an atomic Lua script admits while fewer than `limit`
+ * members are younger than the lease TTL). A held lease is refreshed every `refreshMs`; a dead
+ * process stops refreshing and its leases lapse after `ttlMs`. Redis failing resolves `undefined`
+ * (the caller falls back); an abort rejects with the signal's reason and leaves nothing held.
+ */
+import { Semaphore } from 'redis-semaphore';
+import type { RedisConnection } from './redisConnection';
+import { LIMIT_KEY_PREFIX } from './accountKey';
+
+export interface LeaseTiming {
+	/** A lease not refreshed for this long lapses (a crashed holder frees its slot after at most this). */
+	ttlMs: number;
+	/** How often a held lease is refreshed. */
+	refreshMs: number;
+	/** Pause between attempts while the limit is full. */
+	retryIntervalMs: number;
+}
+
+export const DEFAULT_LEASE_TIMING: LeaseTiming = { ttlMs: 10_000, refreshMs: 3_000, retryIntervalMs: 25 };
+
+/** A held lease; `release` never rejects (a lease that cannot be released lapses by its TTL). */
+export interface Lease {
+	release(): Promise<void>;
+}
+
+export class RedisLeases {
+	constructor(
+		private readonly connection: RedisConnection,
+		private readonly timing: LeaseTiming = DEFAULT_LEASE_TIMING,
+		private readonly onLost: (why: string) => void = () => undefined,
+	) {}
+
+	/** One lease of `limit` under `name`, or undefined when Redis is not usable. */
+	async acquire(name: string, limit: number, signal?: AbortSignal): Promise<Lease | undefined> {
+		if (!(await this.connection.ready())) return undefined;
+		const key = LIMIT_KEY_PREFIX + name;
+		// No library refresh timer: its refresh rejects unhandled while Redis is away (ours below catches).
+		const semaphore = new Semaphore(this.connection.client, key, limit, {
+			lockTimeout: this.timing.ttlMs,
+			refreshInterval: 0,
+			retryInterval: this.timing.retryIntervalMs,
+			acquireTimeout: Number.POSITIVE_INFINITY,
+		});
+		try {
+			await semaphore.acquire(signal);
+		} catch {
+			if (signal?.aborted) throw signal.reason;
+			return undefined; // Redis failed while waiting: the caller goes on per process
+		}
+		const timer = setInterval(() => void this.refresh(key, limit, semaphore.identifier), this.timing.refreshMs);
+		timer.unref();
+		return {
+			release: async () => {
+				clearInterval(timer);
+				await semaphore.release().catch(() => undefined); // not released: it lapses by its TTL
+			},
+		};
+	}
+
+	/** Extends a held lease (redis-semaphore's refresh of an externally acquired identifier); never rejects. */
+	private async refresh(key: string, limit: number, identifier: string): Promise<void> {
+		const same = new Semaphore(this.connection.client, key, limit, { identifier, acquiredExternally: true, lockTimeout: this.timing.ttlMs, refreshInterval: 0 });
+		try {
+			if (!(await same.tryAcquire())) this.onLost('a lease lapsed before it could be refreshed');
+		} catch {
+			// Redis away: the connection reports it; the lease lapses by its TTL unless Redis returns first
+		}
+	}
+}

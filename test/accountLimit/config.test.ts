@@ -1,0 +1,59 @@
+/** Reading the Redis target and rate-limit headers: n8n's queue-mode variables, the URL, bad values named, no password echoed. */
+import { describeRedisTarget, readRateLimitHint, readRedisTarget, accountKey } from '../../src/accountLimit';
+
+describe('readRedisTarget', () => {
+	it('no Redis without COMFLY_REDIS_URL or queue mode', () => {
+		expect(readRedisTarget({})).toBeUndefined();
+		expect(readRedisTarget({ EXECUTIONS_MODE: 'regular', QUEUE_BULL_REDIS_HOST: 'x' })).toBeUndefined();
+	});
+
+	it('n8n queue mode: QUEUE_BULL_REDIS_* as n8n reads them (defaults localhost:6379/0)', () => {
+		expect(readRedisTarget({ EXECUTIONS_MODE: 'queue' })).toMatchObject({ host: 'localhost', port: 6379, db: 0, tls: false });
+		const t = readRedisTarget({
+			EXECUTIONS_MODE: 'queue',
+			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+			QUEUE_BULL_REDIS_PORT: '6390',
+			QUEUE_BULL_REDIS_USERNAME: 'u',
+			QUEUE_BULL_REDIS_PASSWORD: 'hunter2-secret',
+			QUEUE_BULL_REDIS_DB: '3',
+			QUEUE_BULL_REDIS_TLS: 'true',
+		});
+		expect(t).toMatchObject({ host: '127.0.0.1', port: 6390, username: 'u', password: 'hunter2-secret', db: 3, tls: true });
+		expect(describeRedisTarget(t!)).not.toContain('hunter2');
+	});
+
+	it('COMFLY_REDIS_URL wins, with credentials, database and TLS', () => {
+		const t = readRedisTarget({ COMFLY_REDIS_URL: 'rediss://me:p%40ss@127.0.0.1:7000/2', EXECUTIONS_MODE: 'queue' });
+		expect(t).toMatchObject({ host: '127.0.0.1', port: 7000, username: 'me', password: 'p@ss', db: 2, tls: true, source: 'COMFLY_REDIS_URL' });
+		expect(describeRedisTarget(t!)).toBe('rediss://127.0.0.1:7000/2 (from COMFLY_REDIS_URL)');
+	});
+
+	it('bad values name the variable and never echo the password', () => {
+		expect(() => readRedisTarget({ COMFLY_REDIS_URL: 'http://x:secretpw@h' })).toThrow(/COMFLY_REDIS_URL must start with redis:\/\//);
+		expect(() => readRedisTarget({ COMFLY_REDIS_URL: 'not a url secretpw' })).toThrow(/^COMFLY_REDIS_URL is not a URL/);
+		expect(() => readRedisTarget({ COMFLY_REDIS_URL: 'not a url secretpw' })).not.toThrow(/secretpw/);
+		expect(() => readRedisTarget({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_PORT: 'abc' })).toThrow(/QUEUE_BULL_REDIS_PORT/);
+		expect(() => readRedisTarget({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_TLS: 'yes' })).toThrow(/QUEUE_BULL_REDIS_TLS/);
+	});
+});
+
+describe('readRateLimitHint', () => {
+	const now = Date.parse('2026-01-01T00:00:00Z');
+	it('Retry-After in seconds or as a date, X-RateLimit-* counts, reset as a fallback', () => {
+		expect(readRateLimitHint({ 'retry-after': '2', 'x-ratelimit-limit': '24', 'x-ratelimit-remaining': '0' }, now)).toEqual({ retryAfterMs: 2000, limit: 24, remaining: 0 });
+		expect(readRateLimitHint({ 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' }, now)).toEqual({ retryAfterMs: 5000 });
+		expect(readRateLimitHint({ 'x-ratelimit-reset': String(now / 1000 + 3) }, now)).toEqual({ retryAfterMs: 3000 });
+		expect(readRateLimitHint({ 'retry-after': 'soon', 'x-ratelimit-limit': '-1' }, now)).toEqual({});
+		expect(readRateLimitHint({ 'retry-after': '999999' }, now).retryAfterMs).toBe(60_000);
+	});
+});
+
+describe('accountKey', () => {
+	it('is stable, per model, and never contains the secret', () => {
+		const a = accountKey('sk-secret-123', 'flux-3-image');
+		expect(a).toBe(accountKey('sk-secret-123', 'flux-3-image'));
+		expect(a).not.toBe(accountKey('sk-secret-123', 'flux-3-video'));
+		expect(a).not.toBe(accountKey('sk-other', 'flux-3-image'));
+		expect(a).not.toContain('secret');
+	});
+});

@@ -1,0 +1,105 @@
+/**
+ * The account-wide limit shared through a real redis-server (started by the test on a loopback port):
+ * two processes sharing one limit never exceed it at the simulator; a process killed with SIGKILL while
+ * holding leases does not block the other for longer than the lease time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import type { RelaySimulator } from '../../relay-sim';
+import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
+import { startTestRedis, type TestRedis } from '../support/redisServer';
+import { LIMIT_REDIS_KEY_PREFIX } from '../../src/accountLimit';
+
+let sim: RelaySimulator;
+useRelaySimulator({ latencyMs: 400 }, (started) => (sim = started));
+
+let redis: TestRedis;
+beforeAll(async () => {
+	redis = await startTestRedis();
+});
+afterAll(async () => {
+	await redis?.stop();
+});
+
+interface ChildResult {
+	succeeded: number;
+	failed: number;
+	errors: string[];
+	shared: boolean;
+}
+
+const LEASE = { ttlMs: 2000, refreshMs: 500 };
+const children: ChildProcess[] = [];
+afterEach(() => {
+	for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+function startChild(prefix: string, jobs: number, limit = 12): { child: ChildProcess; result: Promise<ChildResult> } {
+	const args = { simUrl: sim.url, apiKey: sim.apiKey, redisUrl: redis.url, limit, jobs, prefix, ...LEASE };
+	const child: ChildProcess = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join(__dirname, 'support', 'limitedJobs.ts'), JSON.stringify(args)], {
+		stdio: ['ignore', 'pipe', 'pipe'],
+		env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true' },
+	});
+	children.push(child);
+	let out = '';
+	let err = '';
+	child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+	child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+	const result = new Promise<ChildResult>((resolve, reject) => {
+		child.on('exit', (code, signal) => {
+			const line = out.trim().split('\n').pop() ?? '';
+			if (code === 0 && line.startsWith('{')) resolve(JSON.parse(line) as ChildResult);
+			else reject(new Error(`child ${prefix} exited ${code ?? signal}: ${err.slice(-2000)}`));
+		});
+	});
+	return { child, result };
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, tries = 2400): Promise<void> {
+	for (let i = 0; i < tries; i++) {
+		if (await check()) return;
+		await new Promise((resolve) => setTimeout(resolve, 25));
+	}
+	throw new Error(`timed out waiting until ${what}`);
+}
+
+describe('one account-wide limit shared by processes through Redis', () => {
+	jest.setTimeout(300_000); // two ts-node child processes start on a machine that may be busy with the rest of the suite
+
+	it('two processes sharing a limit of 12: never more than 12 active at the simulator, every job succeeds', async () => {
+		const a = startChild('proc A', 30);
+		const b = startChild('proc B', 30);
+		const [ra, rb] = await Promise.all([a.result, b.result]);
+		expect(ra).toMatchObject({ succeeded: 30, failed: 0, shared: true });
+		expect(rb).toMatchObject({ succeeded: 30, failed: 0, shared: true });
+		expect(sim.log.tasks.size).toBe(60);
+		expect(sim.log.peakActiveTasks).toBeLessThanOrEqual(12);
+		expect(sim.log.peakActiveTasks).toBeGreaterThan(6); // both processes' jobs ran side by side, not one process alone
+		expect(sim.log.submits.filter((s) => s.status === 429)).toHaveLength(0);
+	});
+
+	it('a process killed with SIGKILL while holding all 12 leases: they lapse within the lease time and the other goes on', async () => {
+		sim.setLatency(600_000); // A's tasks never finish while A lives
+		const a = startChild('doomed', 12);
+		a.result.catch(() => undefined);
+		await until(() => sim.activeTasks() === 12, 'A holds 12 leases');
+		const client = redis.client();
+		try {
+			const keys = await client.keys(`${LIMIT_REDIS_KEY_PREFIX}*`);
+			expect(keys).toHaveLength(1);
+			expect(await client.zcard(keys[0])).toBe(12);
+			a.child.kill('SIGKILL');
+			const killedAt = Date.now();
+			sim.setLatency(200);
+			const b = startChild('survivor', 12);
+			const rb = await b.result;
+			expect(rb).toMatchObject({ succeeded: 12, failed: 0, shared: true });
+			// Never early: B's first submit went out only once A's leases (last refreshed at most refreshMs before the kill) were past their TTL.
+			const firstSurvivor = Math.min(...sim.log.submits.filter((s) => s.prompt.startsWith('survivor')).map((s) => s.at));
+			expect(firstSurvivor).toBeGreaterThanOrEqual(killedAt + LEASE.ttlMs - LEASE.refreshMs);
+			expect(await client.zcard(keys[0])).toBe(0);
+		} finally {
+			client.disconnect();
+		}
+	});
+});

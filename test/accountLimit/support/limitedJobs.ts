@@ -1,0 +1,47 @@
+/**
+ * A child process for the shared-limit tests: runs `jobs` FLUX image jobs at once (src/flux generateImage,
+ * each admitted by an account limiter on Redis built from COMFLY_REDIS_URL, as the glue builds it) against
+ * the simulator, then prints one JSON line `{ succeeded, failed, errors, shared }` and exits. Few modules on
+ * purpose: the child starts fast also on a loaded machine. Argument: a JSON object
+ * { simUrl, apiKey, redisUrl, limit, jobs, prefix, ttlMs, refreshMs }.
+ */
+import { accountKey, createAccountLimiter } from '../../../src/accountLimit';
+import { closeFluxAgent, generateImage, type FluxImageRequest } from '../../../src/flux';
+
+interface Args {
+	simUrl: string;
+	apiKey: string;
+	redisUrl: string;
+	limit: number;
+	jobs: number;
+	prefix: string;
+	ttlMs: number;
+	refreshMs: number;
+}
+
+const request = (prompt: string): FluxImageRequest => ({ prompt, resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images: [] });
+
+async function main(): Promise<void> {
+	const args = JSON.parse(process.argv[2] ?? '{}') as Args;
+	const built = createAccountLimiter({ COMFLY_REDIS_URL: args.redisUrl }, {
+		warn: (m) => process.stderr.write(`warn: ${m}\n`),
+		info: () => undefined,
+		leaseTiming: { ttlMs: args.ttlMs, refreshMs: args.refreshMs, retryIntervalMs: 25 },
+	});
+	const credentials = { apiStyle: 'relay' as const, baseUrl: args.simUrl, apiKey: args.apiKey };
+	const name = accountKey(args.apiKey, 'flux-3-image');
+	const outcomes = await Promise.allSettled(
+		Array.from({ length: args.jobs }, (_, i) =>
+			generateImage(credentials, request(`${args.prefix} job ${i}`), { admission: built.limiter.admission(name, args.limit), timeoutMs: 240_000 }),
+		),
+	);
+	const errors = outcomes.flatMap((o) => (o.status === 'rejected' ? [String((o.reason as Error)?.message ?? o.reason)] : []));
+	process.stdout.write(`${JSON.stringify({ succeeded: args.jobs - errors.length, failed: errors.length, errors, shared: built.limiter.shared() })}\n`);
+	await built.close();
+	await closeFluxAgent();
+}
+
+main().catch((error: unknown) => {
+	process.stderr.write(`${String(error)}\n`);
+	process.exit(1);
+});

@@ -1,0 +1,62 @@
+/**
+ * The journal shared through a real redis-server (queue mode): a record written by one worker is read by
+ * another whose store folder is not shared; with Redis gone the local journal carries on, and the newer of
+ * the two records wins when Redis returns.
+ */
+import { mkdtempSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { RedisConnection, readRedisTarget } from '../../src/accountLimit';
+import { cacacheBackend, JobJournal } from '../../src/store';
+import { sharedJournalBackend } from '../../src/store/sharedJournalBackend';
+import { startTestRedis, type TestRedis } from '../support/redisServer';
+
+let redis: TestRedis;
+const connections: RedisConnection[] = [];
+beforeAll(async () => {
+	redis = await startTestRedis();
+});
+afterAll(async () => {
+	for (const c of connections) await c.close();
+	await redis?.stop();
+});
+
+let clock = 1_000_000;
+function worker(): JobJournal {
+	const connection = new RedisConnection(readRedisTarget({ COMFLY_REDIS_URL: redis.url })!);
+	connections.push(connection);
+	const backend = sharedJournalBackend(cacacheBackend, connection.client, 3_600_000, () => connection.ready());
+	return new JobJournal(mkdtempSync(path.join(os.tmpdir(), 'flux-shared-journal-')), { ttlMs: 3_600_000, backend, now: () => clock++ });
+}
+
+const START = { jobId: 'job-1', apiStyle: 'relay', baseUrl: 'http://127.0.0.1:1', model: 'flux-3-image', apiKeyHash: 'abc' };
+
+describe('the journal shared through Redis', () => {
+	jest.setTimeout(30_000);
+
+	it("another worker (own store folder) sees a job's records: a re-run there re-attaches instead of paying again", async () => {
+		const a = worker();
+		const b = worker();
+		expect(await a.submitting('key-1', START)).toBe(true);
+		expect(await b.read('key-1')).toMatchObject({ state: 'submitting', jobId: 'job-1' });
+		expect(await a.submitted('key-1', { taskId: 'task-1' })).toBe(true);
+		expect(await b.read('key-1')).toMatchObject({ state: 'submitted', taskId: 'task-1' });
+		expect(await b.findByJobId('job-1')).toMatchObject({ jobKey: 'key-1', record: { state: 'submitted' } });
+		// b advances it (it re-attached and stored the result): a sees the newer record
+		expect(await b.stored('key-1')).toBe(true);
+		expect(await a.read('key-1')).toMatchObject({ state: 'stored' });
+	});
+
+	it('Redis gone: every journal call still succeeds on the local journal', async () => {
+		const a = worker();
+		expect(await a.submitting('key-2', { ...START, jobId: 'job-2' })).toBe(true);
+		await redis.kill();
+		try {
+			expect(await a.submitted('key-2', { taskId: 'task-2' })).toBe(true);
+			expect(await a.read('key-2')).toMatchObject({ state: 'submitted', taskId: 'task-2' });
+			expect(a.health().ok).toBe(true);
+		} finally {
+			await redis.restart();
+		}
+	});
+});
