@@ -70,5 +70,9 @@ describe('package metadata', () => {
 		expect(workflow).toMatch(/npm ci/);
 		// The release runs the same checks as CI before publishing.
 		for (const step of ['npm run lint', 'npm run typecheck', 'npm run build', 'npm test']) expect(workflow).toContain(step);
+		// The unit suite needs a real redis-server (test/support/redisServer.ts), which GitHub's runner lacks.
+		const install = workflow.search(/apt-get install[^\n]*redis-server/);
+		expect(install).toBeGreaterThanOrEqual(0);
+		expect(install).toBeLessThan(workflow.indexOf('npm test'));
 	});
 });
