@@ -5,8 +5,9 @@
  * `item.binary` directly would not find the reference photo there. n8n 2.0.3 has no such setting (it
  * ignores it: separate mode), so on 2.0.3 both workflows run in separate mode.
  *
- * Each workflow: Code node (a prompt and a PNG in binary `photo`) → FLUX 3 Image with reference image
- * `photo`, and → Concurrent Submit (same) → Collect. The relay simulator records what was sent.
+ * Each workflow: Code node (a prompt, a PNG in binary `photo`, an MP4 in binary `clip`) → FLUX 3 Image
+ * with reference image `photo`, → Concurrent Submit (same) → Collect, → FLUX 3 Video i2v with keyframe
+ * `photo`, and → FLUX 3 Video v2v with start video `clip`. The relay simulator records what was sent.
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
@@ -25,7 +26,7 @@ import {
 	type N8nHome,
 	type WorkflowJson,
 } from '../../scripts/n8n';
-import { startRelaySimulator, type RelaySimulator } from '../../relay-sim';
+import { makePromptMp4, startRelaySimulator, type RelaySimulator } from '../../relay-sim';
 import { encodeRgbPng, textChunk } from '../../relay-sim/pngCodec';
 
 const API_KEY = `sim-e2e-${randomBytes(16).toString('hex')}`;
@@ -35,6 +36,8 @@ type Mode = (typeof MODES)[number];
 
 /** A 2×2 PNG that names itself, the reference photo of every job. */
 const PHOTO = encodeRgbPng(2, 2, Buffer.alloc(12, 200), [textChunk('photo', 'binary-modes reference')]);
+/** The start video of the v2v job. */
+const CLIP = makePromptMp4('binary-modes start clip');
 
 let sim: RelaySimulator;
 let home: N8nHome | undefined;
@@ -44,7 +47,9 @@ const results: Partial<Record<Mode, ExecuteResult>> = {};
 function workflow(mode: Mode, credential: { id: string; name: string }): WorkflowJson {
 	const fluxApi = { fluxApi: credential };
 	const reference = { referenceImages: { images: [{ source: 'photo' }] } };
-	const jsCode = `return [{ json: { prompt: '${mode} mode' }, binary: { photo: { data: '${PHOTO.toString('base64')}', mimeType: 'image/png', fileName: 'photo.png' } } }];`;
+	const photo = `{ data: '${PHOTO.toString('base64')}', mimeType: 'image/png', fileName: 'photo.png' }`;
+	const clip = `{ data: '${CLIP.toString('base64')}', mimeType: 'video/mp4', fileName: 'clip.mp4' }`;
+	const jsCode = `return [{ json: { prompt: '${mode} mode' }, binary: { photo: ${photo}, clip: ${clip} } }];`;
 	const node = (name: string, type: string, parameters: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
 		name,
 		type,
@@ -62,6 +67,8 @@ function workflow(mode: Mode, credential: { id: string; name: string }): Workflo
 			node('Serial', home!.nodeType('fluxImage'), { prompt: '={{ $json.prompt }} serial', ...reference }, { credentials: fluxApi }),
 			node('Submit', home!.nodeType('fluxConcurrentSubmit'), { prompt: '={{ $json.prompt }} twin', ...reference }, { credentials: fluxApi }),
 			node('Collect', home!.nodeType('concurrentCollect'), { numberInputs: 1 }),
+			node('Video i2v', home!.nodeType('fluxVideo'), { mode: 'i2v', prompt: '={{ $json.prompt }} i2v', keyframes: { frames: [{ source: 'photo' }] } }, { credentials: fluxApi }),
+			node('Video v2v', home!.nodeType('fluxVideo'), { mode: 'v2v', prompt: '={{ $json.prompt }} v2v', startVideo: 'clip' }, { credentials: fluxApi }),
 		],
 		connections: {
 			Start: { main: [[{ node: 'Photo', type: 'main', index: 0 }]] },
@@ -70,6 +77,8 @@ function workflow(mode: Mode, credential: { id: string; name: string }): Workflo
 					[
 						{ node: 'Serial', type: 'main', index: 0 },
 						{ node: 'Submit', type: 'main', index: 0 },
+						{ node: 'Video i2v', type: 'main', index: 0 },
+						{ node: 'Video v2v', type: 'main', index: 0 },
 					],
 				],
 			},
@@ -120,6 +129,14 @@ describe.each(MODES)('binaryMode: %s', (mode) => {
 			expect(submit).toBeDefined();
 			expect((submit!.body as { images?: string[] }).images).toEqual([PHOTO.toString('base64')]);
 		}
+	});
+
+	it('the video node sends the keyframe (i2v) and the start video (v2v) from the input binaries', () => {
+		run(mode);
+		const i2v = sim.log.submits.find((s) => s.prompt === `${mode} mode i2v`);
+		expect(i2v?.body).toMatchObject({ mode: 'i2v', keyframes: [PHOTO.toString('base64')] });
+		const v2v = sim.log.submits.find((s) => s.prompt === `${mode} mode v2v`);
+		expect(v2v?.body).toMatchObject({ mode: 'v2v', start_video: CLIP.toString('base64') });
 	});
 
 	it('the generated images come out as n8n binaries', () => {
