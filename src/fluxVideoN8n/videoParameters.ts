@@ -128,7 +128,10 @@ const keyframesSchema = z.preprocess(
 		const entries: KeyframeEntry[] = [];
 		rows.forEach((row, index) => {
 			const record = row !== null && typeof row === 'object' && !Array.isArray(row) ? (row as Record<string, unknown>) : { source: row };
-			if (isEmpty(record.source)) return;
+			if (isEmpty(record.source)) {
+				if (isEmpty(record.seconds)) return; // a blank row, as the UI adds it
+				return ctx.addIssue({ code: 'custom', path: [index], message: `has a timestamp (${String(record.seconds).trim()} s) but no image: set its Binary Property or URL, or remove the row` });
+			}
 			const source = mediaSource(record.source);
 			if ('error' in source) return ctx.addIssue({ code: 'custom', path: [index], message: source.error });
 			const seconds = numberLike(record.seconds);
