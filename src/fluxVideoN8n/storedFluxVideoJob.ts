@@ -13,11 +13,9 @@ import type { JobContext } from '../pool';
 import { getStore, MAYBE_PAID_REASON, resumeDecision, SingleFlight, type JournalRecord, type Store } from '../store';
 import type { PreparedFluxVideoJob } from './prepareFluxVideoJob';
 import { accountAdmission } from '../fluxN8n/accountAdmission';
+import { journalJobFailure } from '../fluxN8n/journalFailure';
 import { VIDEO_MODEL } from '../flux/videoOptions';
 import { sweepVideoDownloads, videoDownloadDir, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
-
-const REATTACHABLE_KINDS = new Set(['timeout', 'cancelled', 'network', 'download_failed', 'upstream_error', 'rate_limited']);
-const MAYBE_SENT_KINDS = new Set(['maybe_submitted', 'cancelled', 'timeout']);
 
 const FLIGHTS = Symbol.for('n8n-nodes-flux-concurrent.videoFlights');
 type GlobalWithFlights = typeof globalThis & { [FLIGHTS]?: SingleFlight<VideoJobResult> };
@@ -44,10 +42,7 @@ export async function keepVideo(store: Store, key: string, cacheMode: string, vi
 }
 
 async function journalFailure(store: Store, job: PreparedFluxVideoJob, error: unknown, acknowledged: boolean, posted = true): Promise<void> {
-	const kind = isFluxError(error) ? error.kind : undefined;
-	if (!acknowledged && posted && kind !== undefined && MAYBE_SENT_KINDS.has(kind)) return;
-	if (acknowledged && kind !== undefined && REATTACHABLE_KINDS.has(kind)) return;
-	await store.journal.failed(job.identity.key, error instanceof Error ? error.message : String(error), [job.credentials.apiKey]);
+	await journalJobFailure(store, job.identity.key, error, { acknowledged, posted }, [job.credentials.apiKey]);
 }
 
 function videoOptions(job: PreparedFluxVideoJob, context: JobContext, attemptsBefore: number): VideoOptions {
