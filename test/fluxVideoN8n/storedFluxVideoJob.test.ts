@@ -4,7 +4,7 @@
  * back as a stream), and Cache Off never takes a stored clip.
  */
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 
 import { readPromptFromMp4, type RelaySimulator } from '../../relay-sim';
 import type { FluxVideoRequest } from '../../src/flux';
@@ -86,5 +86,21 @@ it('a clip whose download fails after the task was acknowledged is re-attached o
 	expect(again).toMatchObject({ outcome: 'success' });
 	expect(await promptOf(again)).toBe('a flaky clip');
 	expect(sim.log.submits.length).toBe(1);
+	expect(await readdir(videoDownloadDir())).toEqual([]);
+});
+
+it('two identical Cache Off runs at once share one paid clip, each with a file of its own (one removing its file leaves the other)', async () => {
+	const [first, second] = await Promise.all([
+		obtainFluxVideo(prepared('a shared off clip', { cacheMode: 'off' }), context('v-10')),
+		obtainFluxVideo(prepared('a shared off clip', { cacheMode: 'off' }), context('v-11')),
+	]);
+	expect(sim.log.submits.length).toBe(1);
+	expect(first.filePath).toBeDefined();
+	expect(second.filePath).toBeDefined();
+	expect(first.filePath).not.toBe(second.filePath);
+	await rm(first.filePath as string);
+	expect(await promptOf(second)).toBe('a shared off clip');
+	await rm(second.filePath as string);
+	// Nothing else is left behind once both callers removed theirs.
 	expect(await readdir(videoDownloadDir())).toEqual([]);
 });
