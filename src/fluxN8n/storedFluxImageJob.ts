@@ -55,7 +55,7 @@ const MAYBE_SENT_KINDS = new Set(['maybe_submitted', 'cancelled', 'timeout']);
 
 /**
  * A final failure is journaled unless the upstream may still hold (or have been paid for) the job.
- * `posted`: a submit POST was started (a cancel or job timeout after it may have cut it off in flight).
+ * `posted`: a submit POST was started and not proven refused (a cancel or job timeout after it may have cut it off in flight).
  */
 async function journalFailure(store: Store, job: PreparedFluxImageJob, error: unknown, acknowledged: boolean, posted = true): Promise<void> {
 	const kind = isFluxError(error) ? error.kind : undefined;
@@ -89,6 +89,9 @@ async function sendNew(store: Store, job: PreparedFluxImageJob, context: JobCont
 			...fluxOptions(job, context, attemptsBefore),
 			onSubmitting: () => {
 				posted = true;
+			},
+			onNotCreated: () => {
+				posted = false; // the POST was answered 429/503 or never connected: nothing to pay for yet
 			},
 			onSubmitted: (task) => {
 				releaseReferenceImages(job);
