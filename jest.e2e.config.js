@@ -1,9 +1,12 @@
 /**
  * End-to-end tests (npm run test:e2e): the example workflows and the demo in a REAL n8n, against the
- * relay simulator on 127.0.0.1. The first run installs n8n into ~/.cache (about 6 minutes, once).
+ * relay simulator on 127.0.0.1. FLUX_E2E_N8N picks the n8n version of the support matrix
+ * (scripts/n8n/versions.ts; default the oldest); `.ci/run` runs this suite once per version. The first
+ * run of a version installs it into ~/.cache (about 6 minutes, once).
  * @type {import('jest').Config}
  */
 module.exports = {
+	displayName: `e2e n8n ${process.env.FLUX_E2E_N8N || 'oldest'}`,
 	preset: 'ts-jest',
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test/e2e'],

@@ -12,6 +12,14 @@ export interface N8nCommandOptions {
 	timeoutMs?: number;
 }
 
+/**
+ * The command line of `n8n <args>` for a home: this version's Node, the watchdog preloaded, n8n's bin.
+ * For code that spawns n8n itself (servers, workers): spawn `command` with `args`, env `home.env`.
+ */
+export function n8nCommandLine(home: Pick<N8nHome, 'dir' | 'nodeBin' | 'n8nEntry'>, args: string[]): { command: string; args: string[] } {
+	return { command: home.nodeBin, args: ['--require', path.join(home.dir, 'watchdog.js'), home.n8nEntry, ...args] };
+}
+
 /** Run `n8n <args>` for a home. A fresh task-runner broker port for every process. */
 export async function runN8n(home: N8nHome, args: string[], opts: N8nCommandOptions = {}): Promise<RunResult> {
 	const env: Record<string, string> = {
@@ -20,7 +28,8 @@ export async function runN8n(home: N8nHome, args: string[], opts: N8nCommandOpti
 		...(opts.env ?? {}),
 		REAL_N8N_PARENT_PID: String(process.pid),
 	};
-	return await runProcess(process.execPath, ['--require', path.join(home.dir, 'watchdog.js'), home.n8nBin, ...args], {
+	const line = n8nCommandLine(home, args);
+	return await runProcess(line.command, line.args, {
 		cwd: home.dir,
 		env,
 		timeoutMs: opts.timeoutMs ?? 120_000,

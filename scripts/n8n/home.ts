@@ -1,6 +1,7 @@
 /**
  * A scratch n8n home (N8N_USER_FOLDER, environment) with this package installed as a community
- * package. Facts this relies on (n8n 2.0.3 source):
+ * package, for one n8n version of the support matrix (versions.ts) and its Node.js. Facts this relies on
+ * (n8n 2.0.3 and 2.41.1 sources):
  *
  * - Community packages: n8n's `community-packages` backend module (on by default) adds
  *   `<N8N_USER_FOLDER>/.n8n/nodes/node_modules` to the directories LoadNodesAndCredentials scans for
@@ -23,7 +24,7 @@ import { existsSync, promises as fsp, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
-import { ensureN8nInstalled } from './install';
+import { ensureN8nRuntime, type N8nRuntime } from './install';
 import { installPackageByPack, readPackageJson, type PackageJson } from './packageInstall';
 import { defaultLog, deleteOnExit, forgetOnExit, type LogFn } from './processes';
 
@@ -43,13 +44,54 @@ if (parent > 0) {
 }
 `;
 
+/**
+ * `<home>/n8n.js`, the home's n8n entry that works under ANY Node: under this version's Node it is n8n
+ * itself (`require` of bin/n8n, same process); under another Node (e.g. `process.execPath` of a test
+ * on Node 20 while the home runs n8n 2.41 on Node 24) it re-runs itself under the right Node with the
+ * same Node options (e.g. `--require watchdog.js`) and arguments, passes signals on and exits as it does.
+ */
+export function launcherSource(nodeBin: string, n8nBin: string): string {
+	return `'use strict';
+const NODE = ${JSON.stringify(nodeBin)};
+const N8N = ${JSON.stringify(n8nBin)};
+const fs = require('fs');
+let same = false;
+try { same = fs.realpathSync(process.execPath) === fs.realpathSync(NODE); } catch {}
+if (same) {
+	require(N8N);
+} else {
+	const { spawn } = require('child_process');
+	const child = spawn(NODE, [...process.execArgv, N8N, ...process.argv.slice(2)], { stdio: 'inherit' });
+	const forward = (signal) => { try { child.kill(signal); } catch {} };
+	for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, forward);
+	child.on('error', (error) => { console.error(error.message); process.exit(127); });
+	child.on('exit', (code, signal) => {
+		if (signal) {
+			for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.removeAllListeners(s);
+			process.kill(process.pid, signal);
+		}
+		process.exit(code === null ? 1 : code);
+	});
+}
+`;
+}
+
 export interface N8nHome {
 	/** Scratch root (cwd of the n8n processes; files we write go here). */
 	dir: string;
 	/** N8N_USER_FOLDER; n8n's own folder is `<userFolder>/.n8n`. */
 	userFolder: string;
-	/** Path of n8n's `bin/n8n` (run with `node`). */
+	/**
+	 * The home's n8n entry (`<dir>/n8n.js`): run it with ANY node (`node --require <dir>/watchdog.js
+	 * <n8nBin> start`); it runs n8n under this version's Node (see launcherSource).
+	 */
 	n8nBin: string;
+	/** n8n's own `bin/n8n` in the cache (run it with `nodeBin` only). */
+	n8nEntry: string;
+	/** The n8n version of this home (FLUX_E2E_N8N, see versions.ts). */
+	n8nVersion: string;
+	/** The Node.js that runs this home's n8n (also first on `env.PATH`). */
+	nodeBin: string;
 	/** Base environment of every n8n process of this home. */
 	env: Record<string, string>;
 	/** Name of the loaded package (from its package.json). */
@@ -84,6 +126,8 @@ export interface CreateN8nHomeOptions {
 	log?: LogFn;
 	/** Skip installing the package (plain n8n with built-in nodes only). */
 	withoutPackage?: boolean;
+	/** An exact n8n version of the support matrix (default: FLUX_E2E_N8N, else the oldest). */
+	n8nVersion?: string;
 }
 
 const PASS_THROUGH_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TEMP', 'TMP', 'SystemRoot'];
@@ -103,7 +147,7 @@ function baseEnv(): Record<string, string> {
  */
 export async function createN8nHome(opts: CreateN8nHomeOptions): Promise<N8nHome> {
 	const log = opts.log ?? defaultLog;
-	const n8nBin = await ensureN8nInstalled({ log });
+	const runtime = await ensureN8nRuntime({ log, version: opts.n8nVersion });
 	const packageDir = path.resolve(opts.packageDir);
 	const pkg = await readPackageJson(packageDir);
 
@@ -119,7 +163,7 @@ export async function createN8nHome(opts: CreateN8nHomeOptions): Promise<N8nHome
 		forgetOnExit(dir);
 	};
 	try {
-		return await setUpHome(opts, { dir, n8nBin, packageDir, pkg, log, cleanup: remove });
+		return await setUpHome(opts, { dir, runtime, packageDir, pkg, log, cleanup: remove });
 	} catch (error) {
 		await remove();
 		throw error;
@@ -128,7 +172,7 @@ export async function createN8nHome(opts: CreateN8nHomeOptions): Promise<N8nHome
 
 interface HomeContext {
 	dir: string;
-	n8nBin: string;
+	runtime: N8nRuntime;
 	packageDir: string;
 	pkg: PackageJson;
 	log: LogFn;
@@ -136,7 +180,7 @@ interface HomeContext {
 }
 
 async function setUpHome(opts: CreateN8nHomeOptions, ctx: HomeContext): Promise<N8nHome> {
-	const { dir, n8nBin, pkg } = ctx;
+	const { dir, runtime, pkg } = ctx;
 	const userFolder = path.join(dir, 'user');
 	const n8nFolder = path.join(userFolder, '.n8n');
 	const nodesDir = path.join(n8nFolder, 'nodes');
@@ -144,19 +188,29 @@ async function setUpHome(opts: CreateN8nHomeOptions, ctx: HomeContext): Promise<
 	// What n8n's CommunityPackagesService.ensurePackageJson would write.
 	await writeInstalledNodes(nodesDir, {});
 	await fsp.writeFile(path.join(dir, 'watchdog.js'), WATCHDOG_SOURCE);
+	const n8nBin = path.join(dir, 'n8n.js');
+	await fsp.writeFile(n8nBin, launcherSource(runtime.nodeBin, runtime.n8nBin));
 
 	const install = opts.install ?? 'pack';
 	const target = path.join(nodesDir, 'node_modules', pkg.name);
 	if (!opts.withoutPackage) await addPackage(ctx, install, nodesDir, target);
 	const outputDir = opts.outputDir ? await prepareOutputDir(opts.outputDir, n8nFolder) : undefined;
 	if (!outputDir) await fsp.mkdir(path.join(dir, 'files'), { recursive: true });
-	const env = { ...n8nEnvironment(dir, userFolder, outputDir ?? path.join(dir, 'files')), ...(opts.env ?? {}) };
+	const env = {
+		...n8nEnvironment(dir, userFolder, outputDir ?? path.join(dir, 'files')),
+		// Every n8n process (and whatever it starts: the task runner, npm) finds this version's Node first.
+		PATH: runtime.path,
+		...(opts.env ?? {}),
+	};
 
 	const packageName = pkg.name;
 	return {
 		dir,
 		userFolder,
 		n8nBin,
+		n8nEntry: runtime.n8nBin,
+		n8nVersion: runtime.n8nVersion,
+		nodeBin: runtime.nodeBin,
 		env,
 		packageName,
 		nodeTypePrefix: packageName,

@@ -1,15 +1,14 @@
 /**
  * A real `n8n start` (the REST API and editor) for a scratch home, and a REST session on it: owner
- * setup with n8n's auth cookie, then JSON requests. Facts (n8n 2.0.3): wait for the "Editor is now
+ * setup with n8n's auth cookie, then JSON requests. Facts (n8n 2.0.3, also true of 2.41.1): wait for the "Editor is now
  * accessible" line and `GET /rest/settings` 200; `POST /rest/owner/setup` needs a `browser-id` header
  * (the auth cookie is bound to it) and `N8N_SECURE_COOKIE=false` on plain http; REST answers are
  * `{ data: … }`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import * as path from 'node:path';
 
-import { getFreePort, type LogFn, type N8nHome } from './index';
+import { getFreePort, n8nCommandLine, type LogFn, type N8nHome } from './index';
 import { killGroup, killOnExit } from './processes';
 
 export interface N8nServer {
@@ -45,7 +44,8 @@ export async function startN8nServer(home: N8nHome, opts: StartN8nServerOptions 
 		REAL_N8N_PARENT_PID: String(process.pid),
 		...(opts.env ?? {}),
 	};
-	const child = spawn(process.execPath, ['--require', path.join(home.dir, 'watchdog.js'), home.n8nBin, 'start'], {
+	const line = n8nCommandLine(home, ['start']);
+	const child = spawn(line.command, line.args, {
 		cwd: home.dir,
 		env,
 		detached: true,

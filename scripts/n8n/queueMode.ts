@@ -8,9 +8,8 @@
  * logs "n8n worker is now ready", and logs "Worker started execution <id>" for each execution it runs.
  */
 import { spawn } from 'node:child_process';
-import * as path from 'node:path';
 
-import { getFreePort, type LogFn, type N8nHome } from './index';
+import { getFreePort, n8nCommandLine, type LogFn, type N8nHome } from './index';
 import { startN8nServer, type N8nServer } from './n8nServer';
 import { killGroup, killOnExit } from './processes';
 
@@ -56,8 +55,9 @@ export async function startN8nWorker(home: N8nHome, label: string, opts: Omit<Qu
 		REAL_N8N_PARENT_PID: String(process.pid),
 		...(opts.env ?? {}),
 	};
-	const args = ['--require', path.join(home.dir, 'watchdog.js'), home.n8nBin, 'worker', `--concurrency=${opts.concurrency ?? 5}`];
-	const child = spawn(process.execPath, args, { cwd: home.dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+	// The home's n8n version on its own Node (scripts/n8n/versions.ts).
+	const line = n8nCommandLine(home, ['worker', `--concurrency=${opts.concurrency ?? 5}`]);
+	const child = spawn(line.command, line.args, { cwd: home.dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
 	killOnExit(child);
 	let output = '';
 	const onData = (chunk: Buffer) => {

@@ -88,6 +88,7 @@ export function makeCollectorDescription<Result extends CollectableResult>(
 		subtitle: '={{$parameter["failureMode"] === "placeholder" ? "placeholder on failure" : "fail fast"}}',
 		description: identity.description,
 		defaults: { name: identity.defaultName },
+		// Not an AI Agent tool: it waits for tasks on its wired inputs, which a tool call cannot supply.
 		usableAsTool: undefined,
 		inputs: `={{(${configuredInputs})($parameter)}}`,
 		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],

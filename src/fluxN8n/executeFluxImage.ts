@@ -1,15 +1,34 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { JobContext } from '../pool';
 import { toNodeError } from '../n8n/nodeErrors';
+import { isToolCall } from '../n8n/toolCall';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
-import { prepareFluxImageJob, runFluxImageJob } from './fluxImageSource';
+import { prepareFluxImageJob, runFluxImageJob, type PreparedFluxImageJob } from './fluxImageSource';
+
+/**
+ * What an AI Agent gets from the node used as a tool. n8n hands the agent only the items' JSON (it
+ * drops binaries, logging a warning), so the JSON says what was made: the prompt, the file's name,
+ * type and size in bytes, and the binary property that holds it (the image stays on the item, in the
+ * tool node's run data, for the nodes after the agent).
+ */
+function toolResultJson(job: PreparedFluxImageJob, binary: IBinaryData, bytes: number): IDataObject {
+	return {
+		prompt: job.request.prompt,
+		fileName: binary.fileName ?? null,
+		mimeType: binary.mimeType,
+		fileSize: bytes,
+		binaryProperty: 'data',
+	};
+}
 
 /**
  * The serial FLUX 3 Image node: every input item is generated in turn and
- * becomes one item with the image as binary `data`.
+ * becomes one item with the image as binary `data`. As an AI Agent tool, its JSON also describes the
+ * image (toolResultJson).
  */
 export async function executeFluxImage(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const asTool = isToolCall(ctx);
 	const items = ctx.getInputData();
 	const signal = ctx.getExecutionCancelSignal() ?? new AbortController().signal;
 	const output: INodeExecutionData[] = [];
@@ -38,6 +57,7 @@ export async function executeFluxImage(ctx: IExecuteFunctions): Promise<INodeExe
 					finishedAt: new Date(finishedAt).toISOString(),
 					runMs: finishedAt - startedAt,
 				},
+				...(asTool ? toolResultJson(job, binary, result.buffer.length) : {}),
 			};
 			output.push({ json, binary: { data: binary }, pairedItem });
 		} catch (error) {

@@ -1,6 +1,7 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import type { FluxCredentials, FluxImageRequest } from '../flux';
+import { readInputBinary } from '../n8n/inputBinary';
 import { toNodeError } from '../n8n/nodeErrors';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { parseFluxCredentials } from './fluxCredentials';
@@ -41,16 +42,12 @@ function readRawParameters(ctx: IExecuteFunctions, itemIndex: number): Record<st
 	};
 }
 
-/** A binary property of the item, looked up as an own property only (never the prototype's). */
+/**
+ * A binary property of the item (an own property only, never the prototype's), read through n8n's
+ * helpers in either binary mode (separate, or the workflow setting `binaryMode: 'combined'`).
+ */
 function itemBinary(ctx: IExecuteFunctions, itemIndex: number): GetBinary {
-	return async (property) => {
-		const binaries = ctx.getInputData()[itemIndex]?.binary;
-		if (!binaries || !Object.hasOwn(binaries, property)) return undefined;
-		return {
-			buffer: await ctx.helpers.getBinaryDataBuffer(itemIndex, property),
-			mimeType: binaries[property].mimeType,
-		};
-	};
+	return async (property) => await readInputBinary(ctx, itemIndex, property);
 }
 
 /**

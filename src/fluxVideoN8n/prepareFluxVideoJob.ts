@@ -5,6 +5,7 @@ import { FLUX_ERROR_HINTS } from '../fluxN8n/fluxErrorHints';
 import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
 import type { FluxJobIdentity } from '../fluxN8n/fluxJobKey';
 import { FluxCredentialsError, InvalidParameterError } from '../fluxN8n/invalidInput';
+import { readInputBinary } from '../n8n/inputBinary';
 import { toNodeError } from '../n8n/nodeErrors';
 import type { CacheMode } from '../store';
 import { resolveKeyframes, resolveStartVideo, type ReadBinary } from './videoMedia';
@@ -41,14 +42,9 @@ function readRawParameters(ctx: IExecuteFunctions, itemIndex: number): Record<st
 	};
 }
 
-/** A binary property of the item through n8n's helpers (own properties only; binary-data mode independent). */
+/** A binary property of the item through n8n's helpers (own properties only; storage mode independent; separate and combined binary mode). */
 function itemBinary(ctx: IExecuteFunctions, itemIndex: number): ReadBinary {
-	return async (property) => {
-		const binaries = ctx.getInputData()[itemIndex]?.binary;
-		if (!binaries || !Object.hasOwn(binaries, property)) return undefined;
-		const binary = ctx.helpers.assertBinaryData(itemIndex, property);
-		return { buffer: await ctx.helpers.getBinaryDataBuffer(itemIndex, property), mimeType: binary.mimeType };
-	};
+	return async (property) => await readInputBinary(ctx, itemIndex, property);
 }
 
 /** The client's request: only the fields of the item's mode. */

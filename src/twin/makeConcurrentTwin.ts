@@ -43,6 +43,7 @@ export function makeConcurrentTwinDescription(
 		subtitle: '={{"task · " + $parameter["resolution"]}}',
 		outputs: [NodeConnectionTypes.Main],
 		outputNames: ['Task'],
+		// Not an AI Agent tool: it returns task items an agent cannot use (the serial node is the tool).
 		usableAsTool: undefined,
 		hints: [
 			...(copy.hints ?? []),
