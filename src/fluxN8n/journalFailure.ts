@@ -14,7 +14,8 @@ const MAYBE_SENT_KINDS = new Set(['maybe_submitted', 'cancelled', 'timeout']);
 
 /**
  * Journals a final failure of the job `key` unless the upstream may still hold (or have been paid for) it.
- * `acknowledged`: the submit was acknowledged; `posted`: a submit POST was started. `secrets` are redacted.
+ * `acknowledged`: the submit was acknowledged; `posted`: a submit POST was started and not since proven refused
+ * (429/503 or never connected: `onNotCreated`). `secrets` are redacted.
  */
 export async function journalJobFailure(
 	store: Store,

@@ -78,6 +78,9 @@ async function sendNew(store: Store, job: PreparedFluxImageJob, context: JobCont
 			onSubmitting: () => {
 				posted = true;
 			},
+			onNotCreated: () => {
+				posted = false; // the POST was answered 429/503 or never connected: nothing to pay for yet
+			},
 			onSubmitted: (task) => {
 				releaseReferenceImages(job);
 				acknowledged = store.journal.submitted(key, task);

@@ -67,6 +67,7 @@ async function sendNew(store: Store, job: PreparedFluxVideoJob, context: JobCont
 		const video = await generateVideo(job.credentials, job.request, {
 			...videoOptions(job, context, attemptsBefore),
 			onSubmitting: () => (posted = true),
+			onNotCreated: () => (posted = false), // answered 429/503 or never connected: nothing to pay for yet
 			onSubmitted: (task) => {
 				releaseVideoMedia(job);
 				acknowledged = store.journal.submitted(key, task);
