@@ -3,9 +3,11 @@
  * Where the shared account limit lives, read from the environment with zod (pure: no globals).
  * `COMFLY_REDIS_URL` (redis:// or rediss://) wins; else n8n's own queue-mode settings, read as n8n reads
  * them (`EXECUTIONS_MODE=queue` plus `QUEUE_BULL_REDIS_HOST` / `_PORT` / `_USERNAME` / `_PASSWORD` / `_DB` /
- * `_TLS`, defaults localhost:6379 db 0); else no Redis (per-process limits only). The password is never
+ * `_TLS`, defaults localhost:6379 db 0; like n8n, a `<NAME>_FILE` variable is read when `<NAME>` is unset, and
+ * booleans are true/false/1/0 in any case); else no Redis (per-process limits only). The password is never
  * part of `describe`.
  */
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 export interface RedisTarget {
@@ -20,13 +22,19 @@ export interface RedisTarget {
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
+/** Reads a `<NAME>_FILE` (tests inject it; default: the file system). */
+export type ReadTextFile = (path: string) => string;
 
 /** A configuration value that cannot be used: names the variable, never echoes a secret. */
 export class AccountLimitConfigError extends Error {}
 
 const port = z.coerce.number().int().min(1).max(65535);
 const db = z.coerce.number().int().min(0).max(1_000_000);
-const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const flag = z
+	.string()
+	.transform((v) => v.toLowerCase())
+	.pipe(z.enum(['true', 'false', '1', '0']))
+	.transform((v) => v === 'true' || v === '1');
 const blankToUndefined = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
 
 function parse<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, name: string, raw: string | undefined, fallback: T): T {
@@ -35,6 +43,28 @@ function parse<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, name: string, raw
 	const parsed = schema.safeParse(value);
 	if (!parsed.success) throw new AccountLimitConfigError(`${name} is not valid (${parsed.error.issues[0]?.message ?? 'bad value'})`);
 	return parsed.data;
+}
+
+/** A percent-decoded part of the URL; broken encoding is a config error naming the part, never echoing it. */
+function decoded(part: string, what: string): string | undefined {
+	try {
+		return blankToUndefined(decodeURIComponent(part));
+	} catch {
+		throw new AccountLimitConfigError(`COMFLY_REDIS_URL ${what} is not valid percent-encoding (write % as %25)`);
+	}
+}
+
+/** `env[name]`, else the contents of the file `env[name_FILE]` names (as n8n reads its settings). */
+function envOrFile(env: Env, name: string, readFile: ReadTextFile): string | undefined {
+	if (env[name] !== undefined) return env[name];
+	const file = blankToUndefined(env[`${name}_FILE`]);
+	if (file === undefined) return undefined;
+	try {
+		return readFile(file);
+	} catch (error) {
+		const code = (error as { code?: unknown }).code;
+		throw new AccountLimitConfigError(`${name}_FILE could not be read (${typeof code === 'string' ? code : 'unreadable'})`);
+	}
 }
 
 function fromUrl(text: string): RedisTarget {
@@ -50,31 +80,32 @@ function fromUrl(text: string): RedisTarget {
 	return {
 		host: url.hostname.replace(/^\[|\]$/g, '') || 'localhost',
 		port: parse(port, 'COMFLY_REDIS_URL port', url.port, 6379),
-		username: blankToUndefined(decodeURIComponent(url.username)),
-		password: blankToUndefined(decodeURIComponent(url.password)),
+		username: decoded(url.username, 'user name'),
+		password: decoded(url.password, 'password'),
 		db: parse(db, 'COMFLY_REDIS_URL database', url.pathname.replace(/^\//, ''), 0),
 		tls: url.protocol === 'rediss:',
 		source: 'COMFLY_REDIS_URL',
 	};
 }
 
-function fromQueueMode(env: Env): RedisTarget {
+function fromQueueMode(env: Env, readFile: ReadTextFile): RedisTarget {
+	const read = (name: string) => envOrFile(env, name, readFile);
 	return {
-		host: blankToUndefined(env.QUEUE_BULL_REDIS_HOST) ?? 'localhost',
-		port: parse(port, 'QUEUE_BULL_REDIS_PORT', env.QUEUE_BULL_REDIS_PORT, 6379),
-		username: blankToUndefined(env.QUEUE_BULL_REDIS_USERNAME),
-		password: blankToUndefined(env.QUEUE_BULL_REDIS_PASSWORD),
-		db: parse(db, 'QUEUE_BULL_REDIS_DB', env.QUEUE_BULL_REDIS_DB, 0),
-		tls: parse(flag, 'QUEUE_BULL_REDIS_TLS', env.QUEUE_BULL_REDIS_TLS, false),
+		host: blankToUndefined(read('QUEUE_BULL_REDIS_HOST')) ?? 'localhost',
+		port: parse(port, 'QUEUE_BULL_REDIS_PORT', read('QUEUE_BULL_REDIS_PORT'), 6379),
+		username: blankToUndefined(read('QUEUE_BULL_REDIS_USERNAME')),
+		password: blankToUndefined(read('QUEUE_BULL_REDIS_PASSWORD')),
+		db: parse(db, 'QUEUE_BULL_REDIS_DB', read('QUEUE_BULL_REDIS_DB'), 0),
+		tls: parse(flag, 'QUEUE_BULL_REDIS_TLS', read('QUEUE_BULL_REDIS_TLS'), false),
 		source: 'QUEUE_BULL_REDIS',
 	};
 }
 
 /** The Redis to share limits through, or undefined (none configured). Throws AccountLimitConfigError on a bad value. */
-export function readRedisTarget(env: Env): RedisTarget | undefined {
+export function readRedisTarget(env: Env, readFile: ReadTextFile = (file) => readFileSync(file, 'utf8')): RedisTarget | undefined {
 	const url = blankToUndefined(env.COMFLY_REDIS_URL);
 	if (url !== undefined) return fromUrl(url);
-	if (blankToUndefined(env.EXECUTIONS_MODE) === 'queue') return fromQueueMode(env);
+	if (blankToUndefined(env.EXECUTIONS_MODE) === 'queue') return fromQueueMode(env, readFile);
 	return undefined;
 }
 

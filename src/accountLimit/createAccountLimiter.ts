@@ -35,12 +35,22 @@ function target(env: Readonly<Record<string, string | undefined>>, warn: (m: str
 export function createAccountLimiter(env: Readonly<Record<string, string | undefined>>, options: CreateAccountLimiterOptions): BuiltAccountLimiter {
 	const redis = target(env, options.warn);
 	if (redis === undefined) return { limiter: new AccountLimiter(), close: async () => undefined };
-	const health = new SharedLimitHealth(describeRedisTarget(redis), options.warn, options.info);
+	const where = describeRedisTarget(redis);
+	const health = new SharedLimitHealth(where, options.warn, options.info);
+	let lapseWarned = false; // once per connected period: a Redis restarted empty lapses every lease at once
 	const connection = new RedisConnection(redis, {
-		onUp: () => health.restored(),
+		onUp: () => {
+			lapseWarned = false;
+			health.restored();
+		},
 		onDown: (why) => health.lost(why),
 	});
-	const leases = new RedisLeases(connection, options.leaseTiming ?? DEFAULT_LEASE_TIMING, (why) => health.lost(why));
+	// A lapsed lease with Redis up is not an outage: its job runs on without one, new jobs take leases.
+	const onLapsed = (why: string) => {
+		if (!lapseWarned) options.warn(`Redis at ${where}: ${why}; running jobs go on under the per-process limit, new jobs take shared leases.`);
+		lapseWarned = true;
+	};
+	const leases = new RedisLeases(connection, options.leaseTiming ?? DEFAULT_LEASE_TIMING, onLapsed);
 	return { limiter: new AccountLimiter({ leases, health }), close: () => connection.close() };
 }
 

@@ -16,6 +16,11 @@ export interface RedisConnectionEvents {
 
 /** How long a first connection may take before callers stop waiting for it (ms). */
 export const CONNECT_WAIT_MS = 2000;
+/**
+ * How long `close()` lets a socket end before destroying it (ms). ioredis arms this ref'd timer even for a
+ * socket already closed (Redis gone): its 2 s default kept a closing process (and jest) alive for 2 s.
+ */
+const DISCONNECT_TIMEOUT_MS = 100;
 /** Longest pause between reconnection attempts (ms). */
 const MAX_RECONNECT_DELAY_MS = 1000;
 
@@ -38,6 +43,7 @@ export class RedisConnection {
 			enableOfflineQueue: false,
 			maxRetriesPerRequest: 1,
 			connectTimeout: CONNECT_WAIT_MS,
+			disconnectTimeout: DISCONNECT_TIMEOUT_MS,
 			retryStrategy: (times: number) => Math.min(MAX_RECONNECT_DELAY_MS, 50 * times),
 			lazyConnect: false,
 		});

@@ -15,8 +15,8 @@ export const MAX_REDIRECTS = 5;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const ACCEPT = 'image/png,image/jpeg,image/webp,image/*;q=0.8';
-const WHY_PUBLIC_ONLY =
-	'images are only downloaded from public addresses (unless the Base URL of the FLUX API credential is itself on a local one), so that an API answer cannot make n8n reach its own network';
+const whyPublicOnly = (noun: string) =>
+	`${noun}s are only downloaded from public addresses (unless the Base URL of the FLUX API credential is itself on a local one), so that an API answer cannot make n8n reach its own network`;
 
 /** A downloaded, verified image. */
 export interface DownloadedImage extends DetectedImageType {
@@ -56,7 +56,7 @@ export async function downloadImage(rt: JobRuntime, sampleUrl: string): Promise<
 export async function downloadResult<T>(rt: JobRuntime, sampleUrl: string, sink: DownloadSink<T>): Promise<T> {
 	rt.phase = 'download';
 	const allowLocal = isLocalHost(rt.endpoints.base.hostname);
-	const start = checkTarget(rt, sampleUrl, `${sink.noun} URL`, allowLocal);
+	const start = checkTarget(rt, sampleUrl, sink.noun, 'URL', allowLocal);
 	return withRetries(rt, {
 		policy: rt.settings.downloadRetry,
 		attempt: () => downloadOnce(rt, { url: start, allowLocal }, sink),
@@ -65,8 +65,9 @@ export async function downloadResult<T>(rt: JobRuntime, sampleUrl: string, sink:
 	});
 }
 
-/** Refuses non-http(s) schemes, and local hosts unless allowed (`what`: e.g. "image URL"). */
-function checkTarget(rt: JobRuntime, raw: string, what: string, allowLocal: boolean): URL {
+/** Refuses non-http(s) schemes, and local hosts unless allowed (`noun` `part`: e.g. "image" "URL"). */
+function checkTarget(rt: JobRuntime, raw: string, noun: string, part: string, allowLocal: boolean): URL {
+	const what = `${noun} ${part}`;
 	let url: URL;
 	try {
 		url = new URL(raw);
@@ -79,7 +80,7 @@ function checkTarget(rt: JobRuntime, raw: string, what: string, allowLocal: bool
 	const host = url.hostname.replace(/^\[|\]$/g, '');
 	if (!allowLocal && isLocalHost(host)) {
 		const where = isIP(host) ? `${nonPublicAddress(host)} address (${host})` : `the local host name "${host}"`;
-		throw rt.error('forbidden_host', `The ${what} points to ${where}; nothing was downloaded: ${WHY_PUBLIC_ONLY}`);
+		throw rt.error('forbidden_host', `The ${what} points to ${where}; nothing was downloaded: ${whyPublicOnly(noun)}`);
 	}
 	return url;
 }
@@ -87,7 +88,7 @@ function checkTarget(rt: JobRuntime, raw: string, what: string, allowLocal: bool
 async function downloadOnce<T>(rt: JobRuntime, target: Target, sink: DownloadSink<T>): Promise<T | Transient> {
 	let url = target.url;
 	for (let hop = 0; ; hop++) {
-		const res = await get(rt, url, target.allowLocal, sink.accept);
+		const res = await get(rt, url, target.allowLocal, sink);
 		if ('transient' in res) return res;
 		const status = res.statusCode;
 		if (REDIRECT_STATUSES.has(status)) {
@@ -104,22 +105,22 @@ async function downloadOnce<T>(rt: JobRuntime, target: Target, sink: DownloadSin
 }
 
 /** One GET, never with a credential (the signed URL authorises itself). */
-async function get(rt: JobRuntime, url: URL, allowLocal: boolean, accept: string): Promise<Dispatcher.ResponseData | Transient> {
+async function get<T>(rt: JobRuntime, url: URL, allowLocal: boolean, sink: DownloadSink<T>): Promise<Dispatcher.ResponseData | Transient> {
 	try {
 		const dispatcher = allowLocal ? 'localDownload' : 'publicDownload';
-		return await rt.send('download', url.toString(), { method: 'GET', headers: { accept }, dispatcher });
+		return await rt.send('download', url.toString(), { method: 'GET', headers: { accept: sink.accept }, dispatcher });
 	} catch (err) {
 		rt.throwIfAborted();
-		if (errorCode(err) === FORBIDDEN_ADDRESS_CODE) throw forbiddenAddress(rt, err);
+		if (errorCode(err) === FORBIDDEN_ADDRESS_CODE) throw forbiddenAddress(rt, err, sink.noun);
 		return transient('download_failed', describeNetworkError(err));
 	}
 }
 
-function forbiddenAddress(rt: JobRuntime, err: unknown) {
+function forbiddenAddress(rt: JobRuntime, err: unknown, noun: string) {
 	let found: unknown = err;
 	while (found && !(found instanceof ForbiddenAddressError)) found = (found as { cause?: unknown }).cause;
 	const detail = found instanceof ForbiddenAddressError ? `${found.hostname} resolves to ${found.label} address (${found.address})` : 'its host resolves to a non-public address';
-	return rt.error('forbidden_host', `The image host ${detail}; nothing was downloaded: ${WHY_PUBLIC_ONLY}`, { code: FORBIDDEN_ADDRESS_CODE });
+	return rt.error('forbidden_host', `The ${noun} host ${detail}; nothing was downloaded: ${whyPublicOnly(noun)}`, { code: FORBIDDEN_ADDRESS_CODE });
 }
 
 async function nextHop(rt: JobRuntime, res: Dispatcher.ResponseData, from: URL, hop: number, allowLocal: boolean, noun: string): Promise<URL> {
@@ -136,7 +137,7 @@ async function nextHop(rt: JobRuntime, res: Dispatcher.ResponseData, from: URL, 
 	} catch {
 		throw rt.error('download_failed', `The ${noun} download redirected to an invalid URL`, { statusCode: status });
 	}
-	return checkTarget(rt, next, `${noun} redirect`, allowLocal);
+	return checkTarget(rt, next, noun, 'redirect', allowLocal);
 }
 
 async function readImage(rt: JobRuntime, res: Dispatcher.ResponseData): Promise<DownloadedImage | Transient> {

@@ -3,7 +3,7 @@
  * size cap; see download.ts), but the body goes chunk by chunk into a file, never into one Buffer.
  */
 import { randomUUID } from 'node:crypto';
-import { open, rm } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { BodyCutOffError, discardBody, formatBytes, headerValue } from './body';
@@ -23,7 +23,7 @@ export interface DownloadedVideo {
 
 const ACCEPT = 'video/mp4,video/*;q=0.8';
 
-/** Downloads `sampleUrl` into a new file in `dir` (created by the caller); a failed attempt leaves no file. */
+/** Downloads `sampleUrl` into a new file in `dir` (created by the caller; `<uuid>.mp4.part` until complete, then `<uuid>.mp4`); a failed attempt leaves no file. */
 export async function downloadVideo(rt: JobRuntime, sampleUrl: string, dir: string): Promise<DownloadedVideo> {
 	const sink: DownloadSink<DownloadedVideo> = { noun: 'video', accept: ACCEPT, read: (job, res) => readVideo(job, res, dir) };
 	return await downloadResult(rt, sampleUrl, sink);
@@ -62,7 +62,10 @@ async function readVideo(rt: JobRuntime, res: Dispatcher.ResponseData, dir: stri
 		await rm(filePath, { force: true });
 		return transient('download_failed', `the video body was truncated (${received} of ${declared} bytes)`);
 	}
-	return { filePath, byteLength: received, mimeType: 'video/mp4', fileExtension: 'mp4' };
+	// Complete: drop `.part`, so a sweep tells a finished clip from a download a killed process left behind.
+	const done = filePath.slice(0, -'.part'.length);
+	await rename(filePath, done);
+	return { filePath: done, byteLength: received, mimeType: 'video/mp4', fileExtension: 'mp4' };
 }
 
 /** Writes the body to `filePath` as it arrives (one chunk in memory at a time); checks the ftyp box and the cap. */

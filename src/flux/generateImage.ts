@@ -168,7 +168,7 @@ export function generateImage(creds: FluxCredentials, request: FluxImageRequest,
 	} catch (err) {
 		return Promise.reject(err);
 	}
-	const submitted = submitTask(rt, requestPayload(request), { onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted });
+	const submitted = submitTask(rt, requestPayload(request), { onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
 	return settle(rt, submitted.then((task) => imageOf(rt, task, rt.now(), true)));
 }
 

@@ -12,13 +12,15 @@ import { JobRuntime, type AttemptCounts } from './job';
 import { pollUntilReady } from './poll';
 import { submitTask, type FluxTask } from './submit';
 import { downloadVideo, type DownloadedVideo } from './downloadVideo';
-import { VIDEO_MODEL } from './videoOptions';
+import { DEFAULT_VIDEO_TIMEOUT_MINUTES, VIDEO_MODEL } from './videoOptions';
 import { videoRequestPayload, type FluxVideoRequest } from './videoRequest';
 
 export { DEFAULT_REQUEST_TIMEOUT_MS };
 
 /** Default clip download cap: 1 GB (clips run to hundreds of MB; they stream to disk, not memory). */
 export const DEFAULT_MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
+/** Default job timeout of a clip: 30 min (generation takes minutes; the image default is 10). */
+export const DEFAULT_VIDEO_JOB_TIMEOUT_MS = DEFAULT_VIDEO_TIMEOUT_MINUTES * 60_000;
 
 /** {@link GenerateOptions}, plus where the clip is written while it downloads. */
 export interface VideoOptions extends GenerateOptions {
@@ -39,9 +41,14 @@ export function videoSubmitUrl(endpoints: FluxEndpoints): string {
 	return `${prefix}/${VIDEO_MODEL}`;
 }
 
+/** A caller's options with the video defaults where it gave none: the clip-sized timeout and download cap. */
+export function videoJobDefaults(opts: VideoOptions): VideoOptions {
+	return { ...opts, timeoutMs: opts.timeoutMs ?? DEFAULT_VIDEO_JOB_TIMEOUT_MS, maxDownloadBytes: opts.maxDownloadBytes ?? DEFAULT_MAX_VIDEO_BYTES };
+}
+
 function startVideoJob(creds: FluxCredentials, opts: VideoOptions): JobRuntime {
 	if (opts.signal?.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
-	const settings = settingsFor(creds, { ...opts, maxDownloadBytes: opts.maxDownloadBytes ?? DEFAULT_MAX_VIDEO_BYTES });
+	const settings = settingsFor(creds, videoJobDefaults(opts));
 	return new JobRuntime({ ...settings, endpoints: { ...settings.endpoints, submitUrl: videoSubmitUrl(settings.endpoints) } });
 }
 
@@ -66,7 +73,7 @@ export function generateVideo(creds: FluxCredentials, request: FluxVideoRequest,
 		return Promise.reject(err);
 	}
 	const dir = opts.downloadDir ?? tmpdir();
-	const submitted = submitTask(rt, videoRequestPayload(request), { onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted });
+	const submitted = submitTask(rt, videoRequestPayload(request), { onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
 	return settle(rt, submitted.then((task) => videoOf(rt, task, rt.now(), dir)));
 }
 

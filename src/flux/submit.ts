@@ -22,6 +22,8 @@ export interface SubmitHooks {
 	onSubmitting?: () => void;
 	/** Called once the submit is acknowledged with a task id. */
 	onSubmitted?: (task: FluxTask) => void;
+	/** Called when a POST's answer proves no task was created and the submit will wait and try again (429, 503, connection refused). */
+	onNotCreated?: () => void;
 }
 
 /** Submit response (lenient: extra fields pass through). */
@@ -68,11 +70,15 @@ async function submitOnce(rt: JobRuntime, payload: RequestPayload, hooks: Submit
 	for (;;) {
 		await admit(rt);
 		const answer = await post(rt, payload, hooks);
-		if ('transient' in answer) return answer;
+		if ('transient' in answer) {
+			if (answer.notConnected) rt.notify(hooks.onNotCreated);
+			return answer;
+		}
 		const { status, headers, text } = answer;
 		if (status >= 200 && status < 300) return parseAcknowledgement(rt, status, text);
-		if (status === 429 && rateLimited(rt, headers)) continue; // no task was created: wait for a turn, resubmit
 		const outcome = statusOutcome('submit', status, apiErrorMessage(text));
+		if (outcome.retry) rt.notify(hooks.onNotCreated); // 429 / 503: no task was created
+		if (status === 429 && rateLimited(rt, headers)) continue; // wait for a turn, resubmit
 		if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
 		const retryAfterMs = parseRetryAfter(headerValue(headers, 'retry-after'), rt.now());
 		return transient(outcome.kind, outcome.detail, { statusCode: status, retryAfterMs });

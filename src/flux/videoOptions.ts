@@ -13,6 +13,8 @@ export const VIDEO_ASPECT_RATIOS = ['auto', '21:9', '2:1', '16:9', '4:3', '1:1',
 /** A numeric duration: whole seconds from 5 to 20. */
 export const MIN_VIDEO_SECONDS = 5;
 export const MAX_VIDEO_SECONDS = 20;
+/** Timeout (Minutes) default of a clip job (generation takes minutes). */
+export const DEFAULT_VIDEO_TIMEOUT_MINUTES = 30;
 /** Keyframes per request, at most. */
 export const MAX_KEYFRAMES = 10;
 /** Output frame rate: timestamped keyframes must be at least one frame (1/24 s) apart. */

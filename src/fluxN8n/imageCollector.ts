@@ -8,8 +8,8 @@ import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import type { UnknownTask } from '../collect';
 import { FluxError, isFluxError } from '../flux';
 import { awaitImage } from '../flux';
-import { apiKeyHash, getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
-import { parseFluxCredentials } from './fluxCredentials';
+import { getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
+import { reattachCredentials } from './reattachCredentials';
 import { accountLimitWarnings } from './accountAdmission';
 import { imageBytes, type ImageJobResult } from './imageJobResult';
 
@@ -18,27 +18,9 @@ export async function imageResultToBinary(ctx: IExecuteFunctions, result: ImageJ
 	return await ctx.helpers.prepareBinaryData(await imageBytes(result), `${fileBase}.${result.fileExtension}`, result.mimeType);
 }
 
-const SET_CREDENTIAL =
-	'Its job was still generating upstream when n8n stopped. Set the FLUX API credential on this collector node (the account that sent it) to re-attach to it without paying again.';
-
-/** The collector's optional FLUX credential, or undefined when none is set. */
-async function optionalCredentials(ctx: IExecuteFunctions, itemIndex: number) {
-	let raw;
-	try {
-		raw = await ctx.getCredentials('fluxApi', itemIndex);
-	} catch {
-		return undefined; // no credential set on the collector
-	}
-	return parseFluxCredentials(raw);
-}
-
 /** Poll the journaled upstream task with the collector's credential, keep the image, return it. */
 async function reattach(ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal) {
-	const credentials = await optionalCredentials(ctx, task.itemIndex);
-	if (!credentials) throw new FluxError('auth', SET_CREDENTIAL, { taskId: record.taskId });
-	if (apiKeyHash(credentials.apiKey) !== record.apiKeyHash) {
-		throw new FluxError('auth', 'The FLUX API credential on this collector is not the account that sent this job: set that account\'s credential to re-attach.', { taskId: record.taskId });
-	}
+	const credentials = await reattachCredentials(ctx, record, task.itemIndex);
 	try {
 		const image = await awaitImage(credentials, { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl }, { signal });
 		const meta = { mimeType: image.mimeType, fileExtension: image.fileExtension, taskId: image.taskId };

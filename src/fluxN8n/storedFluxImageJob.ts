@@ -12,10 +12,8 @@ import { getStore, MAYBE_PAID_REASON, resumeDecision, SingleFlight, type Journal
 import type { ImageWithBytes } from './imageJobResult';
 import type { PreparedFluxImageJob } from './prepareFluxImageJob';
 import { accountAdmission } from './accountAdmission';
+import { journalJobFailure } from './journalFailure';
 import { IMAGE_MODEL } from '../flux/options';
-
-/** Failures after which the upstream task may still finish: the journal stays `submitted`, a re-run re-attaches. */
-const REATTACHABLE_KINDS = new Set(['timeout', 'cancelled', 'network', 'download_failed', 'upstream_error', 'rate_limited']);
 
 const FLIGHTS = Symbol.for('n8n-nodes-flux-concurrent.imageFlights');
 type GlobalWithFlights = typeof globalThis & { [FLIGHTS]?: SingleFlight<ImageWithBytes> };
@@ -50,19 +48,9 @@ async function keep(store: Store, job: PreparedFluxImageJob, result: FluxImageRe
 	return image;
 }
 
-/** Failures that, once a POST has been sent and not acknowledged, may have left a paid task upstream. */
-const MAYBE_SENT_KINDS = new Set(['maybe_submitted', 'cancelled', 'timeout']);
-
-/**
- * A final failure is journaled unless the upstream may still hold (or have been paid for) the job.
- * `posted`: a submit POST was started (a cancel or job timeout after it may have cut it off in flight).
- */
+/** A final failure, journaled by the shared rule (see journalJobFailure). */
 async function journalFailure(store: Store, job: PreparedFluxImageJob, error: unknown, acknowledged: boolean, posted = true): Promise<void> {
-	const kind = isFluxError(error) ? error.kind : undefined;
-	if (!acknowledged && posted && kind !== undefined && MAYBE_SENT_KINDS.has(kind)) return; // stays `submitting`
-	if (acknowledged && kind !== undefined && REATTACHABLE_KINDS.has(kind)) return; // stays `submitted`
-	const reason = error instanceof Error ? error.message : String(error);
-	await store.journal.failed(job.identity.key, reason, [job.credentials.apiKey]);
+	await journalJobFailure(store, job.identity.key, error, { acknowledged, posted }, [job.credentials.apiKey]);
 }
 
 function fluxOptions(job: PreparedFluxImageJob, context: JobContext, attemptsBefore: number) {
@@ -89,6 +77,9 @@ async function sendNew(store: Store, job: PreparedFluxImageJob, context: JobCont
 			...fluxOptions(job, context, attemptsBefore),
 			onSubmitting: () => {
 				posted = true;
+			},
+			onNotCreated: () => {
+				posted = false; // the POST was answered 429/503 or never connected: nothing to pay for yet
 			},
 			onSubmitted: (task) => {
 				releaseReferenceImages(job);

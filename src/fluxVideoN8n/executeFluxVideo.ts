@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { FLUX_ERROR_HINTS } from '../fluxN8n/fluxErrorHints';
+import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 import { toNodeError } from '../n8n/nodeErrors';
 import type { JobContext } from '../pool';
 import { prepareFluxVideoJob } from './prepareFluxVideoJob';
@@ -52,7 +52,7 @@ export async function executeFluxVideo(ctx: IExecuteFunctions): Promise<INodeExe
 			const binary = await videoBinary(ctx, result, `flux-${result.taskId ?? itemIndex}.mp4`);
 			output.push({ json, binary: { data: binary }, pairedItem });
 		} catch (error) {
-			const nodeError = toNodeError(ctx.getNode(), error, itemIndex, FLUX_ERROR_HINTS);
+			const nodeError = toNodeError(ctx.getNode(), error, itemIndex, FLUX_VIDEO_ERROR_HINTS);
 			if (!ctx.continueOnFail()) throw nodeError;
 			output.push({ json: { error: nodeError.message }, pairedItem });
 		}

@@ -1,7 +1,7 @@
 import type { INodeTypeDescription } from 'n8n-workflow';
 
 import { VIDEO_MODEL } from '../flux/videoOptions';
-import { FLUX_ERROR_HINTS } from '../fluxN8n/fluxErrorHints';
+import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 import { fluxImageMethods } from '../fluxN8n/fluxImageSource';
 import type { ConcurrentSource } from '../twin/concurrentSource';
 import { prepareFluxVideoJob, type PreparedFluxVideoJob } from './prepareFluxVideoJob';
@@ -20,7 +20,7 @@ export function makeFluxVideoSource(description: INodeTypeDescription): Concurre
 		prepare: prepareFluxVideoJob,
 		run: runPooledFluxVideoJob,
 		sizeOf: videoJobResultSize,
-		errorHints: FLUX_ERROR_HINTS,
+		errorHints: FLUX_VIDEO_ERROR_HINTS,
 		methods: fluxVideoMethods,
 	};
 }

@@ -1,7 +1,7 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import type { FluxCredentials, FluxVideoRequest } from '../flux';
-import { FLUX_ERROR_HINTS } from '../fluxN8n/fluxErrorHints';
+import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
 import type { FluxJobIdentity } from '../fluxN8n/fluxJobKey';
 import { FluxCredentialsError, InvalidParameterError } from '../fluxN8n/invalidInput';
@@ -85,6 +85,6 @@ export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: num
 		if (error instanceof InvalidParameterError || error instanceof FluxCredentialsError) {
 			throw new NodeOperationError(ctx.getNode(), `${error.message} (item ${itemIndex})`, { itemIndex });
 		}
-		throw toNodeError(ctx.getNode(), error, itemIndex, FLUX_ERROR_HINTS);
+		throw toNodeError(ctx.getNode(), error, itemIndex, FLUX_VIDEO_ERROR_HINTS);
 	}
 }

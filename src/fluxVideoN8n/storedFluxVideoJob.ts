@@ -4,6 +4,8 @@
  * stored → the store's reference; acknowledged but unfinished → re-attached; maybe sent → fails; else a new job.
  * The clip streams from the download into the store (put.stream), then the download file is removed.
  */
+import { randomUUID } from 'node:crypto';
+import { linkSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 
 import { awaitVideo, FluxError, generateVideo, isFluxError, type FluxVideoResult, type VideoOptions } from '../flux';
@@ -11,11 +13,9 @@ import type { JobContext } from '../pool';
 import { getStore, MAYBE_PAID_REASON, resumeDecision, SingleFlight, type JournalRecord, type Store } from '../store';
 import type { PreparedFluxVideoJob } from './prepareFluxVideoJob';
 import { accountAdmission } from '../fluxN8n/accountAdmission';
+import { journalJobFailure } from '../fluxN8n/journalFailure';
 import { VIDEO_MODEL } from '../flux/videoOptions';
 import { sweepVideoDownloads, videoDownloadDir, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
-
-const REATTACHABLE_KINDS = new Set(['timeout', 'cancelled', 'network', 'download_failed', 'upstream_error', 'rate_limited']);
-const MAYBE_SENT_KINDS = new Set(['maybe_submitted', 'cancelled', 'timeout']);
 
 const FLIGHTS = Symbol.for('n8n-nodes-flux-concurrent.videoFlights');
 type GlobalWithFlights = typeof globalThis & { [FLIGHTS]?: SingleFlight<VideoJobResult> };
@@ -42,10 +42,7 @@ export async function keepVideo(store: Store, key: string, cacheMode: string, vi
 }
 
 async function journalFailure(store: Store, job: PreparedFluxVideoJob, error: unknown, acknowledged: boolean, posted = true): Promise<void> {
-	const kind = isFluxError(error) ? error.kind : undefined;
-	if (!acknowledged && posted && kind !== undefined && MAYBE_SENT_KINDS.has(kind)) return;
-	if (acknowledged && kind !== undefined && REATTACHABLE_KINDS.has(kind)) return;
-	await store.journal.failed(job.identity.key, error instanceof Error ? error.message : String(error), [job.credentials.apiKey]);
+	await journalJobFailure(store, job.identity.key, error, { acknowledged, posted }, [job.credentials.apiKey]);
 }
 
 function videoOptions(job: PreparedFluxVideoJob, context: JobContext, attemptsBefore: number): VideoOptions {
@@ -70,6 +67,7 @@ async function sendNew(store: Store, job: PreparedFluxVideoJob, context: JobCont
 		const video = await generateVideo(job.credentials, job.request, {
 			...videoOptions(job, context, attemptsBefore),
 			onSubmitting: () => (posted = true),
+			onNotCreated: () => (posted = false), // answered 429/503 or never connected: nothing to pay for yet
 			onSubmitted: (task) => {
 				releaseVideoMedia(job);
 				acknowledged = store.journal.submitted(key, task);
@@ -113,10 +111,28 @@ async function obtain(store: Store, job: PreparedFluxVideoJob, context: JobConte
 	return await sendNew(store, job, context, 0);
 }
 
+/**
+ * Runs `work` in the flight `key`. A clip left as a file (Cache Off) belongs to the flight's owner; each caller
+ * that joined gets a hard link of its own (made synchronously as the flight settles, before the owner can remove
+ * its file), so every caller may remove its file once delivered.
+ */
+async function sharedFlight(key: string, work: () => Promise<VideoJobResult>): Promise<VideoJobResult> {
+	let owner = false;
+	const video = await flights().run(key, () => ((owner = true), work()));
+	if (owner || video.filePath === undefined) return video;
+	const own = video.filePath.replace(/(\.mp4)?$/, `-${randomUUID()}.mp4`);
+	try {
+		linkSync(video.filePath, own);
+	} catch {
+		return video; // already gone: openVideo says so, naming the task
+	}
+	return { ...video, filePath: own };
+}
+
 /** The clip of one job, through the store; concurrent callers with the same key share one flight (as for images). */
 export async function obtainFluxVideo(job: PreparedFluxVideoJob, context: JobContext, store: Store = getStore()): Promise<VideoJobResult> {
 	const flightKey = job.cacheMode === 'refresh' ? `${job.identity.key}:refresh` : job.identity.key;
-	const run = () => flights().run(flightKey, () => obtain(store, job, context));
+	const run = () => sharedFlight(flightKey, () => obtain(store, job, context));
 	let video: VideoJobResult;
 	try {
 		video = await run();
@@ -126,6 +142,6 @@ export async function obtainFluxVideo(job: PreparedFluxVideoJob, context: JobCon
 		video = await run();
 	}
 	// Off joined a Reuse flight that read the store: Off never takes a stored result, it asks for its own job.
-	if (job.cacheMode === 'off' && video.cached) return await flights().run(`${flightKey}:off`, () => obtain(store, job, context));
+	if (job.cacheMode === 'off' && video.cached) return await sharedFlight(`${flightKey}:off`, () => obtain(store, job, context));
 	return video;
 }

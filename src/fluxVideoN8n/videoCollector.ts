@@ -6,8 +6,8 @@ import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
 import type { UnknownTask } from '../collect';
 import { awaitVideo, FluxError, isFluxError } from '../flux';
-import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
-import { apiKeyHash, getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
+import { reattachCredentials } from '../fluxN8n/reattachCredentials';
+import { getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
 import { keepVideo } from './storedFluxVideoJob';
 import { openVideo, videoDownloadDir, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
 
@@ -17,25 +17,8 @@ export async function videoResultToBinary(ctx: IExecuteFunctions, result: VideoJ
 	return await ctx.helpers.prepareBinaryData(await openVideo(result), `${fileBase}.mp4`, VIDEO_MIME_TYPE);
 }
 
-const SET_CREDENTIAL =
-	'Its job was still generating upstream when n8n stopped. Set the FLUX API credential on this collector node (the account that sent it) to re-attach to it without paying again.';
-
-async function optionalCredentials(ctx: IExecuteFunctions, itemIndex: number) {
-	let raw;
-	try {
-		raw = await ctx.getCredentials('fluxApi', itemIndex);
-	} catch {
-		return undefined;
-	}
-	return parseFluxCredentials(raw);
-}
-
 async function reattach(ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal): Promise<VideoJobResult> {
-	const credentials = await optionalCredentials(ctx, task.itemIndex);
-	if (!credentials) throw new FluxError('auth', SET_CREDENTIAL, { taskId: record.taskId });
-	if (apiKeyHash(credentials.apiKey) !== record.apiKeyHash) {
-		throw new FluxError('auth', "The FLUX API credential on this collector is not the account that sent this job: set that account's credential to re-attach.", { taskId: record.taskId });
-	}
+	const credentials = await reattachCredentials(ctx, record, task.itemIndex);
 	try {
 		const video = await awaitVideo(credentials, { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl }, { signal, downloadDir: videoDownloadDir() });
 		return await keepVideo(store, jobKey, 'reuse', video);

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 
 import {
+	DEFAULT_VIDEO_TIMEOUT_MINUTES,
 	MAX_KEYFRAMES,
 	MAX_VIDEO_SECONDS,
 	MIN_VIDEO_SECONDS,
@@ -21,8 +22,8 @@ import { MAX_PROMPT_CHARS, MAX_TIMEOUT_MINUTES, classifyReferenceEntry } from '.
 import { describeValue, InvalidParameterError } from '../fluxN8n/invalidInput';
 import { cacheModeSchema, DEFAULT_CACHE_MODE, type CacheMode } from '../store/resumeDecision';
 
-/** Timeout (Minutes) default for a clip (generation takes minutes). */
-export const DEFAULT_VIDEO_TIMEOUT_MINUTES = 30;
+/** Timeout (Minutes) default for a clip (generation takes minutes); also the client's default. */
+export { DEFAULT_VIDEO_TIMEOUT_MINUTES };
 /** Max Video Size (MB): default (larger than the image node's 50) and maximum. Clips stream to disk. */
 export const DEFAULT_MAX_VIDEO_MB = 1024;
 export const MAX_VIDEO_MB = 10_240;
@@ -128,7 +129,10 @@ const keyframesSchema = z.preprocess(
 		const entries: KeyframeEntry[] = [];
 		rows.forEach((row, index) => {
 			const record = row !== null && typeof row === 'object' && !Array.isArray(row) ? (row as Record<string, unknown>) : { source: row };
-			if (isEmpty(record.source)) return;
+			if (isEmpty(record.source)) {
+				if (isEmpty(record.seconds)) return; // a blank row, as the UI adds it
+				return ctx.addIssue({ code: 'custom', path: [index], message: `has a timestamp (${String(record.seconds).trim()} s) but no image: set its Binary Property or URL, or remove the row` });
+			}
 			const source = mediaSource(record.source);
 			if ('error' in source) return ctx.addIssue({ code: 'custom', path: [index], message: source.error });
 			const seconds = numberLike(record.seconds);

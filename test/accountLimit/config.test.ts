@@ -1,5 +1,8 @@
 /** Reading the Redis target and rate-limit headers: n8n's queue-mode variables, the URL, bad values named, no password echoed. */
-import { describeRedisTarget, readRateLimitHint, readRedisTarget, accountKey } from '../../src/accountLimit';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { AccountLimitConfigError, createAccountLimiter, describeRedisTarget, readRateLimitHint, readRedisTarget, accountKey } from '../../src/accountLimit';
 
 describe('readRedisTarget', () => {
 	it('no Redis without COMFLY_REDIS_URL or queue mode', () => {
@@ -34,6 +37,34 @@ describe('readRedisTarget', () => {
 		expect(() => readRedisTarget({ COMFLY_REDIS_URL: 'not a url secretpw' })).not.toThrow(/secretpw/);
 		expect(() => readRedisTarget({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_PORT: 'abc' })).toThrow(/QUEUE_BULL_REDIS_PORT/);
 		expect(() => readRedisTarget({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_TLS: 'yes' })).toThrow(/QUEUE_BULL_REDIS_TLS/);
+	});
+});
+
+describe('readRedisTarget: hostile values', () => {
+	it('a password with broken percent-encoding is a config error naming the variable (not a URIError failing every job)', () => {
+		expect(() => readRedisTarget({ COMFLY_REDIS_URL: 'redis://:50%zz-Secret@127.0.0.1:6379' })).toThrow(AccountLimitConfigError);
+		expect(() => readRedisTarget({ COMFLY_REDIS_URL: 'redis://:50%zz-Secret@127.0.0.1:6379' })).toThrow(/^COMFLY_REDIS_URL password/);
+		expect(() => readRedisTarget({ COMFLY_REDIS_URL: 'redis://:50%zz-Secret@127.0.0.1:6379' })).not.toThrow(/Secret/);
+		const warnings: string[] = [];
+		const built = createAccountLimiter({ COMFLY_REDIS_URL: 'redis://u%zz:pw@127.0.0.1:6379' }, { warn: (m) => warnings.push(m), info: () => undefined });
+		expect(warnings).toEqual([expect.stringMatching(/^COMFLY_REDIS_URL user name .*per process/)]);
+		void built.close();
+	});
+
+	it('as n8n reads them: booleans in any case, *_FILE variants (Docker secrets), the variable itself winning', () => {
+		expect(readRedisTarget({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_TLS: 'TRUE' })?.tls).toBe(true);
+		expect(readRedisTarget({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_TLS: 'False' })?.tls).toBe(false);
+		const dir = mkdtempSync(path.join(os.tmpdir(), 'redis-secret-'));
+		const file = path.join(dir, 'pw');
+		writeFileSync(file, 'from-a-file-secret\n');
+		try {
+			expect(readRedisTarget({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_PASSWORD_FILE: file })?.password).toBe('from-a-file-secret');
+			expect(readRedisTarget({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_PASSWORD: 'direct', QUEUE_BULL_REDIS_PASSWORD_FILE: file })?.password).toBe('direct');
+			const missing = path.join(dir, 'nothing-here');
+			expect(() => readRedisTarget({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_PASSWORD_FILE: missing })).toThrow(/^QUEUE_BULL_REDIS_PASSWORD_FILE could not be read/);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 });
 

@@ -35,3 +35,10 @@ it('sends the SKUs through one collector (at most 10 slots) and lets the demo se
 	const moved = withOutputFolder(workflow, '/tmp/clips');
 	expect(JSON.stringify(moved)).toContain('/tmp/clips');
 });
+
+it('a failed clip (placeholder slot: no binary, there is no placeholder clip) does not stop the other clips being written', () => {
+	const collector = workflow.nodes.find((n) => n.name === VIDEO_EXAMPLE.collector);
+	const writer = workflow.nodes.find((n) => n.name === VIDEO_EXAMPLE.writer) as { onError?: string };
+	expect(collector?.parameters?.failureMode).toBe('placeholder');
+	expect(writer.onError).toBe('continueRegularOutput');
+});

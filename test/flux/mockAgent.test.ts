@@ -3,7 +3,8 @@
  * HTTP-date Retry-After, socket errors), through undici's MockAgent: no socket is opened.
  */
 import { MockAgent } from 'undici';
-import { checkFluxCredentials, generateImage } from '../../src/flux';
+import { tmpdir } from 'node:os';
+import { checkFluxCredentials, generateImage, generateVideo } from '../../src/flux';
 import { FAST, failureOf, fakeClock, requestFor } from './helpers';
 
 const ORIGIN = 'http://127.0.0.1:9';
@@ -215,6 +216,16 @@ describe('downloads only from public addresses, unless the Base URL is local (th
 		const err = await failureOf(publicRun('https://cdn.example.com/a.png'));
 		expect(err.kind).toBe('forbidden_host');
 		expect(err.message).toMatch(/The image redirect points to a link-local address/);
+	});
+
+	it('a clip on a private address → forbidden_host worded for the video, not an image', async () => {
+		agent.get(API).intercept({ path: '/bfl/v1/flux-3-video', method: 'POST' }).reply(200, { id: 'v' }, json);
+		agent.get(API).intercept({ path: '/bfl/v1/get_result?id=v', method: 'GET' }).reply(200, { status: 'Ready', result: { sample: 'http://10.1.2.3/c.mp4' } }, json);
+		const request = { mode: 't2v' as const, prompt: 'p', aspectRatio: 'auto' as const, resolution: 'hd' as const, duration: 'auto' as const, generateAudio: true };
+		const err = await failureOf(generateVideo({ apiStyle: 'relay', baseUrl: API, apiKey: KEY }, request, { ...FAST, dispatcher: agent, downloadDir: tmpdir() }));
+		expect(err.kind).toBe('forbidden_host');
+		expect(err.message).toMatch(/^The video URL points to a private \(RFC 1918\) address.*: videos are only downloaded from public addresses/);
+		expect(err.message).not.toMatch(/image/);
 	});
 
 	it('a local Base URL (a local relay) may download from local addresses', async () => {

@@ -5,6 +5,9 @@
  * upstream provably never got it).
  */
 import { obtainFluxImage } from '../../src/fluxN8n/storedFluxImageJob';
+import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
+import { accountKey } from '../../src/accountLimit';
+import { IMAGE_MODEL } from '../../src/flux/options';
 import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import type { PreparedFluxImageJob } from '../../src/fluxN8n/prepareFluxImageJob';
 import type { FluxImageRequest } from '../../src/flux';
@@ -86,6 +89,43 @@ describe('what a failed submit leaves in the journal', () => {
 
 		const image = await obtainFluxImage(prepared('cancelled during the journal write'), context('job-7'));
 		expect(image).toMatchObject({ outcome: 'success', cached: false });
+	});
+});
+
+describe('what a 429 under the account limit leaves in the journal', () => {
+	async function until(check: () => boolean, what: string): Promise<void> {
+		for (let i = 0; i < 2000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+		if (!check()) throw new Error(`timed out waiting until ${what}`);
+	}
+
+	it('cancelled while waiting for its own task after a 429 (no task created) is journaled failed, not left "maybe paid"', async () => {
+		sim.setMaxActiveTasks(1);
+		sim.setLatency(600_000);
+		const holder = new AbortController();
+		const waiter = new AbortController();
+		try {
+			const first = obtainFluxImage(prepared('the one active task'), context('job-20', holder.signal)).catch((error: unknown) => error);
+			await until(() => sim.activeTasks() === 1, 'the first task is active');
+			const job = prepared('refused, then waiting for a turn');
+			const second = obtainFluxImage(job, context('job-21', waiter.signal));
+			const limit = () => processAccountLimiter().limiter.stats(accountKey(`relay\0${sim.url}\0${sim.apiKey}`, IMAGE_MODEL));
+			await until(() => (limit()?.rateLimited ?? 0) > 0, 'the client saw the 429 of the second submit');
+			waiter.abort();
+			await expect(second).rejects.toMatchObject({ kind: 'cancelled' });
+			expect(sim.log.tasks.size).toBe(1); // the 429 created nothing
+			expect((await getStore().journal.read(job.identity.key))?.state).toBe('failed');
+			holder.abort();
+			await first;
+
+			sim.setLatency(0);
+			sim.setMaxActiveTasks(undefined); // the cancelled first task still runs upstream
+			const image = await obtainFluxImage(prepared('refused, then waiting for a turn'), context('job-22'));
+			expect(image).toMatchObject({ outcome: 'success', cached: false });
+		} finally {
+			holder.abort();
+			sim.setMaxActiveTasks(undefined);
+			sim.setLatency(0);
+		}
 	});
 });
 

@@ -4,7 +4,7 @@
  * back as a stream), and Cache Off never takes a stored clip.
  */
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 
 import { readPromptFromMp4, type RelaySimulator } from '../../relay-sim';
 import type { FluxVideoRequest } from '../../src/flux';
@@ -14,6 +14,9 @@ import { fluxVideoJobIdentity } from '../../src/fluxVideoN8n/videoJobKey';
 import { openVideo, videoDownloadDir } from '../../src/fluxVideoN8n/videoJobResult';
 import { getStore, type CacheMode } from '../../src/store';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
+import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
+import { accountKey } from '../../src/accountLimit';
+import { VIDEO_MODEL } from '../../src/flux/videoOptions';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 0 }, (started) => (sim = started));
@@ -87,4 +90,48 @@ it('a clip whose download fails after the task was acknowledged is re-attached o
 	expect(await promptOf(again)).toBe('a flaky clip');
 	expect(sim.log.submits.length).toBe(1);
 	expect(await readdir(videoDownloadDir())).toEqual([]);
+});
+
+it('two identical Cache Off runs at once share one paid clip, each with a file of its own (one removing its file leaves the other)', async () => {
+	const [first, second] = await Promise.all([
+		obtainFluxVideo(prepared('a shared off clip', { cacheMode: 'off' }), context('v-10')),
+		obtainFluxVideo(prepared('a shared off clip', { cacheMode: 'off' }), context('v-11')),
+	]);
+	expect(sim.log.submits.length).toBe(1);
+	expect(first.filePath).toBeDefined();
+	expect(second.filePath).toBeDefined();
+	expect(first.filePath).not.toBe(second.filePath);
+	await rm(first.filePath as string);
+	expect(await promptOf(second)).toBe('a shared off clip');
+	await rm(second.filePath as string);
+	// Nothing else is left behind once both callers removed theirs.
+	expect(await readdir(videoDownloadDir())).toEqual([]);
+});
+
+it('cancelled while waiting for its own clip after a 429 (no task created) is journaled failed, not left "maybe paid"', async () => {
+	sim.setMaxActiveVideoTasks(1);
+	sim.setLatency(600_000);
+	const holder = new AbortController();
+	const waiter = new AbortController();
+	const until = async (check: () => boolean, what: string) => {
+		for (let i = 0; i < 2000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+		if (!check()) throw new Error(`timed out waiting until ${what}`);
+	};
+	try {
+		const first = obtainFluxVideo(prepared('the one active clip'), { ...context('v-20'), signal: holder.signal }).catch((error: unknown) => error);
+		await until(() => sim.activeVideoTasks() === 1, 'the first clip is active');
+		const job = prepared('refused, then waiting for a turn');
+		const second = obtainFluxVideo(job, { ...context('v-21'), signal: waiter.signal });
+		const limit = () => processAccountLimiter().limiter.stats(accountKey(`relay\0${sim.url}\0${sim.apiKey}`, VIDEO_MODEL));
+		await until(() => (limit()?.rateLimited ?? 0) > 0, 'the client saw the 429 of the second submit');
+		waiter.abort();
+		await expect(second).rejects.toMatchObject({ kind: 'cancelled' });
+		expect((await getStore().journal.read(job.identity.key))?.state).toBe('failed');
+		holder.abort();
+		await first;
+	} finally {
+		holder.abort();
+		sim.setMaxActiveVideoTasks(undefined);
+		sim.setLatency(0);
+	}
 });

@@ -44,6 +44,13 @@ describe('parseFluxVideoParameters: as BFL validates, before anything is sent', 
 		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', duration: 5, keyframes: { frames: [{ ...url('a'), seconds: 'soon' }] } })).toThrow(/"keyframes\[0\]\.seconds": must be a number of seconds/);
 	});
 
+	it('refuses a keyframe row with a timestamp but no image (it would be dropped silently: a different paid clip)', () => {
+		const frames = [{ ...url('a'), seconds: '0' }, { source: '', seconds: '2' }];
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', duration: 5, keyframes: { frames } })).toThrow(/"keyframes\[1\]": has a timestamp \(2 s\) but no image/);
+		// A wholly empty row (as n8n adds it) is still ignored.
+		expect(parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', keyframes: { frames: [url('a'), { source: '', seconds: '' }] } }).keyframes).toHaveLength(1);
+	});
+
 	it('checks every enum and option with a clear message', () => {
 		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'draft_enhance' })).toThrow(/"mode": must be one of t2v, i2v, v2v/);
 		expect(() => parseFluxVideoParameters({ prompt: 'p', aspectRatio: '3:2' })).toThrow(/"aspectRatio": must be one of auto, 21:9, 2:1, 16:9, 4:3, 1:1, 3:4, 9:16/);

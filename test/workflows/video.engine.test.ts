@@ -1,5 +1,6 @@
 /** FLUX 3 Video (serial) through n8n's real engine against the relay simulator: the three modes and validation. */
 import { makePromptMp4, readPromptFromMp4, type RelaySimulator } from '../../relay-sim';
+import { FLUX_VIDEO_ERROR_HINTS } from '../../src/fluxVideoN8n/videoErrorHints';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { items } from './setup';
 import { runSerialVideo } from './videoSetup';
@@ -116,6 +117,14 @@ describe('FLUX 3 Video faults and the store', () => {
 		expect(String(skipped.json.error)).toMatch(/Content Moderated/);
 		expect(skipped.binary).toBeUndefined();
 		expect(fine.json.status).toBe('success');
+	});
+
+	it('a failed clip gets a hint about video, not images (moderation; the 429 hint names COMFLY_VIDEO_CONCURRENCY)', async () => {
+		sim.setFault('refused', { on: 'poll', finalStatus: 'Content Moderated' });
+		const result = await runSerialVideo(sim, { prompt: 'refused clip' }, items({}));
+		expect(result.errorOf('Video')?.description).toBe('The generated clip was refused by moderation.');
+		expect(FLUX_VIDEO_ERROR_HINTS.rate_limited).toMatch(/COMFLY_VIDEO_CONCURRENCY/);
+		expect(Object.values(FLUX_VIDEO_ERROR_HINTS).join(' ')).not.toMatch(/image/i);
 	});
 
 	it('a body that is not an MP4 fails the item clearly; a clip over the cap fails as too large', async () => {

@@ -1,0 +1,40 @@
+/**
+ * A lease that lapsed while Redis stayed reachable (Redis restarted empty, or the process stalled past the
+ * lease TTL) is not a Redis outage: the limit stays shared, the report carries no "unreachable" warning,
+ * and the log says what happened.
+ */
+import { LIMIT_REDIS_KEY_PREFIX, accountKey, createAccountLimiter } from '../../src/accountLimit';
+import { startTestRedis, type TestRedis } from '../support/redisServer';
+
+let redis: TestRedis;
+beforeAll(async () => {
+	redis = await startTestRedis();
+});
+afterAll(async () => {
+	await redis?.stop();
+});
+
+async function until(check: () => boolean, what: string): Promise<void> {
+	for (let i = 0; i < 1000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+	if (!check()) throw new Error(`timed out waiting until ${what}`);
+}
+
+it('a lapsed lease with Redis up warns in the log, and neither unshares the limit nor reports Redis unreachable', async () => {
+	const logged: string[] = [];
+	const built = createAccountLimiter({ COMFLY_REDIS_URL: redis.url }, { warn: (m) => logged.push(m), info: () => undefined, leaseTiming: { ttlMs: 2000, refreshMs: 50, retryIntervalMs: 25 } });
+	const client = redis.client();
+	try {
+		const admission = built.limiter.admission(accountKey('key', 'flux-3-image'), 3);
+		await admission.acquire();
+		expect(admission.sharedLease).toBe(true);
+		await client.del(...(await client.keys(`${LIMIT_REDIS_KEY_PREFIX}*`))); // the lease is gone, Redis is not
+		await until(() => logged.length > 0, 'the lapsed lease is noticed');
+		expect(logged).toEqual([expect.stringMatching(/lease .*lapsed/)]);
+		expect(built.limiter.shared()).toBe(true);
+		expect(built.limiter.warnings()).toEqual([]);
+		admission.release('ended');
+	} finally {
+		client.disconnect();
+		await built.close();
+	}
+});
