@@ -44,6 +44,14 @@ describe('npm pack', () => {
 		expect(entries.every((entry) => entry.startsWith('dist/') && entry.endsWith('.js'))).toBe(true);
 		if (!existsSync(path.join(ROOT, 'dist'))) return; // `npm run build` first (.ci/run does)
 		expect(files).toEqual(expect.arrayContaining(entries));
+		// Each node's codex file (its categories in the nodes panel) and icon ship next to it, and the credential's icon.
+		for (const node of pkg.n8n.nodes) {
+			expect(files).toContain(node.replace(/\.node\.js$/, '.node.json'));
+			expect(files.some((file) => file.startsWith(path.posix.dirname(node) + '/') && file.endsWith('.svg'))).toBe(true);
+		}
+		for (const credential of pkg.n8n.credentials) {
+			expect(files.some((file) => file.startsWith(path.posix.dirname(credential) + '/') && file.endsWith('.svg'))).toBe(true);
+		}
 	});
 });
 
