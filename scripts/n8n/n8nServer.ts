@@ -5,11 +5,11 @@
  * (the auth cookie is bound to it) and `N8N_SECURE_COOKIE=false` on plain http; REST answers are
  * `{ data: … }`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 
 import { getFreePort, n8nCommandLine, type LogFn, type N8nHome } from './index';
-import { killGroup, killOnExit } from './processes';
+import { spawnLongRunning } from './processes';
 
 export interface N8nServer {
 	/** 'http://127.0.0.1:PORT' */
@@ -45,36 +45,9 @@ export async function startN8nServer(home: N8nHome, opts: StartN8nServerOptions 
 		...(opts.env ?? {}),
 	};
 	const line = n8nCommandLine(home, ['start']);
-	const child = spawn(line.command, line.args, {
-		cwd: home.dir,
-		env,
-		detached: true,
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
-	killOnExit(child);
-	let output = '';
-	const onData = (chunk: Buffer) => {
-		output += chunk.toString('utf8');
-		if (output.length > 4 * 1024 * 1024) output = output.slice(-2 * 1024 * 1024);
-	};
-	child.stdout?.on('data', onData);
-	child.stderr?.on('data', onData);
-	const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-	const server: N8nServer = {
-		url,
-		output: () => output,
-		stop: async () => {
-			killGroup(child, 'SIGTERM');
-			const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 10_000);
-			await exited;
-			clearTimeout(timer);
-			killGroup(child, 'SIGKILL'); // grandchildren (the task runner) if any remain
-		},
-		kill: async () => {
-			killGroup(child, 'SIGKILL');
-			await exited;
-		},
-	};
+	const proc = spawnLongRunning(line.command, line.args, { cwd: home.dir, env });
+	const { child } = proc;
+	const server: N8nServer = { url, output: proc.output, stop: () => proc.stop(10_000), kill: proc.kill };
 	try {
 		await waitUntilReady(server, child, opts.timeoutMs ?? 180_000);
 	} catch (error) {

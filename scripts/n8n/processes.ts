@@ -63,6 +63,45 @@ export function killOnExit(child: ChildProcess): void {
 	child.once('exit', () => liveChildren.delete(child));
 }
 
+/** A long-running process (an `n8n start` or `n8n worker`) in its own group, its output kept (the last few MB). */
+export interface LongRunningProcess {
+	child: ChildProcess;
+	output(): string;
+	/** SIGTERM to the group, SIGKILL after `graceMs`, then SIGKILL to what remains of the group. */
+	stop(graceMs: number): Promise<void>;
+	/** SIGKILL to the group. */
+	kill(): Promise<void>;
+}
+
+/** Spawns `command args` detached (its own process group), killed when this process exits. */
+export function spawnLongRunning(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): LongRunningProcess {
+	const child = spawn(command, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+	killOnExit(child);
+	let output = '';
+	const onData = (chunk: Buffer) => {
+		output += chunk.toString('utf8');
+		if (output.length > 4 * 1024 * 1024) output = output.slice(-2 * 1024 * 1024);
+	};
+	child.stdout?.on('data', onData);
+	child.stderr?.on('data', onData);
+	const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+	return {
+		child,
+		output: () => output,
+		stop: async (graceMs) => {
+			killGroup(child, 'SIGTERM');
+			const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
+			await exited;
+			clearTimeout(timer);
+			killGroup(child, 'SIGKILL'); // grandchildren (the task runner) if any remain
+		},
+		kill: async () => {
+			killGroup(child, 'SIGKILL');
+			await exited;
+		},
+	};
+}
+
 /** Delete `dir` when this process exits (unless forgotten first). */
 export function deleteOnExit(dir: string): void {
 	installExitHooks();

@@ -7,11 +7,9 @@
  * `N8N_RUNNERS_BROKER_PORT`, every worker its own `QUEUE_HEALTH_CHECK_PORT`; a worker is ready once it
  * logs "n8n worker is now ready", and logs "Worker started execution <id>" for each execution it runs.
  */
-import { spawn } from 'node:child_process';
-
 import { getFreePort, n8nCommandLine, type LogFn, type N8nHome } from './index';
 import { startN8nServer, type N8nServer } from './n8nServer';
-import { killGroup, killOnExit } from './processes';
+import { spawnLongRunning } from './processes';
 
 export interface N8nWorker {
 	label: string;
@@ -57,33 +55,19 @@ export async function startN8nWorker(home: N8nHome, label: string, opts: Omit<Qu
 	};
 	// The home's n8n version on its own Node (scripts/n8n/versions.ts).
 	const line = n8nCommandLine(home, ['worker', `--concurrency=${opts.concurrency ?? 5}`]);
-	const child = spawn(line.command, line.args, { cwd: home.dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-	killOnExit(child);
-	let output = '';
-	const onData = (chunk: Buffer) => {
-		output += chunk.toString('utf8');
-		if (output.length > 4 * 1024 * 1024) output = output.slice(-2 * 1024 * 1024);
-	};
-	child.stdout?.on('data', onData);
-	child.stderr?.on('data', onData);
-	const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+	const proc = spawnLongRunning(line.command, line.args, { cwd: home.dir, env });
+	const { child, output } = proc;
 	const worker: N8nWorker = {
 		label,
-		output: () => output,
-		executionIds: () => [...output.matchAll(/Worker started execution (\S+)/g)].map((m) => m[1]),
-		stop: async () => {
-			killGroup(child, 'SIGTERM');
-			const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 15_000);
-			await exited;
-			clearTimeout(timer);
-			killGroup(child, 'SIGKILL');
-		},
+		output,
+		executionIds: () => [...output().matchAll(/Worker started execution (\S+)/g)].map((m) => m[1]),
+		stop: () => proc.stop(15_000),
 	};
 	const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
-	while (!/n8n worker is now ready/.test(output)) {
+	while (!/n8n worker is now ready/.test(output())) {
 		if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
 			await worker.stop();
-			throw new Error(`n8n worker ${label} did not become ready:\n${output.slice(-3000)}`);
+			throw new Error(`n8n worker ${label} did not become ready:\n${output().slice(-3000)}`);
 		}
 		await new Promise((resolve) => setTimeout(resolve, 250));
 	}
