@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ASPECT_RATIOS, RESOLUTIONS, type AspectRatio, type Resolution } from '../flux/options';
 import type { FluxImageRequest, ReferenceImage } from '../flux/request';
 import { cacheModeSchema, DEFAULT_CACHE_MODE, type CacheMode } from '../store/resumeDecision';
-import { describeValue, InvalidParameterError } from './invalidInput';
+import { describeValue, fieldOf, InvalidParameterError, valueAt } from './invalidInput';
 
 /** Maximum prompt length in characters (Unicode code points). */
 export const MAX_PROMPT_CHARS = 20_480;
@@ -191,17 +191,6 @@ const parametersSchema = z.object({
 	skipError: booleanLike(false),
 	options: optionsSchema,
 });
-
-/** `referenceImages[3]`, `options.timeoutMinutes`: the field an issue path names. */
-function fieldOf(path: ReadonlyArray<string | number>): string {
-	return path.reduce<string>((field, key) => (typeof key === 'number' ? `${field}[${key}]` : field ? `${field}.${key}` : key), '') || 'parameters';
-}
-
-function valueAt(raw: unknown, path: ReadonlyArray<string | number>): unknown {
-	let value = raw;
-	for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
-	return value;
-}
 
 /** The error for the first issue: field, what is wrong, and (except for reference entries) the value it got. */
 function issueError(issue: z.ZodIssue, raw: unknown): InvalidParameterError {

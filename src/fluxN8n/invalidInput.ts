@@ -36,3 +36,15 @@ export function describeValue(value: unknown): string {
 	if (Array.isArray(value)) return 'a list';
 	return `a ${typeof value}`;
 }
+
+/** `referenceImages[3]`, `options.timeoutMinutes`: the field an issue path names. */
+export function fieldOf(path: ReadonlyArray<string | number>): string {
+	return path.reduce<string>((field, key) => (typeof key === 'number' ? `${field}[${key}]` : field ? `${field}.${key}` : key), '') || 'parameters';
+}
+
+/** The raw value at an issue path (undefined where the path leaves the object). */
+export function valueAt(raw: unknown, path: ReadonlyArray<string | number>): unknown {
+	let value = raw;
+	for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+	return value;
+}

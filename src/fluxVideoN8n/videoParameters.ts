@@ -19,7 +19,7 @@ import {
 	type VideoResolution,
 } from '../flux/videoOptions';
 import { MAX_PROMPT_CHARS, MAX_TIMEOUT_MINUTES, classifyReferenceEntry } from '../fluxN8n/fluxParameters';
-import { describeValue, InvalidParameterError } from '../fluxN8n/invalidInput';
+import { describeValue, fieldOf, InvalidParameterError, valueAt } from '../fluxN8n/invalidInput';
 import { cacheModeSchema, DEFAULT_CACHE_MODE, type CacheMode } from '../store/resumeDecision';
 
 /** Timeout (Minutes) default for a clip (generation takes minutes); also the client's default. */
@@ -179,16 +179,6 @@ const parametersSchema = z.object({
 });
 
 type Parsed = z.infer<typeof parametersSchema>;
-
-function fieldOf(path: ReadonlyArray<string | number>): string {
-	return path.reduce<string>((field, key) => (typeof key === 'number' ? `${field}[${key}]` : field ? `${field}.${key}` : key), '') || 'parameters';
-}
-
-function valueAt(raw: unknown, path: ReadonlyArray<string | number>): unknown {
-	let value = raw;
-	for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
-	return value;
-}
 
 function issueError(issue: z.ZodIssue, raw: unknown): InvalidParameterError {
 	const field = fieldOf(issue.path);
