@@ -56,7 +56,7 @@ function sampleRss(pid: number, everyMs: number): { peak(): number | undefined; 
 
 export async function startWorker(label: string, env: Record<string, string>, bounds: { deadline: number; taskDeadlineMs: number }): Promise<Worker> {
 	const child = fork(path.join(__dirname, 'worker.ts'), [], {
-		execArgv: ['-r', 'ts-node/register/transpile-only', '--expose-gc'],
+		execArgv: ['-r', 'ts-node/register/transpile-only', '--expose-gc', ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean)],
 		env: childEnvironment(env),
 		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 	});

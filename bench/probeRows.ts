@@ -1,0 +1,34 @@
+/**
+ * A quick look at scenario 12's package rows alone (1.5–3.5 s jobs, N = 30, one warm-up batch first), for working on
+ * performance: `npx ts-node --transpile-only bench/probeRows.ts 1m,4m,16m` (MODE=default for in-memory binary data;
+ * BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the worker). Not part of `npm run bench`.
+ */
+import { benchConfig } from './config';
+import { openBench } from './session';
+import { startSizedSim, sizeSuffix, peakPollsPerSecond, type SizeTag } from './sizedSim';
+import { join, pollsPerJob } from './jobs';
+import type { NodesBatchResult } from './protocol';
+import { max } from './stats';
+
+async function main() {
+  const sizes = (process.argv[2] ?? '1m,4m,16m').split(',') as SizeTag[];
+  const bench = await openBench(benchConfig(false));
+  const sized = await startSizedSim({ min: 1500, max: 3500 }, 'short');
+  try {
+    const a = await bench.startWorker('A', { COMFLY_IMAGE_CONCURRENCY: '30', BENCH_BINARY_MODE: process.env.MODE ?? 'filesystem' });
+    const run = async (prefix: string, size: SizeTag) => {
+      const { result } = await a.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(size), executions: [30], concurrent: false });
+      const jobs = join(result.jobs, sized.sim.log);
+      const slowest = max(jobs.map((j) => j.latencyMs ?? NaN));
+      const lastFin = max(jobs.map((j) => j.finishedAt ?? NaN));
+      const lags = jobs.map((j) => j.lagMs ?? NaN).sort((x, y) => x - y);
+      console.log(`${prefix} ${size}: wall ${result.wallMs} slowest ${slowest} ratio ${(result.wallMs / slowest).toFixed(3)} polls/job ${pollsPerJob(jobs).toFixed(1)} peak ${peakPollsPerSecond(sized.sim.log.pollTimes, result.startedAt, result.startedAt + result.wallMs)} tail ${result.startedAt + result.wallMs - lastFin} lag p50 ${lags[15]} max ${lags[29]}`);
+    };
+    await run('short warm-up', '1m');
+    for (const size of sizes) await run('short job', size);
+  } finally {
+    await sized.sim.close();
+    await bench.close();
+  }
+}
+main().catch((e) => { console.error(e); process.exit(1); });
