@@ -1,0 +1,29 @@
+/**
+ * A quick look at scenario 3 alone (the submit node's execute() for 30 items, 3 warm-ups then REPS runs, median
+ * over the runs), for working on performance: `npx ts-node --transpile-only bench/probeSubmit.ts [reps]`
+ * (BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the worker). Not part of `npm run bench`.
+ */
+import { benchConfig } from './config';
+import { openBench } from './session';
+import { runSubmitOverhead } from './scenarios/submitOverhead';
+import { median, p95 } from './stats';
+
+async function main() {
+	const reps = Number(process.argv[2] ?? 30);
+	const config = benchConfig(false);
+	const bench = await openBench({ ...config, OVERHEAD_RUNS: { warmup: 3, reps } });
+	try {
+		const worker = await bench.startWorker('A', { COMFLY_IMAGE_CONCURRENCY: String(config.C) });
+		const { execMs, execCpuMs } = await runSubmitOverhead(bench, worker);
+		const min = Math.min(...execMs);
+		console.log(
+			`submit 30 items (${reps} runs): median ${median(execMs).toFixed(1)} ms, p95 ${p95(execMs).toFixed(1)} ms, min ${min.toFixed(1)} ms, CPU median ${median(execCpuMs).toFixed(1)} ms`,
+		);
+	} finally {
+		await bench.close();
+	}
+}
+main().catch((e) => {
+	console.error(e);
+	process.exit(1);
+});
