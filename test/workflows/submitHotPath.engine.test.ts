@@ -4,7 +4,7 @@
  * decoded once, and no job's work runs before execute() returns, while every task item returned is already a job
  * the pool knows (a collector finds it).
  */
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { connect, manualTrigger, runWorkflow } from '../engine/harness';
 import { type RelaySimulator } from '../../relay-sim';
@@ -61,14 +61,14 @@ const ObservedSubmit = makeConcurrentTwin(
 const submit = new ObservedSubmit();
 const execute = submit.execute!;
 submit.execute = async function (this: IExecuteFunctions) {
-	const output = await execute.call(this);
+	const output = (await execute.call(this)) as INodeExecutionData[][];
 	seen.runsStartedAtReturn = seen.runsStarted;
 	const pool = poolFor('image');
 	seen.knownAtReturn = output[0].map((item: INodeExecutionData) => pool.get(String(item.json.jobId)).state);
 	return output;
 };
 
-async function submit30(parameters: Record<string, unknown>, triggerItems: INodeExecutionData[]) {
+async function submit30(parameters: INodeParameters, triggerItems: INodeExecutionData[]) {
 	Object.assign(seen, { parameterReads: [], credentialReads: 0, binaryDecodes: 0, runsStarted: 0, runsStartedAtReturn: -1, knownAtReturn: [] });
 	const result = await runWorkflow({
 		nodes: [manualTrigger('Trigger'), submitNode('Submit', parameters)],
