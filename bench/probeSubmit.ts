@@ -16,7 +16,11 @@ async function main() {
 		const bench = await openBench(config);
 		try {
 			const row = await runSharedReference(bench);
-			console.log(`shared reference: peak RSS growth ${(row.growth / 2 ** 20).toFixed(1)} MiB = ${row.referenceRatio.toFixed(2)}× the reference`);
+			const { peakSample: peak, baseline } = row.m;
+			const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+			console.log(
+				`shared reference: peak RSS growth ${mb(row.growth)} = ${row.referenceRatio.toFixed(2)}× the reference; at the peak: heap +${mb(peak.heapUsed - baseline.heapUsed)}, external +${mb(peak.external - baseline.external)}, ArrayBuffers +${mb(peak.arrayBuffers - baseline.arrayBuffers)}`,
+			);
 		} finally {
 			await bench.close();
 		}
