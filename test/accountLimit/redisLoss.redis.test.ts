@@ -13,6 +13,7 @@ import { useRedisServer } from '../redis/useRedisServer';
 import { useEnv } from '../support/useEnv';
 import { until } from '../support/until';
 import { leasesHeld, watchLeaseRemovals } from '../redis/limitLeases';
+import { jobContext } from '../support/preparedJobs';
 import { preparedJob } from './support/preparedJob';
 
 let sim: RelaySimulator;
@@ -22,8 +23,7 @@ let redis: TestRedis;
 useRedisServer((started) => (redis = started));
 useEnv({ COMFLY_REDIS_URL: () => redis.url, COMFLY_IMAGE_CONCURRENCY: '5' });
 
-const context = (jobId: string, signal = new AbortController().signal) => ({ jobId, signal, setAttempts: () => undefined });
-const batch = (prefix: string, n: number) => Promise.all(Array.from({ length: n }, (_, i) => obtainFluxImage(preparedJob(sim, `${prefix} ${i}`), context(`${prefix}-${i}`))));
+const batch = (prefix: string, n: number) => Promise.all(Array.from({ length: n }, (_, i) => obtainFluxImage(preparedJob(sim, `${prefix} ${i}`), jobContext(`${prefix}-${i}`))));
 
 describe('Redis lost mid-batch', () => {
 	jest.setTimeout(60_000);
@@ -68,7 +68,7 @@ describe('cancellation under the shared limit', () => {
 		const subscriber = redis.client();
 		try {
 			const controller = new AbortController();
-			const jobs = Array.from({ length: 8 }, (_, i) => obtainFluxImage(preparedJob(sim, `cancel ${i}`), context(`c-${i}`, controller.signal)));
+			const jobs = Array.from({ length: 8 }, (_, i) => obtainFluxImage(preparedJob(sim, `cancel ${i}`), jobContext(`c-${i}`, controller.signal)));
 			await until(() => sim.activeTasks() === 5, 'five jobs are active upstream');
 			expect(await leasesHeld(client)).toBe(5);
 			const watch = await watchLeaseRemovals(client, subscriber);
