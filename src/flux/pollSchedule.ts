@@ -6,7 +6,7 @@
  *    expected finish (ETA). The next poll is aimed just after it (the ETA plus the error the progress
  *    rounding allows), but a jump never more than `maxJumpFactor` × the time already waited, so a
  *    progress that does not run linearly is re-read before it can cost much.
- * 2. Else the times-to-ready observed for the same endpoint in this process ({@link ReadyTimes}):
+ * 2. Else the times-to-ready observed for the same model (its submit route) in this process ({@link ReadyTimes}):
  *    nothing before the low quantile of those times but one early probe (it may bring progress),
  *    then evenly spaced polls across the observed spread, so a job costs about `spreadPolls` polls.
  * 3. Else (the first jobs of a process, an API without progress) the caller's fallback: the
@@ -30,7 +30,7 @@ export interface AdaptiveScheduleSettings {
 	spreadPolls: number;
 	/** Long waits are shortened by up to this fraction at random. */
 	jitter: number;
-	/** Learned times are used once this many were observed for the endpoint. */
+	/** Learned times are used once this many were observed for the model. */
 	minSamples: number;
 }
 
@@ -66,16 +66,28 @@ export interface PollSighting {
 export class TaskTrack {
 	/** The last two progress readings of the current status phase, oldest first. */
 	readonly readings: Array<{ atMs: number; progress: number }> = [];
-	/** ms since submit when the current status began (0, or midway between the polls around a change). */
-	phaseStartMs = 0;
+	/** ms since polling began when the current status began (the task's creation, or midway between the polls around a change). */
+	phaseStartMs: number;
+	/** How far off {@link phaseStartMs} may be (the first phase: half the submit round trip). */
+	phaseStartErrorMs: number;
 	status?: string;
 	lastPollMs = 0;
 	polls = 0;
+
+	/**
+	 * `origin`: when the task was created, as far as the submit tells (ms before polling began): the server created
+	 * it during the submit round trip, so midway through it, give or take half of it. Unknown: 0 ± 0 (as before).
+	 */
+	constructor(origin: { atMs: number; errorMs: number } = { atMs: 0, errorMs: 0 }) {
+		this.phaseStartMs = origin.atMs;
+		this.phaseStartErrorMs = origin.errorMs;
+	}
 
 	see(sighting: PollSighting): void {
 		if (this.status !== undefined && sighting.status !== this.status) {
 			this.readings.length = 0;
 			this.phaseStartMs = (this.lastPollMs + sighting.atMs) / 2;
+			this.phaseStartErrorMs = (sighting.atMs - this.lastPollMs) / 2;
 		}
 		this.status = sighting.status;
 		this.lastPollMs = sighting.atMs;
@@ -97,12 +109,15 @@ export function progressEta(track: TaskTrack): { atMs: number; errorMs: number }
 	const rate = dp / dt; // progress per ms
 	const remaining = (1 - last.progress) / rate;
 	// Progress is usually rounded to a percent: each reading may be half a percent off, which moves
-	// the finish by half a percent's time and the rate by (0.005 per rounded reading) / dp.
-	const rateError = (track.readings.length === 2 ? 0.01 : 0.005) / dp;
+	// the finish by half a percent's time and the rate by (0.005 per rounded reading) / dp. From one
+	// reading, the phase's start is the other point: its own error moves the rate by that much of dt.
+	const rateError = (track.readings.length === 2 ? 0.01 : 0.005 + (track.phaseStartErrorMs / dt) * dp) / dp;
 	return { atMs: last.atMs + remaining, errorMs: 0.005 / rate + remaining * rateError };
 }
 
-/** Times-to-ready observed per endpoint in this process (a window of the latest `size`). */
+const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
+
+/** Times-to-ready observed per model (submit route) in this process (a window of the latest `size`). */
 export class ReadyTimes {
 	private readonly byKey = new Map<string, number[]>();
 
@@ -125,6 +140,16 @@ export class ReadyTimes {
 		return { lowMs: at(0.05), highMs: at(0.95) };
 	}
 
+	/**
+	 * A time-to-ready for a task first seen Ready at `seenMs` with no poll before (so it became Ready at some time
+	 * up to `seenMs`): one of the learned times up to `seenMs`, drawn at random (the learned distribution below
+	 * `seenMs`, so such tasks do not drag the estimate late); `seenMs` when none is that early.
+	 */
+	censored(key: string, seenMs: number, random: () => number): number {
+		const below = (this.byKey.get(key) ?? []).filter((ms) => ms <= seenMs);
+		return below.length === 0 ? seenMs : below[Math.min(below.length - 1, Math.floor(clamp(random(), 0, 1) * below.length))];
+	}
+
 	clear(): void {
 		this.byKey.clear();
 	}
@@ -135,19 +160,40 @@ export interface ScheduleInput {
 	elapsedMs: number;
 	track: TaskTrack;
 	learned?: { lowMs: number; highMs: number };
+	/** The account's poll rate cap and how many of its jobs poll now (none: uncapped, probes always worth it). */
+	account?: { rate: number; pollers: number };
 	settings: AdaptiveScheduleSettings;
 	random: () => number;
 	/** The wait when nothing is known (the elapsed-fraction policy). */
 	fallbackMs: () => number;
 }
 
-const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
 
 /** The first poll of a job with learned times: at this fraction of the low quantile, spread down by up to PROBE_SPREAD. */
 const PROBE_AT = 0.6;
 const PROBE_SPREAD = 0.3;
 /** A refining poll is aimed this many finish errors before the expected finish. */
 const REFINE_ERRORS = 3;
+/** Polls a job needs whatever the schedule (the one that sees Ready, and about half a second one), and a probe's cost on top. */
+const BASE_POLLS = 1.5;
+const PROBE_POLLS = 0.5;
+/** The share of the account's poll rate the schedule plans to use (the rest absorbs retries and bunching). */
+const RATE_SHARE = 0.8;
+
+/**
+ * Whether this job's first poll is an early probe (its progress gives the expected finish, ~2 polls a job) or
+ * aimed at the middle of the learned times (~1.5 polls a job). The account's jobs finish at about
+ * pollers / (typical time) per second; they all probe while that leaves room under the cap, else a random share
+ * of them does, as much as fits.
+ */
+function probes(input: ScheduleInput, learned: { lowMs: number; highMs: number }): boolean {
+	const { account } = input;
+	if (!account) return true;
+	const finishesPerSecond = account.pollers / Math.max(0.001, (learned.lowMs + learned.highMs) / 2000);
+	const spare = RATE_SHARE * account.rate - BASE_POLLS * finishesPerSecond;
+	const share = clamp(spare / (PROBE_POLLS * finishesPerSecond), 0, 1);
+	return share >= 1 || clamp(input.random(), 0, 1) < share;
+}
 
 /** Shortened by up to `jitter` of itself at random (never below the minimum wait). */
 function jittered(ms: number, input: ScheduleInput, jitter = input.settings.jitter): number {
@@ -168,8 +214,10 @@ function adaptiveWait(input: ScheduleInput): number | undefined {
 	if (!learned) return undefined;
 	if (track.polls === 0) {
 		// A first poll early enough to leave time to act on its progress; jittered, so a batch spreads out.
-		const probeAt = learned.lowMs * PROBE_AT;
-		return probeAt > elapsedMs + settings.minWaitMs ? jittered(probeAt - elapsedMs, input, PROBE_SPREAD) : settings.minWaitMs;
+		// When the cap has no room for probes: the middle of the learned times (Ready by then about half the time).
+		const probe = probes(input, learned);
+		const firstAt = probe ? learned.lowMs * PROBE_AT : (learned.lowMs + learned.highMs) / 2;
+		return firstAt > elapsedMs + settings.minWaitMs ? jittered(firstAt - elapsedMs, input, probe ? PROBE_SPREAD : 0) : settings.minWaitMs;
 	}
 	const spread = Math.max(learned.highMs - learned.lowMs, settings.nearFraction * learned.highMs);
 	const interval = clamp(spread / settings.spreadPolls, settings.minWaitMs, 3 * settings.nearFraction * learned.highMs);
