@@ -29,12 +29,21 @@ async function main() {
 		const a = await bench.startWorker('A', { COMFLY_IMAGE_CONCURRENCY: '30', ...(process.env.COMFLY_POLL_RATE ? { COMFLY_POLL_RATE: process.env.COMFLY_POLL_RATE } : {}) });
 		if (which.includes('30')) {
 			const m = await runMakespan30(bench, a);
-			for (const [i, run] of m.runs30.entries()) console.log(line(`N=30 #${i + 1}`, run.eff, run.result, run.jobs, []));
+			for (const [i, run] of m.runs30.entries()) {
+				console.log(line(`N=30 #${i + 1}`, run.eff, run.result, run.jobs, []));
+				if (i < m.runs30.length - 1) continue; // the simulator's log holds the last run only
+				const t0 = run.result.startedAt;
+				const rows = [...run.jobs].sort((x, y) => (x.readyMs ?? 0) - (y.readyMs ?? 0));
+				console.log(`  ready→seen→finished (ms from start, polls): ${rows.map((j) => `${((j.readyMs ?? 0) - t0).toFixed(0)}→${((bench.sim.log.tasks.get(j.taskId ?? '')?.reportedAt ?? 0) - t0).toFixed(0)}→${((j.finishedAt ?? 0) - t0).toFixed(0)}(${j.polls})`).join(' ')}`);
+			}
 			console.log(`N=30 median eff ${fixed(m.eff30, 3)}`);
 		}
 		if (which.includes('300')) {
 			const p = await runPipeline300(bench, a);
 			console.log(line('N=300 pipeline', p.eff300p, p.r300p, p.j300p, bench.sim.log.pollTimes));
+			const byExecution = Array.from({ length: 10 }, (_, e) => lagSummary(p.j300p.filter((j) => j.execution === e)));
+			console.log(`  lag by execution (mean/max): ${byExecution.map((l) => `${l.mean.toFixed(0)}/${l.max.toFixed(0)}`).join(' ')}`);
+			console.log(`  collectors at ${p.r300p.executions.map((e) => (e.wallMs / 1000).toFixed(2)).join(' ')} s`);
 			console.log(`  decomposition: run ${p.dec300p.runMs.toFixed(0)} ms = submit ${p.dec300p.submitMs.toFixed(0)} + latency ${p.dec300p.latencyMs.toFixed(0)} + lag ${p.dec300p.lagMs.toFixed(0)}; utilization ${fixed(p.dec300p.utilization, 2)}; peak active ${p.peakActive300p}`);
 		}
 	} finally {

@@ -174,25 +174,34 @@ const PROBE_AT = 0.6;
 const PROBE_SPREAD = 0.3;
 /** A refining poll is aimed this many finish errors before the expected finish. */
 const REFINE_ERRORS = 3;
-/** Polls a job needs whatever the schedule (the one that sees Ready, and about half a second one), and a probe's cost on top. */
-const BASE_POLLS = 1.5;
-const PROBE_POLLS = 0.5;
+/** The learned times are "wide" when their spread is at least this share of their middle: a probe's progress pays. */
+const WIDE_SPREAD = 0.25;
 /** The share of the account's poll rate the schedule plans to use (the rest absorbs retries and bunching). */
 const RATE_SHARE = 0.8;
+/** Polls a job needs when its first poll is aimed at the middle of narrow learned times (Ready then about half the time). */
+const MIDDLE_POLLS = 1.5;
+/** With the cap saturated, this share of the jobs still probes, so the learned times keep following the truth. */
+const EXPLORE = 0.1;
 
 /**
- * Whether this job's first poll is an early probe (its progress gives the expected finish, ~2 polls a job) or
- * aimed at the middle of the learned times (~1.5 polls a job). The account's jobs finish at about
- * pollers / (typical time) per second; they all probe while that leaves room under the cap, else a random share
- * of them does, as much as fits.
+ * When a job with learned times polls first (ms since polling began), and whether that poll is a probe (jittered).
+ * - Wide learned times (spread ≥ {@link WIDE_SPREAD} of their middle): an early probe, whose progress gives the
+ *   expected finish (~2–3 polls a job; the probes come well before the first finishes, the finishes spread out).
+ * - Narrow ones, uncapped or with room under the cap: the middle of the learned times (~1.5 polls a job).
+ * - Narrow ones where the account's polling jobs, finishing within about a second of each other, would need more
+ *   than the cap allows at 1.5 polls each: the high quantile (1 poll a job, Ready then 95 % of the time; a few
+ *   probe, {@link EXPLORE}). A second of cap serves `rate` jobs; any poll before Ready only delays the others.
  */
-function probes(input: ScheduleInput, learned: { lowMs: number; highMs: number }): boolean {
+function firstPoll(input: ScheduleInput, learned: { lowMs: number; highMs: number }): { atMs: number; probe: boolean } {
 	const { account } = input;
-	if (!account) return true;
-	const finishesPerSecond = account.pollers / Math.max(0.001, (learned.lowMs + learned.highMs) / 2000);
-	const spare = RATE_SHARE * account.rate - BASE_POLLS * finishesPerSecond;
-	const share = clamp(spare / (PROBE_POLLS * finishesPerSecond), 0, 1);
-	return share >= 1 || clamp(input.random(), 0, 1) < share;
+	const middle = (learned.lowMs + learned.highMs) / 2;
+	const spread = learned.highMs - learned.lowMs;
+	const probe = { atMs: learned.lowMs * PROBE_AT, probe: true };
+	if (spread >= WIDE_SPREAD * middle) return probe;
+	if (!account) return { atMs: middle, probe: false };
+	const finishesPerSecond = account.pollers / (Math.max(1000, spread) / 1000);
+	if (MIDDLE_POLLS * finishesPerSecond <= RATE_SHARE * account.rate) return { atMs: middle, probe: false };
+	return clamp(input.random(), 0, 1) < EXPLORE ? probe : { atMs: learned.highMs, probe: false };
 }
 
 /** Shortened by up to `jitter` of itself at random (never below the minimum wait). */
@@ -213,11 +222,10 @@ function adaptiveWait(input: ScheduleInput): number | undefined {
 	if (eta) return towards(eta, input);
 	if (!learned) return undefined;
 	if (track.polls === 0) {
-		// A first poll early enough to leave time to act on its progress; jittered, so a batch spreads out.
-		// When the cap has no room for probes: the middle of the learned times (Ready by then about half the time).
-		const probe = probes(input, learned);
-		const firstAt = probe ? learned.lowMs * PROBE_AT : (learned.lowMs + learned.highMs) / 2;
-		return firstAt > elapsedMs + settings.minWaitMs ? jittered(firstAt - elapsedMs, input, probe ? PROBE_SPREAD : 0) : settings.minWaitMs;
+		// A probe early enough to leave time to act on its progress, jittered so a batch spreads out; or (narrow
+		// learned times) a first poll where the task is likely Ready (see firstPoll).
+		const first = firstPoll(input, learned);
+		return first.atMs > elapsedMs + settings.minWaitMs ? jittered(first.atMs - elapsedMs, input, first.probe ? PROBE_SPREAD : 0) : settings.minWaitMs;
 	}
 	const spread = Math.max(learned.highMs - learned.lowMs, settings.nearFraction * learned.highMs);
 	const interval = clamp(spread / settings.spreadPolls, settings.minWaitMs, 3 * settings.nearFraction * learned.highMs);
