@@ -1,8 +1,8 @@
 /**
  * The per-account poll rate cap: at most `rate` status polls start in any one-second window (a little
  * more: {@link GUARD_MS}), across every job of one account (API key and API host) in this process, and
- * they start smoothly: at most {@link BURST} back to back, then one per 1/`rate` s (a token rate), so the
- * server never gets a second's worth of polls at once. Waiting polls start in the order they asked. It
+ * they start smoothly: at most half a second's worth back to back, then one per 1/`rate` s (a token rate),
+ * so the server never gets a second's worth of polls at once. Waiting polls start in the order they asked. It
  * runs on the caller's clock and sleep: tests drive it with fake ones.
  */
 import { createHash } from 'node:crypto';
@@ -19,11 +19,11 @@ const WINDOW_MS = 1000;
  * apart must differ in that delay by more than this before a server-side window holds one more.
  */
 export const GUARD_MS = 40;
-/** At most this many polls start back to back; the rest follow at the token rate (1/`rate` s apart). */
-export const BURST = 5;
+/** At most half the rate (and at least this many) polls start back to back; the rest follow at the token rate (1/`rate` s apart). */
+export const MIN_BURST = 5;
 
 /**
- * At most `rate` polls start in any window of 1 s + {@link GUARD_MS}, and at most {@link BURST} at once
+ * At most `rate` polls start in any window of 1 s + {@link GUARD_MS}, and at most {@link burst} at once
  * (a token rate of `rate`/s behind them). {@link take} waits its turn (first come, first served), then
  * waits on the caller's clock and sleep until both rules allow a start, and records the actual start:
  * the window is counted on real start times, so a stalled event loop cannot release a bunch at once.
@@ -33,10 +33,11 @@ export class PollRateLimiter {
 	private readonly starts: number[];
 	private next = 0;
 	private latestNow = Number.NEGATIVE_INFINITY;
-	/** The token rate's theoretical time of the next start (GCRA); a start may come BURST − 1 intervals before it. */
+	/** The token rate's theoretical time of the next start (GCRA); a start may come `burst` − 1 intervals before it. */
 	private due = Number.NEGATIVE_INFINITY;
 	private readonly intervalMs: number;
-	private readonly burst: number;
+	/** Polls that may start back to back: half the rate, at least {@link MIN_BURST} (or the rate). */
+	readonly burst: number;
 	/** The turn of the last poll that asked (FIFO). */
 	private turn: Promise<void> = Promise.resolve();
 	private queued = 0;
@@ -47,7 +48,7 @@ export class PollRateLimiter {
 		if (!Number.isInteger(rate) || rate < 1) throw new RangeError(`poll rate must be a positive integer, got ${rate}`);
 		this.starts = new Array<number>(rate).fill(Number.NEGATIVE_INFINITY);
 		this.intervalMs = WINDOW_MS / rate;
-		this.burst = Math.min(BURST, rate);
+		this.burst = Math.max(Math.min(MIN_BURST, rate), Math.ceil(rate / 2));
 	}
 
 	/** How long a poll starting at `now` must wait (0: it may start now), ignoring the polls queued before it. */

@@ -1,5 +1,5 @@
 /** The per-account poll rate cap, on a fake clock (reservation arithmetic; nothing sleeps). */
-import { accountKey, BURST, DEFAULT_POLL_RATE, GUARD_MS, PollRateLimiter, PollRateLimiters, readPollRate } from '../../src/flux/pollRate';
+import { accountKey, DEFAULT_POLL_RATE, GUARD_MS, PollRateLimiter, PollRateLimiters, readPollRate } from '../../src/flux/pollRate';
 
 /** The most reservations that fall in any one-second window [t, t + 1000). */
 function peakPerSecond(starts: number[]): number {
@@ -36,7 +36,7 @@ describe('PollRateLimiter', () => {
 		expect(peakPerSecond(starts)).toBe(10);
 		expect(starts.at(-1)).toBeGreaterThanOrEqual(29_000);
 		// 29 full windows of 1 s + the guard, then the last window's polls at the token rate after its burst.
-		expect(starts.at(-1)).toBeLessThanOrEqual(29 * (1000 + GUARD_MS) + (10 - BURST) * 100);
+		expect(starts.at(-1)).toBeLessThanOrEqual(29 * (1000 + GUARD_MS) + (10 - new PollRateLimiter(10).burst) * 100);
 	});
 
 	it('under the rate nothing waits', async () => {
@@ -68,10 +68,12 @@ describe('PollRateLimiter', () => {
 		expect(peakPerSecond(starts)).toBeLessThanOrEqual(5);
 	});
 
-	it("starts smoothly: at most BURST polls at once, the rest one per 1/rate s (never a second's worth at once)", async () => {
-		const starts = await takeAll(new PollRateLimiter(25), new Array<number>(25).fill(0));
-		expect(starts.filter((t) => t === 0)).toHaveLength(BURST);
-		for (let i = BURST; i < 25; i++) expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(40);
+	it("starts smoothly: half a second's worth of polls at once, the rest one per 1/rate s (never a second's worth at once)", async () => {
+		const limiter = new PollRateLimiter(25);
+		const starts = await takeAll(limiter, new Array<number>(25).fill(0));
+		expect(limiter.burst).toBe(13);
+		expect(starts.filter((t) => t === 0)).toHaveLength(13);
+		for (let i = 13; i < 25; i++) expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(40);
 		expect(starts.at(-1)).toBeLessThan(1000);
 	});
 
