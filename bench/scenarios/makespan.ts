@@ -108,7 +108,7 @@ const TENS = Array.from({ length: 10 }, () => 30);
 export interface Rounds300 {
 	r300r: NodesBatchResult;
 	j300r: JoinedJob[];
-	rounds: Array<{ wallMs: number; idealMs: number; maxLagMs: number }>;
+	rounds: Array<{ wallMs: number; idealMs: number; minLatencyMs: number; maxLagMs: number }>;
 	ideal300r: number;
 	eff300r: number;
 }
@@ -125,6 +125,7 @@ export async function runRounds300(bench: Bench, worker: Worker): Promise<Rounds
 		return {
 			wallMs: r300r.executions[round].wallMs,
 			idealMs: max(jobs.map((j) => j.latencyMs ?? NaN)),
+			minLatencyMs: Math.min(...jobs.map((j) => j.latencyMs ?? Infinity)),
 			maxLagMs: max(jobs.map((j) => j.lagMs ?? NaN)),
 		};
 	});
