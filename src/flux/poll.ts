@@ -78,6 +78,7 @@ async function pollLoop(rt: JobRuntime, url: string, learn: boolean): Promise<{ 
 	const startedAt = rt.now();
 	const track = new TaskTrack(learn ? taskOrigin(rt) : undefined);
 	let polls = 0;
+	let sentAt = startedAt;
 	const fallback = () => (track.polls === 0 ? (policy.firstPollDelayMs ?? nextPollDelay(policy, 0, 0, random)) : nextPollDelay(policy, polls, rt.now() - startedAt, random));
 	const account = () => limiter && { rate: limiter.rate, pollers: limiter.load().pollers };
 	const schedule = () =>
@@ -90,12 +91,13 @@ async function pollLoop(rt: JobRuntime, url: string, learn: boolean): Promise<{ 
 		const outcome = await withRetries(rt, {
 			policy: retries,
 			firstBackoffStep: 1,
-			attempt: async () => (await takePollSlot(rt), polls++, await pollOnce(rt, url)),
+			attempt: async () => (await takePollSlot(rt), polls++, (sentAt = rt.now()), await pollOnce(rt, url)),
 			minDelayMs: schedule,
 			onTransient: (failure) => (rt.lastStatus = `transient failure, ${failure.detail}`),
 			giveUp: (failure) => rt.error(failure.kind, `FLUX status polling failed: ${failure.detail}`),
 		});
-		const atMs = rt.now() - startedAt;
+		// The answer tells the task's state when the poll was sent (not when a busy event loop got round to reading it).
+		const atMs = sentAt - startedAt;
 		if (outcome.state === 'ready') {
 			rt.releaseAdmission('ready'); // the download is not upstream-active
 			if (learn && policy.adaptive) readyTimes.add(key, track.polls === 0 ? readyTimes.censored(key, atMs, random) : readyTimeOf(track, atMs));
