@@ -35,6 +35,8 @@ export const isImageFile = (image: ImageDownload): image is DownloadedImageFile 
 
 class WriteFailed extends Error {}
 
+const removeQuietly = (file: string) => rm(file, { force: true }).catch(() => undefined);
+
 /**
  * Downloads `sampleUrl` into a new file in `dir` (`<uuid>.part` until complete; a failed attempt leaves no file).
  * When `dir` cannot be written (missing, read-only, disk full), the image is downloaded again into memory: a paid
@@ -64,7 +66,7 @@ async function readImageFile(rt: JobRuntime, res: Dispatcher.ResponseData, dir: 
 	try {
 		written = await writeBodyToFile(res.body, partPath, { maxBytes, sniffBytes: IMAGE_SNIFF_BYTES, recognise: (head) => detectImageType(head) !== undefined, hash: IMAGE_FILE_HASH });
 	} catch (err) {
-		await rm(partPath, { force: true });
+		await removeQuietly(partPath);
 		rt.throwIfAborted();
 		if (err instanceof FileBodyTooLargeError) throw tooLarge(`more than ${formatBytes(maxBytes)} received`);
 		if (err instanceof FileBodyNotRecognisedError) {
@@ -78,7 +80,7 @@ async function readImageFile(rt: JobRuntime, res: Dispatcher.ResponseData, dir: 
 		throw err;
 	}
 	if (declared !== undefined && written.byteLength < declared) {
-		await rm(partPath, { force: true });
+		await removeQuietly(partPath);
 		return transient('download_failed', `the image body was truncated (${written.byteLength} of ${declared} bytes)`);
 	}
 	const type = detectImageType(written.head) as DetectedImageType;
@@ -86,7 +88,7 @@ async function readImageFile(rt: JobRuntime, res: Dispatcher.ResponseData, dir: 
 	try {
 		await rename(partPath, filePath); // complete: a sweep tells it from a download a killed process left behind
 	} catch (error) {
-		await rm(partPath, { force: true });
+		await removeQuietly(partPath);
 		throw new WriteFailed((error as Error).message);
 	}
 	return { filePath, byteLength: written.byteLength, integrity: String(written.integrity), mimeType: type.mimeType, fileExtension: type.fileExtension };
