@@ -3,7 +3,9 @@
  * video downloads. Checks the size cap and the magic bytes while streaming, optionally hashes what it writes.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Dispatcher } from 'undici';
 import { BodyCutOffError, discardBody } from './body';
 
@@ -38,56 +40,59 @@ export interface WrittenBody {
 	head: Buffer;
 }
 
-/** Writes `body` to the new file `filePath` (mode 0600, must not exist). The caller removes the file on failure. */
+/**
+ * Writes `body` to the new file `filePath` (mode 0600, must not exist), piped (each chunk as it arrives, no joining
+ * of chunks; the file stream batches writes). The caller removes the file on failure.
+ */
 export async function writeBodyToFile(body: Body, filePath: string, rules: FileBodyRules): Promise<WrittenBody> {
-	let file;
+	const check = new BodyCheck(rules);
+	const file = createWriteStream(filePath, { flags: 'wx', mode: 0o600, highWaterMark: 1024 * 1024 });
+	let writeError: unknown;
+	file.on('error', (error) => (writeError ??= error));
 	try {
-		file = await open(filePath, 'wx', 0o600);
-	} catch (error) {
-		discardBody(body);
-		throw new FileBodyWriteError(error);
-	}
-	const hash = rules.hash ? createHash(rules.hash) : undefined;
-	try {
-		const { byteLength, head } = await pump(body, rules, hash, async (chunk) => {
-			try {
-				await file.write(chunk);
-			} catch (error) {
-				throw new FileBodyWriteError(error);
-			}
-		});
-		return { byteLength, head, integrity: hash ? `${rules.hash}-${hash.digest('base64')}` : undefined };
+		await pipeline(body, check, file);
+	} catch (err) {
+		if (err instanceof FileBodyTooLargeError || err instanceof FileBodyNotRecognisedError) throw err;
+		if (writeError !== undefined) throw new FileBodyWriteError(writeError);
+		throw new BodyCutOffError(check.total, err);
 	} finally {
-		await file.close().catch(() => undefined);
+		if (!body.destroyed) discardBody(body);
 	}
+	return check.result();
 }
 
-async function pump(body: Body, rules: FileBodyRules, hash: Hash | undefined, write: (chunk: Buffer) => Promise<void>): Promise<{ byteLength: number; head: Buffer }> {
-	let total = 0;
-	let head = Buffer.alloc(0);
-	let sniffing = true;
-	try {
-		for await (const chunk of body) {
-			const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-			total += buf.length;
-			if (total > rules.maxBytes) throw new FileBodyTooLargeError();
-			if (sniffing) {
-				head = Buffer.concat([head, buf.subarray(0, rules.sniffBytes - head.length)]);
-				if (head.length >= rules.sniffBytes) {
-					if (!rules.recognise(head)) throw new FileBodyNotRecognisedError();
-					sniffing = false;
-				}
-			}
-			hash?.update(buf);
-			await write(buf);
-		}
-	} catch (err) {
-		if (err instanceof FileBodyTooLargeError || err instanceof FileBodyNotRecognisedError || err instanceof FileBodyWriteError) {
-			discardBody(body);
-			throw err;
-		}
-		throw new BodyCutOffError(total, err);
+/** Passes the body through while counting it against the cap, sniffing its first bytes and hashing it. */
+class BodyCheck extends Transform {
+	total = 0;
+	private head = Buffer.alloc(0);
+	private sniffing = true;
+	private readonly hash?: Hash;
+
+	constructor(private readonly rules: FileBodyRules) {
+		super();
+		if (rules.hash) this.hash = createHash(rules.hash);
 	}
-	if (sniffing && !rules.recognise(head)) throw new FileBodyNotRecognisedError(); // a body shorter than the sniff
-	return { byteLength: total, head };
+
+	override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+		this.total += chunk.length;
+		if (this.total > this.rules.maxBytes) return done(new FileBodyTooLargeError());
+		if (this.sniffing) {
+			this.head = Buffer.concat([this.head, chunk.subarray(0, this.rules.sniffBytes - this.head.length)]);
+			if (this.head.length >= this.rules.sniffBytes) {
+				if (!this.rules.recognise(this.head)) return done(new FileBodyNotRecognisedError());
+				this.sniffing = false;
+			}
+		}
+		this.hash?.update(chunk);
+		done(null, chunk);
+	}
+
+	override _flush(done: TransformCallback): void {
+		// A body shorter than the sniff: judged on what there is.
+		done(this.sniffing && !this.rules.recognise(this.head) ? new FileBodyNotRecognisedError() : null);
+	}
+
+	result(): WrittenBody {
+		return { byteLength: this.total, head: this.head, integrity: this.hash ? `${this.rules.hash}-${this.hash.digest('base64')}` : undefined };
+	}
 }
