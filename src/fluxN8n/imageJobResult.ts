@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream';
 
 import { readPoolConfig } from '../pool/config';
 import { getStore } from '../store';
+import { READ_CHUNK_BYTES } from '../store/resultStore';
 import { ensureStoreFolder } from '../store/storeFolder';
 
 export interface ImageJobResult {
@@ -59,7 +60,7 @@ export async function imageSource(result: ImageJobResult): Promise<Buffer | Read
 		const stored = await getStore().results.openStream(result.storeKey, { verify: !result.fresh });
 		if (stored) return stored.stream;
 	}
-	if (result.filePath !== undefined && (await stat(result.filePath).then(() => true, () => false))) return createReadStream(result.filePath);
+	if (result.filePath !== undefined && (await stat(result.filePath).then(() => true, () => false))) return createReadStream(result.filePath, { highWaterMark: READ_CHUNK_BYTES });
 	throw new Error(goneMessage(result));
 }
 
