@@ -22,7 +22,7 @@ export async function imageResultToBinary(ctx: IExecuteFunctions, result: ImageJ
 async function reattach(ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal) {
 	const credentials = await reattachCredentials(ctx, record, task.itemIndex);
 	try {
-		const image = await awaitJobImage(credentials, { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl }, { signal });
+		const image = await awaitJobImage(store, credentials, { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl }, { signal });
 		return await keepImage(store, jobKey, 'reuse', image);
 	} catch (error) {
 		if (isFluxError(error) && error.kind === 'task_not_found') await store.journal.failed(jobKey, error.message);

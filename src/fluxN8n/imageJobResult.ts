@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 
 import { readPoolConfig } from '../pool/config';
-import { getStore } from '../store';
+import { getStore, type Store } from '../store';
 import { READ_CHUNK_BYTES } from '../store/resultStore';
 import { ensureStoreFolder } from '../store/storeFolder';
 
@@ -69,13 +69,13 @@ const HOUR_MS = 60 * 60 * 1000;
 const PART_KEPT_MS = 25 * HOUR_MS;
 
 /** The folder image downloads stream into: next to the result store (same disk, so storing one is a link, not a copy). */
-export function imageDownloadDir(): string {
-	return path.join(getStore().results.rootDir, 'image-downloads');
+export function imageDownloadDir(store: Store = getStore()): string {
+	return path.join(store.results.rootDir, 'image-downloads');
 }
 
 /** Creates the download folder (0700); resolves false when it cannot be (then images are downloaded into memory). */
-export async function readyImageDownloadDir(): Promise<string | undefined> {
-	const dir = imageDownloadDir();
+export async function readyImageDownloadDir(store: Store = getStore()): Promise<string | undefined> {
+	const dir = imageDownloadDir(store);
 	try {
 		await ensureStoreFolder(dir);
 		return dir;
@@ -88,8 +88,8 @@ export async function readyImageDownloadDir(): Promise<string | undefined> {
  * Removes download files a pool can no longer hand out: a finished image (Cache Off, or a store fault) after the
  * pool's result TTL plus an hour, a `.part` file after 25 h. Never throws.
  */
-export async function sweepImageDownloads(now = Date.now()): Promise<void> {
-	const dir = imageDownloadDir();
+export async function sweepImageDownloads(store: Store = getStore(), now = Date.now()): Promise<void> {
+	const dir = imageDownloadDir(store);
 	const keptMs = readPoolConfig(process.env, () => undefined).resultTtlMs + HOUR_MS;
 	try {
 		for (const name of await readdir(dir)) {

@@ -56,9 +56,9 @@ export async function keepImage(store: Store, key: string, cacheMode: string, im
 }
 
 /** The job's image downloaded into the download folder (next to the store), or into memory when it cannot be written. */
-async function imageFileOptions(options: GenerateOptions): Promise<GenerateOptions & { downloadDir?: string }> {
-	void sweepImageDownloads();
-	return { ...options, downloadDir: await readyImageDownloadDir() };
+async function imageFileOptions(store: Store, options: GenerateOptions): Promise<GenerateOptions & { downloadDir?: string }> {
+	void sweepImageDownloads(store);
+	return { ...options, downloadDir: await readyImageDownloadDir(store) };
 }
 
 function generate(credentials: FluxCredentials, request: FluxImageRequest, options: GenerateOptions & { downloadDir?: string }): Promise<FluxImageFileResult> {
@@ -67,8 +67,8 @@ function generate(credentials: FluxCredentials, request: FluxImageRequest, optio
 }
 
 /** {@link awaitImageFile} into the download folder, or {@link awaitImage} into memory when it cannot be written. */
-export async function awaitJobImage(credentials: FluxCredentials, task: { taskId: string; pollingUrl?: string }, options: GenerateOptions): Promise<FluxImageFileResult> {
-	const { downloadDir, ...rest } = await imageFileOptions(options);
+export async function awaitJobImage(store: Store, credentials: FluxCredentials, task: { taskId: string; pollingUrl?: string }, options: GenerateOptions): Promise<FluxImageFileResult> {
+	const { downloadDir, ...rest } = await imageFileOptions(store, options);
 	return downloadDir === undefined ? await awaitImage(credentials, task, rest) : await awaitImageFile(credentials, task, { ...rest, downloadDir });
 }
 
@@ -97,7 +97,7 @@ async function sendNew(store: Store, job: PreparedFluxImageJob, context: JobCont
 	let acknowledged: Promise<boolean> | undefined;
 	let posted = false;
 	try {
-		const options = await imageFileOptions(fluxOptions(job, context, attemptsBefore));
+		const options = await imageFileOptions(store, fluxOptions(job, context, attemptsBefore));
 		const result = await generate(job.credentials, job.request, {
 			...options,
 			onSubmitting: () => {
@@ -125,7 +125,7 @@ async function reattach(store: Store, job: PreparedFluxImageJob, context: JobCon
 	context.setAttempts(1);
 	try {
 		const task = { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl };
-		return await keepImage(store, job.identity.key, job.cacheMode, await awaitJobImage(job.credentials, task, fluxOptions(job, context, 1)));
+		return await keepImage(store, job.identity.key, job.cacheMode, await awaitJobImage(store, job.credentials, task, fluxOptions(job, context, 1)));
 	} catch (error) {
 		if (isFluxError(error) && error.kind === 'task_not_found') return undefined;
 		await journalFailure(store, job, error, true);
