@@ -80,7 +80,9 @@ export const cacacheBackend: CacheBackend = {
 		try {
 			await link(filePath, target);
 		} catch (error) {
-			if ((error as { code?: unknown }).code !== 'EEXIST') throw error; // the same bytes are stored already
+			// EEXIST: the same bytes are stored already. Anything else reaches ResultStore.adoptFile: false plus health().
+			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- src/store knows nothing of n8n nodes
+			if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
 		}
 		// `time` and `size` reach cacache's index entry (the @types omit them).
 		await cacache.index.insert(cache, key, integrity, entry as unknown as cacache.index.InsertOptions);
