@@ -51,7 +51,7 @@ export async function resolveUnknownImageJob(
 			const hit = await store.results.check(jobKey); // read through its integrity check: corrupt is missing
 			if (!hit) return undefined;
 			const { mimeType, fileExtension, taskId, byteLength } = hit;
-			return { outcome: 'success', storeKey: jobKey, mimeType, fileExtension, taskId, byteLength, cached: true };
+			return { outcome: 'success', storeKey: jobKey, mimeType, fileExtension, taskId, byteLength, cached: true, fresh: true };
 		}
 		case 'submitted':
 			return await reattach(ctx, store, jobKey, record, task, signal);

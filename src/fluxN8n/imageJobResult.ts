@@ -25,7 +25,10 @@ export interface ImageJobResult {
 	filePath?: string;
 	/** Length of the image in bytes. */
 	byteLength?: number;
-	/** True when this process stored the bytes moments ago, hashing them as they arrived: read back unverified. */
+	/**
+	 * True when this process hashed the stored bytes moments ago (stored them as they arrived, or read a stored
+	 * result through its integrity check to serve it): the collector reads them back without hashing again.
+	 */
 	fresh?: boolean;
 	mimeType: string;
 	fileExtension: string;

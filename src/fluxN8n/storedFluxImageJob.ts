@@ -141,7 +141,7 @@ async function obtain(store: Store, job: PreparedFluxImageJob, context: JobConte
 	if (decision === 'stored') {
 		// Read through its integrity check now (streamed), so a corrupt entry is a miss and the job runs again.
 		const hit = await store.results.check(key);
-		if (hit) return { outcome: 'success', mimeType: hit.mimeType, fileExtension: hit.fileExtension, taskId: hit.taskId, byteLength: hit.byteLength, storeKey: key, cached: true };
+		if (hit) return { outcome: 'success', mimeType: hit.mimeType, fileExtension: hit.fileExtension, taskId: hit.taskId, byteLength: hit.byteLength, storeKey: key, cached: true, fresh: true };
 	}
 	if (decision === 'maybe_paid') throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record?.taskId });
 	if (decision === 'reattach' && record) {
