@@ -12,6 +12,8 @@ module.exports = {
 	roots: ['<rootDir>/test/e2e'],
 	testMatch: ['**/*.test.ts'],
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+	// FLUX_E2E_N8N is checked once, before any test file: a bad value fails the run up front, once.
+	globalSetup: '<rootDir>/test/e2e/globalSetup.ts',
 	// One test file at a time, in one worker: each starts n8n processes and a simulator.
 	maxWorkers: 1,
 	// Per test; the n8n install (cold cache) has its own, longer timeout in beforeAll.

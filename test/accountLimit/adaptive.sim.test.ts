@@ -6,20 +6,18 @@
 import { obtainFluxImage } from '../../src/fluxN8n/storedFluxImageJob';
 import type { RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
+import { jobContext } from '../support/preparedJobs';
 import { preparedJob } from './support/preparedJob';
+import { useEnv } from '../support/useEnv';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 1000, maxActiveTasks: 10, retryAfterSeconds: 1 }, (started) => (sim = started));
 
-const context = (jobId: string) => ({ jobId, signal: new AbortController().signal, setAttempts: () => undefined });
-
 describe('adaptive account limit (no Redis)', () => {
-	const saved = process.env.COMFLY_IMAGE_CONCURRENCY;
-	beforeAll(() => (process.env.COMFLY_IMAGE_CONCURRENCY = '30'));
-	afterAll(() => (saved === undefined ? delete process.env.COMFLY_IMAGE_CONCURRENCY : (process.env.COMFLY_IMAGE_CONCURRENCY = saved)));
+	useEnv({ COMFLY_IMAGE_CONCURRENCY: '30' });
 
 	it('account capped at 10, pool 30, 30 jobs: all succeed, a handful of 429s after the first wave, peak active <= 10', async () => {
-		const results = await Promise.all(Array.from({ length: 30 }, (_, i) => obtainFluxImage(preparedJob(sim, `adaptive ${i}`), context(`a-${i}`))));
+		const results = await Promise.all(Array.from({ length: 30 }, (_, i) => obtainFluxImage(preparedJob(sim, `adaptive ${i}`), jobContext(`a-${i}`))));
 		expect(results.every((r) => r.outcome === 'success')).toBe(true);
 		expect(sim.log.tasks.size).toBe(30); // each paid once
 		expect(sim.log.peakActiveTasks).toBeLessThanOrEqual(10);

@@ -3,21 +3,15 @@
  * lease TTL) is not a Redis outage: the limit stays shared, the report carries no "unreachable" warning,
  * and the log says what happened.
  */
-import { LIMIT_REDIS_KEY_PREFIX, accountKey, createAccountLimiter } from '../../src/accountLimit';
-import { startTestRedis, type TestRedis } from '../support/redisServer';
+import { accountKey, createAccountLimiter } from '../../src/accountLimit';
+import type { TestRedis } from '../support/redisServer';
+import { useRedisServer } from '../redis/useRedisServer';
+import { until } from '../support/until';
+import { limitKeys } from '../redis/limitLeases';
 
 let redis: TestRedis;
-beforeAll(async () => {
-	redis = await startTestRedis();
-});
-afterAll(async () => {
-	await redis?.stop();
-});
+useRedisServer((started) => (redis = started));
 
-async function until(check: () => boolean, what: string): Promise<void> {
-	for (let i = 0; i < 1000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-	if (!check()) throw new Error(`timed out waiting until ${what}`);
-}
 
 it('a lapsed lease with Redis up warns in the log, and neither unshares the limit nor reports Redis unreachable', async () => {
 	const logged: string[] = [];
@@ -27,7 +21,7 @@ it('a lapsed lease with Redis up warns in the log, and neither unshares the limi
 		const admission = built.limiter.admission(accountKey('key', 'flux-3-image'), 3);
 		await admission.acquire();
 		expect(admission.sharedLease).toBe(true);
-		await client.del(...(await client.keys(`${LIMIT_REDIS_KEY_PREFIX}*`))); // the lease is gone, Redis is not
+		await client.del(...(await limitKeys(client))); // the lease is gone, Redis is not
 		await until(() => logged.length > 0, 'the lapsed lease is noticed');
 		expect(logged).toEqual([expect.stringMatching(/lease .*lapsed/)]);
 		expect(built.limiter.shared()).toBe(true);

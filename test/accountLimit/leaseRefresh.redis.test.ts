@@ -5,23 +5,13 @@
  */
 import { Semaphore } from 'redis-semaphore';
 import { accountKey, createAccountLimiter } from '../../src/accountLimit';
-import { startTestRedis, type TestRedis } from '../support/redisServer';
+import type { TestRedis } from '../support/redisServer';
+import { useRedisServer } from '../redis/useRedisServer';
+import { until } from '../support/until';
 
 let redis: TestRedis;
-beforeAll(async () => {
-	redis = await startTestRedis();
-});
-afterAll(async () => {
-	await redis?.stop();
-});
+useRedisServer((started) => (redis = started));
 
-async function until(check: () => boolean, what: string): Promise<void> {
-	for (let i = 0; i < 1000; i++) {
-		if (check()) return;
-		await new Promise((resolve) => setTimeout(resolve, 20));
-	}
-	throw new Error(`timed out waiting until ${what}`);
-}
 
 it('refreshes of a lease held while Redis is away fail without an unhandled rejection', async () => {
 	const unhandled: unknown[] = [];

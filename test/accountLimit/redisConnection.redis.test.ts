@@ -4,20 +4,13 @@
  * closing the limiter) alive for 2 s ("Jest did not exit one second after the test run has completed").
  */
 import { RedisConnection, readRedisTarget } from '../../src/accountLimit';
-import { startTestRedis, type TestRedis } from '../support/redisServer';
+import type { TestRedis } from '../support/redisServer';
+import { useRedisServer } from '../redis/useRedisServer';
+import { until } from '../support/until';
 
 let redis: TestRedis;
-beforeAll(async () => {
-	redis = await startTestRedis();
-});
-afterAll(async () => {
-	await redis?.stop();
-});
+useRedisServer((started) => (redis = started));
 
-async function until(check: () => boolean, what: string): Promise<void> {
-	for (let i = 0; i < 1000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-	if (!check()) throw new Error(`timed out waiting until ${what}`);
-}
 
 it('close() after Redis was killed arms no long timer', async () => {
 	const connection = new RedisConnection(readRedisTarget({ COMFLY_REDIS_URL: redis.url })!);

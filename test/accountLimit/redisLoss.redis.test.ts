@@ -3,56 +3,36 @@
  * limits, nothing is paid twice, the report's warnings say so; Redis back: the shared limit resumes.
  * Through the glue (obtainFluxImage, the process-wide limiter configured by COMFLY_REDIS_URL).
  */
-import { LIMIT_REDIS_KEY_PREFIX } from '../../src/accountLimit';
 import { accountLimitWarnings, processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
 import { obtainFluxImage } from '../../src/fluxN8n/storedFluxImageJob';
 import { storeWarnings } from '../../src/fluxN8n/imageCollector';
 import type { RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
-import { startTestRedis, type TestRedis } from '../support/redisServer';
+import type { TestRedis } from '../support/redisServer';
+import { useRedisServer } from '../redis/useRedisServer';
+import { useEnv } from '../support/useEnv';
+import { until } from '../support/until';
+import { leasesHeld, watchLeaseRemovals } from '../redis/limitLeases';
+import { jobContext } from '../support/preparedJobs';
 import { preparedJob } from './support/preparedJob';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 300 }, (started) => (sim = started));
 
 let redis: TestRedis;
-const saved = { url: process.env.COMFLY_REDIS_URL, c: process.env.COMFLY_IMAGE_CONCURRENCY };
-beforeAll(async () => {
-	redis = await startTestRedis();
-	process.env.COMFLY_REDIS_URL = redis.url;
-	process.env.COMFLY_IMAGE_CONCURRENCY = '5';
-});
-afterAll(async () => {
-	await redis?.stop();
-	for (const [name, value] of [['COMFLY_REDIS_URL', saved.url], ['COMFLY_IMAGE_CONCURRENCY', saved.c]] as const) {
-		if (value === undefined) delete process.env[name];
-		else process.env[name] = value;
-	}
-});
+useRedisServer((started) => (redis = started));
+useEnv({ COMFLY_REDIS_URL: () => redis.url, COMFLY_IMAGE_CONCURRENCY: '5' });
 
-const context = (jobId: string, signal = new AbortController().signal) => ({ jobId, signal, setAttempts: () => undefined });
-const batch = (prefix: string, n: number) => Promise.all(Array.from({ length: n }, (_, i) => obtainFluxImage(preparedJob(sim, `${prefix} ${i}`), context(`${prefix}-${i}`))));
-
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-	for (let i = 0; i < 2000; i++) {
-		if (await check()) return;
-		await new Promise((resolve) => setTimeout(resolve, 10));
-	}
-	throw new Error(`timed out waiting until ${what}`);
-}
+const batch = (prefix: string, n: number) => Promise.all(Array.from({ length: n }, (_, i) => obtainFluxImage(preparedJob(sim, `${prefix} ${i}`), jobContext(`${prefix}-${i}`))));
 
 describe('Redis lost mid-batch', () => {
 	jest.setTimeout(60_000);
 
 	it('the batch completes on per-process limits with a warning; when Redis is back the shared limit resumes', async () => {
 		const client = redis.client();
-		const leasesHeld = async () => {
-			const keys = await client.keys(`${LIMIT_REDIS_KEY_PREFIX}*`);
-			return keys.length === 1 ? await client.zcard(keys[0]) : 0;
-		};
 		expect(accountLimitWarnings()).toEqual([]);
 		const first = batch('before', 20);
-		await until(async () => (await leasesHeld()) === 5, 'five leases are held in Redis');
+		await until(async () => (await leasesHeld(client)) === 5, 'five leases are held in Redis');
 		client.disconnect();
 		await redis.kill();
 		const results = await first;
@@ -70,8 +50,7 @@ describe('Redis lost mid-batch', () => {
 		const again = redis.client();
 		try {
 			const second = batch('after', 10);
-			const keys = async () => again.keys(`${LIMIT_REDIS_KEY_PREFIX}*`);
-			await until(async () => (await keys()).length === 1 && (await again.zcard((await keys())[0])) > 0, 'leases are taken in Redis again');
+			await until(async () => (await leasesHeld(again)) > 0, 'leases are taken in Redis again');
 			expect((await second).every((r) => r.outcome === 'success')).toBe(true);
 			expect(accountLimitWarnings()[0]).toMatch(/was unreachable for a while .* it is back and the limit is shared again/);
 		} finally {
@@ -86,24 +65,23 @@ describe('cancellation under the shared limit', () => {
 	it('a cancelled execution releases its leases at once (not after the lease TTL), and its waiters leave the queue', async () => {
 		sim.setLatency(600_000);
 		const client = redis.client();
+		const subscriber = redis.client();
 		try {
-			const zcard = async () => {
-				const keys = await client.keys(`${LIMIT_REDIS_KEY_PREFIX}*`);
-				return keys.length === 1 ? await client.zcard(keys[0]) : 0;
-			};
 			const controller = new AbortController();
-			const jobs = Array.from({ length: 8 }, (_, i) => obtainFluxImage(preparedJob(sim, `cancel ${i}`), context(`c-${i}`, controller.signal)));
+			const jobs = Array.from({ length: 8 }, (_, i) => obtainFluxImage(preparedJob(sim, `cancel ${i}`), jobContext(`c-${i}`, controller.signal)));
 			await until(() => sim.activeTasks() === 5, 'five jobs are active upstream');
-			expect(await zcard()).toBe(5);
+			expect(await leasesHeld(client)).toBe(5);
+			const watch = await watchLeaseRemovals(client, subscriber);
 			controller.abort();
 			const outcomes = await Promise.allSettled(jobs);
 			expect(outcomes.every((o) => o.status === 'rejected' && (o.reason as { kind?: string }).kind === 'cancelled')).toBe(true);
-			const leaseTtlMs = 10_000;
-			const cancelledAt = Date.now();
-			await until(async () => (await zcard()) === 0, 'the leases are released');
-			expect(Date.now() - cancelledAt).toBeLessThan(leaseTtlMs); // released, not lapsed
+			// The lease set is gone once its last lease left it, released or lapsed (the 10 s lease TTL): wait for that.
+			await until(() => watch.keyGone(), 'the leases left Redis', { limitMs: 30_000 });
+			expect(await leasesHeld(client)).toBe(0);
+			expect(watch.removals).toEqual(['zrem', 'zrem', 'zrem', 'zrem', 'zrem']); // each released by its holder, none lapsed
 			expect(sim.log.tasks.size).toBe(5); // the three waiting jobs never submitted
 		} finally {
+			subscriber.disconnect();
 			client.disconnect();
 		}
 	});

@@ -10,23 +10,18 @@
  * `photo`, and → FLUX 3 Video v2v with start video `clip`. The relay simulator records what was sent.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 
-import { REPO_ROOT } from '../../scripts/examples';
 import {
 	compareVersions,
-	createN8nHome,
 	executeWorkflow,
-	importCredentials,
 	importWorkflows,
 	nodeItems,
 	type ExecuteResult,
 	type N8nHome,
 	type WorkflowJson,
 } from '../../scripts/n8n';
-import { makePromptMp4, startRelaySimulator, type RelaySimulator } from '../../relay-sim';
+import { makePromptMp4, type RelaySimulator } from '../../relay-sim';
+import { startSimulatedN8n, stopSimulatedN8n, type SimulatedN8n } from './support/simulatedN8n';
 import { encodeRgbPng, textChunk } from '../../relay-sim/pngCodec';
 
 const API_KEY = `sim-e2e-${randomBytes(16).toString('hex')}`;
@@ -39,9 +34,9 @@ const PHOTO = encodeRgbPng(2, 2, Buffer.alloc(12, 200), [textChunk('photo', 'bin
 /** The start video of the v2v job. */
 const CLIP = makePromptMp4('binary-modes start clip');
 
+let e2e: SimulatedN8n | undefined;
 let sim: RelaySimulator;
 let home: N8nHome | undefined;
-let outDir: string;
 const results: Partial<Record<Mode, ExecuteResult>> = {};
 
 function workflow(mode: Mode, credential: { id: string; name: string }): WorkflowJson {
@@ -88,11 +83,9 @@ function workflow(mode: Mode, credential: { id: string; name: string }): Workflo
 }
 
 beforeAll(async () => {
-	sim = await startRelaySimulator({ apiKey: API_KEY, latencyMs: 50 });
-	outDir = await fsp.mkdtemp(path.join(tmpdir(), 'flux-e2e-binary-modes-'));
-	home = await createN8nHome({ packageDir: REPO_ROOT, outputDir: outDir, log });
-	const [saved] = await importCredentials(home, [{ name: 'FLUX binary modes', type: 'fluxApi', data: { apiStyle: 'relay', baseUrl: sim.url, apiKey: API_KEY } }]);
-	const credential = { id: String(saved.id), name: saved.name };
+	e2e = await startSimulatedN8n({ name: 'binary-modes', apiKey: API_KEY, sim: { latencyMs: 50 }, credentialName: 'FLUX binary modes', log });
+	({ sim, home } = e2e);
+	const credential = e2e.credential;
 	const ids = await importWorkflows(home, MODES.map((mode) => workflow(mode, credential)));
 	for (const [i, mode] of MODES.entries()) {
 		results[mode] = await executeWorkflow(home, ids[i], { timeoutMs: 4 * 60_000 });
@@ -101,9 +94,7 @@ beforeAll(async () => {
 }, 20 * 60_000);
 
 afterAll(async () => {
-	await home?.cleanup();
-	await sim?.close();
-	if (outDir) await fsp.rm(outDir, { recursive: true, force: true });
+	await stopSimulatedN8n(e2e);
 });
 
 function run(mode: Mode): ExecuteResult {

@@ -17,17 +17,17 @@
  * execution has finished (`getPostExecutePromise`). Needs `npm run build` first.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, promises as fsp, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 import { parse as parseFlatted } from 'flatted';
 
-import { REPO_ROOT } from '../../scripts/examples';
-import { createN8nHome, ensureN8nInstalled, importCredentials, type N8nHome, type WorkflowJson } from '../../scripts/n8n';
+import { ensureN8nInstalled, type N8nHome, type WorkflowJson } from '../../scripts/n8n';
 import { fanInWorkflow } from './fanInWorkflow';
 import { N8nRestSession, startN8nServer, type N8nServer } from '../../scripts/n8n/n8nServer';
-import { readPromptFromPng, startRelaySimulator, type RelaySimulator } from '../../relay-sim';
+import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
+import { until } from '../support/until';
+import { startSimulatedN8n, stopSimulatedN8n, type SimulatedN8n } from './support/simulatedN8n';
 import { parseFluxParameters, toFluxImageRequest } from '../../src/fluxN8n/fluxParameters';
 import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import { openStore, readStoreConfig, type Store } from '../../src/store';
@@ -37,32 +37,27 @@ const log = (line: string) => process.stderr.write(`[e2e collector retry] ${line
 /** Long enough that the jobs are still generating when process A is killed. */
 const LATENCY_MS = 15_000;
 const OWNER = { email: 'owner@example.com', firstName: 'Test', lastName: 'Owner', password: 'Owner-password-1' };
+/** How long a wait for a state in n8n may take, and how often it looks. */
+const WAIT = { limitMs: 120_000, everyMs: 100 };
 const PROMPTS = ['retry: a lantern', 'retry: a compass', 'retry: a sextant'];
 
+let e2e: SimulatedN8n | undefined;
 let sim: RelaySimulator;
 let home: N8nHome | undefined;
 const servers: N8nServer[] = [];
-let outDir: string;
-let storeDir: string;
 let store: Store;
 let credential: { id: string; name: string };
 
 beforeAll(async () => {
 	await ensureN8nInstalled({ log });
-	sim = await startRelaySimulator({ apiKey: API_KEY, latencyMs: LATENCY_MS });
-	outDir = await fsp.mkdtemp(path.join(tmpdir(), 'flux-e2e-retry-out-'));
-	storeDir = await fsp.mkdtemp(path.join(tmpdir(), 'flux-e2e-retry-store-'));
-	store = openStore(readStoreConfig({ COMFLY_STORE_DIR: storeDir }, log));
-	home = await createN8nHome({ packageDir: REPO_ROOT, outputDir: outDir, env: { COMFLY_STORE_DIR: storeDir }, log });
-	const [saved] = await importCredentials(home, [{ name: 'FLUX retry e2e', type: 'fluxApi', data: { apiStyle: 'relay', baseUrl: sim.url, apiKey: API_KEY } }]);
-	credential = { id: String(saved.id), name: saved.name };
+	e2e = await startSimulatedN8n({ name: 'retry', apiKey: API_KEY, sim: { latencyMs: LATENCY_MS }, credentialName: 'FLUX retry e2e', store: true, log });
+	({ sim, home, credential } = e2e);
+	store = openStore(readStoreConfig({ COMFLY_STORE_DIR: e2e.storeDir }, log));
 }, 20 * 60_000);
 
 afterAll(async () => {
 	for (const server of servers) await server.stop();
-	await home?.cleanup();
-	await sim?.close();
-	for (const dir of [outDir, storeDir]) if (dir) await fsp.rm(dir, { recursive: true, force: true });
+	await stopSimulatedN8n(e2e);
 });
 
 /** The fan-in workflow with the FLUX credential on the collector, and n8n keeping the run data a retry needs. */
@@ -79,14 +74,6 @@ function retryWorkflow(folder: string): WorkflowJson {
 	});
 }
 
-/** Waits for a state by polling (never a sleep that makes the test pass). */
-async function until(condition: () => Promise<boolean> | boolean, what: string, limitMs = 120_000): Promise<void> {
-	const started = Date.now();
-	while (!(await condition())) {
-		if (Date.now() - started > limitMs) throw new Error(`Timed out waiting until ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 100));
-	}
-}
 
 async function startServer(): Promise<N8nServer> {
 	const server = await startN8nServer(home!, { log });
@@ -132,13 +119,14 @@ describe("n8n's Retry execution of the collector after a restart", () => {
 		await until(
 			async () => (await Promise.all(keys.map(async (key) => (await store.journal.read(key))?.state))).every((state) => state === 'submitted'),
 			'the journal says every job was acknowledged upstream',
+			WAIT,
 		);
 		await until(async () => {
 			const saved = await sessionA.request<{ data?: unknown }>('GET', `/rest/executions/${executionId}`);
 			if (saved.status !== 200 || saved.data?.data === undefined) return false;
 			const stack = runDataOf(saved.data.data).executionData?.nodeExecutionStack ?? [];
 			return stack.some((entry) => entry.node.name === 'Collect');
-		}, "n8n saved the execution's progress with the collector next on its stack");
+		}, "n8n saved the execution's progress with the collector next on its stack", WAIT);
 		expect(sim.log.submits).toHaveLength(3);
 		expect(sim.activeTasks()).toBe(3); // still generating upstream
 		await a.kill();
@@ -160,7 +148,7 @@ describe("n8n's Retry execution of the collector after a restart", () => {
 			const answer = await sessionB.request<typeof finished>('GET', `/rest/executions/${retried.data.id}`);
 			finished = answer.data ?? {};
 			return answer.status === 200 && finished.status !== undefined && !['new', 'running'].includes(finished.status);
-		}, 'the retried execution is recorded as ended');
+		}, 'the retried execution is recorded as ended', WAIT);
 		log(`process B: retry ${retried.data.id} of ${executionId} ended ${finished.status}`);
 		expect(finished.status).toBe('success');
 		expect(finished.finished).toBe(true);

@@ -8,7 +8,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, promises as fsp, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 import {
@@ -24,17 +23,16 @@ import {
 	type ExampleWorkflow,
 } from '../../scripts/examples';
 import {
-	createN8nHome,
 	ensureN8nInstalled,
 	executeWorkflow,
 	executionOrder,
-	importCredentials,
 	importWorkflows,
 	nodeItems,
 	type ExecuteResult,
 	type N8nHome,
 } from '../../scripts/n8n';
-import { readPngText, readPromptFromPng, startRelaySimulator, type RelaySimulator, type SubmitLogEntry } from '../../relay-sim';
+import { readPngText, readPromptFromPng, type RelaySimulator, type SubmitLogEntry } from '../../relay-sim';
+import { startSimulatedN8n, stopSimulatedN8n, type SimulatedN8n } from './support/simulatedN8n';
 
 /** A key that must never show up in n8n's output. */
 const API_KEY = `sim-e2e-${randomBytes(16).toString('hex')}`;
@@ -48,9 +46,9 @@ interface ExampleRun {
 	peakActiveTasks: number;
 }
 
+let e2e: SimulatedN8n | undefined;
 let sim: RelaySimulator;
 let home: N8nHome | undefined;
-let outDir: string;
 const runs: Partial<Record<'minimal' | 'batch', ExampleRun>> = {};
 
 function describeFailure(result: ExecuteResult): string {
@@ -71,12 +69,9 @@ function run(key: 'minimal' | 'batch'): ExampleRun {
 beforeAll(async () => {
 	// Cold cache: installs n8n (~6 min, once); warm: returns at once.
 	await ensureN8nInstalled({ log });
-	sim = await startRelaySimulator({ apiKey: API_KEY, latencyMs: { min: 200, max: 900, seed: 'e2e' } });
-	outDir = await fsp.mkdtemp(path.join(tmpdir(), 'flux-e2e-out-'));
-	home = await createN8nHome({ packageDir: REPO_ROOT, outputDir: outDir, log });
-	await importCredentials(home, [
-		{ name: EXAMPLE_CREDENTIAL_NAME, type: 'fluxApi', data: { apiStyle: 'relay', baseUrl: sim.url, apiKey: API_KEY } },
-	]);
+	const latencyMs = { min: 200, max: 900, seed: 'e2e' };
+	e2e = await startSimulatedN8n({ name: 'examples', apiKey: API_KEY, sim: { latencyMs }, credentialName: EXAMPLE_CREDENTIAL_NAME, log });
+	({ sim, home } = e2e);
 
 	const keys = ['minimal', 'batch'] as const;
 	const prepared = keys.map((key) => {
@@ -103,9 +98,7 @@ beforeAll(async () => {
 }, 45 * 60 * 1000);
 
 afterAll(async () => {
-	await home?.cleanup();
-	await sim?.close();
-	if (outDir) await fsp.rm(outDir, { recursive: true, force: true });
+	await stopSimulatedN8n(e2e);
 });
 
 describe('examples/flux-3-image-concurrent.json (two submits → one collector → two writes)', () => {

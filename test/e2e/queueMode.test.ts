@@ -10,15 +10,15 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { promises as fsp, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
-import { REPO_ROOT } from '../../scripts/examples';
-import { createN8nHome, ensureN8nInstalled, importCredentials, type N8nHome, type WorkflowJson } from '../../scripts/n8n';
+import { ensureN8nInstalled, type N8nHome, type WorkflowJson } from '../../scripts/n8n';
 import { N8nRestSession } from '../../scripts/n8n/n8nServer';
 import { startQueueMode, type QueueModeCluster } from '../../scripts/n8n/queueMode';
-import { readPromptFromPng, startRelaySimulator, type RelaySimulator } from '../../relay-sim';
+import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
+import { startSimulatedN8n, stopSimulatedN8n, type SimulatedN8n } from './support/simulatedN8n';
 import { startTestRedis, type TestRedis } from '../support/redisServer';
+import { until } from '../support/until';
 
 const API_KEY = `sim-e2e-${randomBytes(16).toString('hex')}`;
 const log = (line: string) => process.stderr.write(`[e2e queue mode] ${line}\n`);
@@ -27,32 +27,33 @@ const BATCHES = 6;
 const PER_BATCH = 10;
 const WEBHOOK_PATH = `flux-queue-${randomBytes(4).toString('hex')}`;
 
+let e2e: SimulatedN8n | undefined;
 let sim: RelaySimulator;
 let redis: TestRedis;
 let home: N8nHome | undefined;
 let cluster: QueueModeCluster | undefined;
-let outDir: string;
-let storeDir: string;
 let credential: { id: string; name: string };
 
 beforeAll(async () => {
 	await ensureN8nInstalled({ log });
 	redis = await startTestRedis();
-	sim = await startRelaySimulator({ apiKey: API_KEY, latencyMs: 2000, maxActiveTasks: ACCOUNT_CAP, imageSize: { width: 64, height: 64 } });
-	outDir = await fsp.mkdtemp(path.join(tmpdir(), 'flux-e2e-queue-out-'));
-	storeDir = await fsp.mkdtemp(path.join(tmpdir(), 'flux-e2e-queue-store-'));
-	home = await createN8nHome({ packageDir: REPO_ROOT, outputDir: outDir, env: { COMFLY_STORE_DIR: storeDir, COMFLY_IMAGE_CONCURRENCY: String(ACCOUNT_CAP) }, log });
-	const [saved] = await importCredentials(home, [{ name: 'FLUX queue e2e', type: 'fluxApi', data: { apiStyle: 'relay', baseUrl: sim.url, apiKey: API_KEY } }]);
-	credential = { id: String(saved.id), name: saved.name };
+	e2e = await startSimulatedN8n({
+		name: 'queue',
+		apiKey: API_KEY,
+		sim: { latencyMs: 2000, maxActiveTasks: ACCOUNT_CAP, imageSize: { width: 64, height: 64 } },
+		credentialName: 'FLUX queue e2e',
+		store: true,
+		env: { COMFLY_IMAGE_CONCURRENCY: String(ACCOUNT_CAP) },
+		log,
+	});
+	({ sim, home, credential } = e2e);
 	cluster = await startQueueMode(home, { redis: { host: '127.0.0.1', port: redis.port }, workers: 2, concurrency: 5, log });
 }, 20 * 60_000);
 
 afterAll(async () => {
 	await cluster?.stop();
-	await home?.cleanup();
-	await sim?.close();
+	await stopSimulatedN8n(e2e);
 	await redis?.stop();
-	for (const dir of [outDir, storeDir]) if (dir) await fsp.rm(dir, { recursive: true, force: true });
 });
 
 function queueWorkflow(folder: string): WorkflowJson {
@@ -83,13 +84,6 @@ function queueWorkflow(folder: string): WorkflowJson {
 	} as WorkflowJson;
 }
 
-async function until(condition: () => Promise<boolean> | boolean, what: string, limitMs = 180_000): Promise<void> {
-	const started = Date.now();
-	while (!(await condition())) {
-		if (Date.now() - started > limitMs) throw new Error(`Timed out waiting until ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 200));
-	}
-}
 
 const promptOf = (batch: number, job: number) => `queue b${batch} job ${job}`;
 
@@ -101,7 +95,7 @@ async function postBatch(url: string, batch: number): Promise<void> {
 		await res.text();
 		if (res.status !== 200 && res.status !== 404) throw new Error(`webhook answered HTTP ${res.status}`);
 		return res.status === 200;
-	}, 'the webhook is registered', 30_000);
+	}, 'the webhook is registered', { limitMs: 30_000, everyMs: 200 });
 }
 
 describe('n8n queue mode: main + 2 workers + Redis share one account-wide limit', () => {
@@ -118,7 +112,7 @@ describe('n8n queue mode: main + 2 workers + Redis share one account-wide limit'
 
 		await Promise.all(Array.from({ length: BATCHES }, (_, b) => postBatch(main.url, b)));
 		const finished = () => workers.flatMap((w) => [...w.output().matchAll(/Worker finished execution (\S+)/g)].map((m) => m[1]));
-		await until(() => finished().length >= BATCHES, 'every execution finished on a worker');
+		await until(() => finished().length >= BATCHES, 'every execution finished on a worker', { limitMs: 180_000, everyMs: 200 });
 
 		// Both workers ran executions: the limit really was shared across processes.
 		for (const w of workers) expect(w.executionIds().length).toBeGreaterThan(0);

@@ -10,25 +10,23 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, promises as fsp, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
-import { REPO_ROOT } from '../../scripts/examples';
 import {
-	createN8nHome,
 	ensureN8nInstalled,
 	executeWorkflow,
 	getFreePort,
-	importCredentials,
 	importWorkflows,
 	nodeItems,
 	type ExecuteResult,
 	type N8nHome,
 	type WorkflowJson,
 } from '../../scripts/n8n';
-import { readPromptFromPng, startRelaySimulator, type RelaySimulator } from '../../relay-sim';
+import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
 import { fanInWorkflow } from './fanInWorkflow';
+import { until } from '../support/until';
+import { startSimulatedN8n, stopSimulatedN8n, type SimulatedN8n } from './support/simulatedN8n';
 import { parseFluxParameters, toFluxImageRequest } from '../../src/fluxN8n/fluxParameters';
 import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import { openStore, readStoreConfig } from '../../src/store';
@@ -37,26 +35,21 @@ const API_KEY = `sim-e2e-${randomBytes(16).toString('hex')}`;
 const log = (line: string) => process.stderr.write(`[e2e store] ${line}\n`);
 const CRASH_LATENCY_MS = 8_000;
 
+let e2e: SimulatedN8n | undefined;
 let sim: RelaySimulator;
 let home: N8nHome | undefined;
-let outDir: string;
 let storeDir: string;
 let credential: { id: string; name: string };
 
 beforeAll(async () => {
 	await ensureN8nInstalled({ log });
-	sim = await startRelaySimulator({ apiKey: API_KEY, latencyMs: (prompt) => (prompt.startsWith('crash') ? CRASH_LATENCY_MS : 50) });
-	outDir = await fsp.mkdtemp(path.join(tmpdir(), 'flux-e2e-store-out-'));
-	storeDir = await fsp.mkdtemp(path.join(tmpdir(), 'flux-e2e-store-'));
-	home = await createN8nHome({ packageDir: REPO_ROOT, outputDir: outDir, env: { COMFLY_STORE_DIR: storeDir }, log });
-	const [saved] = await importCredentials(home, [{ name: 'FLUX store e2e', type: 'fluxApi', data: { apiStyle: 'relay', baseUrl: sim.url, apiKey: API_KEY } }]);
-	credential = { id: String(saved.id), name: saved.name };
+	const latencyMs = (prompt: string) => (prompt.startsWith('crash') ? CRASH_LATENCY_MS : 50);
+	e2e = await startSimulatedN8n({ name: 'store', apiKey: API_KEY, sim: { latencyMs }, credentialName: 'FLUX store e2e', store: true, log });
+	({ sim, home, storeDir, credential } = e2e);
 }, 20 * 60_000);
 
 afterAll(async () => {
-	await home?.cleanup();
-	await sim?.close();
-	for (const dir of [outDir, storeDir]) if (dir) await fsp.rm(dir, { recursive: true, force: true });
+	await stopSimulatedN8n(e2e);
 });
 
 function batchWorkflow(name: string, prompts: string[], seed: number, folder: string): WorkflowJson {
@@ -125,14 +118,6 @@ async function startExecute(workflowId: string) {
 	};
 }
 
-/** Waits for a state by polling (never a sleep that makes the test pass). */
-async function until(condition: () => Promise<boolean> | boolean, what: string, limitMs = 120_000): Promise<void> {
-	const started = Date.now();
-	while (!(await condition())) {
-		if (Date.now() - started > limitMs) throw new Error(`Timed out waiting until ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
-}
 
 describe('(2) n8n killed with SIGKILL while its jobs generate upstream', () => {
 	const prompts = ['crash: an owl', 'crash: a heron', 'crash: a wren'];
@@ -153,6 +138,7 @@ describe('(2) n8n killed with SIGKILL while its jobs generate upstream', () => {
 		await until(
 			async () => (await Promise.all(keys.map(async (key) => (await store.journal.read(key))?.state))).every((state) => state === 'submitted'),
 			'the journal says every job was acknowledged upstream',
+			{ limitMs: 120_000, everyMs: 50 },
 		);
 		expect(sim.log.submits).toHaveLength(3);
 		expect(sim.activeTasks()).toBe(3); // still generating

@@ -4,30 +4,29 @@
  * load, the clips come back in slot order, each MP4 holds its own SKU's prompt and is written to disk.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, promises as fsp, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 
-import { EXAMPLE_CREDENTIAL_NAME, REPO_ROOT, VIDEO_EXAMPLE, loadVideoExample, videoReport, withOutputFolder } from '../../scripts/examples';
-import { createN8nHome, ensureN8nInstalled, executeWorkflow, importCredentials, importWorkflows, nodeItems, type ExecuteResult, type N8nHome } from '../../scripts/n8n';
-import { readPromptFromMp4, startRelaySimulator, type RelaySimulator } from '../../relay-sim';
+import { EXAMPLE_CREDENTIAL_NAME, VIDEO_EXAMPLE, loadVideoExample, videoReport, withOutputFolder } from '../../scripts/examples';
+import { ensureN8nInstalled, executeWorkflow, importWorkflows, nodeItems, type ExecuteResult, type N8nHome } from '../../scripts/n8n';
+import { readPromptFromMp4, type RelaySimulator } from '../../relay-sim';
+import { startSimulatedN8n, stopSimulatedN8n, type SimulatedN8n } from './support/simulatedN8n';
 
 const API_KEY = `sim-e2e-${randomBytes(16).toString('hex')}`;
 const log = (line: string) => process.stderr.write(`[e2e video] ${line}\n`);
 
+let e2e: SimulatedN8n | undefined;
 let sim: RelaySimulator;
 let home: N8nHome | undefined;
-let outDir: string;
 let folder: string;
 let result: ExecuteResult;
 
 beforeAll(async () => {
 	await ensureN8nInstalled({ log });
-	sim = await startRelaySimulator({ apiKey: API_KEY, latencyMs: { min: 100, max: 400, seed: 'e2e-video' } });
-	outDir = await fsp.mkdtemp(path.join(tmpdir(), 'flux-e2e-video-'));
-	home = await createN8nHome({ packageDir: REPO_ROOT, outputDir: outDir, log });
-	await importCredentials(home, [{ name: EXAMPLE_CREDENTIAL_NAME, type: 'fluxApi', data: { apiStyle: 'relay', baseUrl: sim.url, apiKey: API_KEY } }]);
-	folder = path.join(outDir, 'clips');
+	const latencyMs = { min: 100, max: 400, seed: 'e2e-video' };
+	e2e = await startSimulatedN8n({ name: 'video', apiKey: API_KEY, sim: { latencyMs }, credentialName: EXAMPLE_CREDENTIAL_NAME, log });
+	({ sim, home } = e2e);
+	folder = path.join(e2e.outDir, 'clips');
 	mkdirSync(folder, { recursive: true });
 	const [id] = await importWorkflows(home, [withOutputFolder(loadVideoExample(), folder)]);
 	result = await executeWorkflow(home, id, { timeoutMs: 5 * 60_000 });
@@ -36,9 +35,7 @@ beforeAll(async () => {
 }, 45 * 60 * 1000);
 
 afterAll(async () => {
-	await home?.cleanup();
-	await sim?.close();
-	if (outDir) await fsp.rm(outDir, { recursive: true, force: true });
+	await stopSimulatedN8n(e2e);
 });
 
 it('runs the video example in real n8n and writes each SKU’s MP4 in slot order, holding its own prompt', () => {

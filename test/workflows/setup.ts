@@ -41,17 +41,8 @@ export function items(...jsons: IDataObject[]): INodeExecutionData[] {
 	return jsons.map((json) => ({ json }));
 }
 
-/**
- * Wait until `condition` holds, checking every few milliseconds (a wait for a state,
- * not a sleep that makes a test pass); fails after `limitMs`.
- */
-export async function until(condition: () => boolean, what: string, limitMs = 10_000): Promise<void> {
-	const started = Date.now();
-	while (!condition()) {
-		if (Date.now() - started > limitMs) throw new Error(`Timed out waiting until ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
-}
+/** Waits for a state (test/support/until.ts), for the engine tests that import it from here. */
+export { until } from '../support/until';
 
 export interface BatchOptions {
 	/** Submit node parameters besides the prompt (`={{ $json.prompt }}`). */

@@ -6,7 +6,8 @@
  * { simUrl, apiKey, redisUrl, limit, jobs, prefix, ttlMs, refreshMs }.
  */
 import { accountKey, createAccountLimiter } from '../../../src/accountLimit';
-import { closeFluxAgent, generateImage, type FluxImageRequest } from '../../../src/flux';
+import { closeFluxAgent, generateImage } from '../../../src/flux';
+import { requestFor } from '../../flux/helpers';
 
 interface Args {
 	simUrl: string;
@@ -19,7 +20,6 @@ interface Args {
 	refreshMs: number;
 }
 
-const request = (prompt: string): FluxImageRequest => ({ prompt, resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images: [] });
 
 async function main(): Promise<void> {
 	const args = JSON.parse(process.argv[2] ?? '{}') as Args;
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
 	const name = accountKey(args.apiKey, 'flux-3-image');
 	const outcomes = await Promise.allSettled(
 		Array.from({ length: args.jobs }, (_, i) =>
-			generateImage(credentials, request(`${args.prefix} job ${i}`), { admission: built.limiter.admission(name, args.limit), timeoutMs: 240_000 }),
+			generateImage(credentials, requestFor(`${args.prefix} job ${i}`), { admission: built.limiter.admission(name, args.limit), timeoutMs: 240_000 }),
 		),
 	);
 	const errors = outcomes.flatMap((o) => (o.status === 'rejected' ? [String((o.reason as Error)?.message ?? o.reason)] : []));

@@ -1,0 +1,16 @@
+import { startTestRedis, type TestRedis } from '../support/redisServer';
+
+/**
+ * Jest lifecycle for a test file that needs a real redis-server of its own (test/support/redisServer.ts):
+ * started on a free loopback port before all tests (handed to `use`), stopped after all.
+ */
+export function useRedisServer(use: (redis: TestRedis) => void): void {
+	let redis: TestRedis | undefined;
+	beforeAll(async () => {
+		redis = await startTestRedis();
+		use(redis);
+	});
+	afterAll(async () => {
+		await redis?.stop();
+	});
+}

@@ -1,0 +1,19 @@
+/**
+ * Waits until `condition` holds, checking it every `everyMs` (a wait for a state, never a sleep that makes a
+ * test pass); fails naming `what` once `limitMs` passed without it.
+ */
+export interface UntilOptions {
+	/** Give up after this long (default 20 s). */
+	limitMs?: number;
+	/** How often to check (default 10 ms). */
+	everyMs?: number;
+}
+
+export async function until(condition: () => boolean | Promise<boolean>, what: string, options: UntilOptions = {}): Promise<void> {
+	const { limitMs = 20_000, everyMs = 10 } = options;
+	const started = Date.now();
+	while (!(await condition())) {
+		if (Date.now() - started > limitMs) throw new Error(`Timed out waiting until ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, everyMs));
+	}
+}
