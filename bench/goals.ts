@@ -211,11 +211,11 @@ function memoryGoals(r: BenchResults): Goal[] {
 			target: '≤ 2× payload',
 			result: ratio <= 2 ? 'PASS' : 'MISS',
 			why:
-				`at the peak, over the baseline: ArrayBuffers +${mib(m.peakSample.arrayBuffers - m.baseline.arrayBuffers)} (the pool's result Buffers, ${mib(m.poolRetainedBytes)}, kept after collection until the ${'TTL'}), ` +
+				`at the peak, over the baseline: ArrayBuffers +${mib(m.peakSample.arrayBuffers - m.baseline.arrayBuffers)} (download chunks; the pool holds references, not image bytes: ${mib(m.poolRetainedBytes)} retained after collection), ` +
 				`external +${mib(m.peakSample.external - m.baseline.external)} (it includes the ArrayBuffers and large strings, e.g. the base64 copies in items: ${mib(m.base64InItemsBytes)}), ` +
 				`heap +${mib(m.peakSample.heapUsed - m.baseline.heapUsed)}; the rest is download chunks and allocator slack. ` +
 				(mode === 'default'
-					? 'In-memory mode alone needs 1 + 4/3 = 2.33× the payload (raw Buffer in the pool + base64 text in the item) before any transient copy.'
+					? 'In-memory mode keeps 4/3 of the payload as base64 text in the items (the pool holds no image bytes), plus each slot\'s transient Buffer while n8n encodes it.'
 					: ''),
 		});
 	}
