@@ -2,11 +2,14 @@
  * The goals the benchmark reports (PASS / MISS / INFO, with a `why` computed from the run's own numbers),
  * one function per scenario, in the order of the printed table.
  */
+import { GUARD_MS } from '../src/flux/pollRate';
+import { capBoundText } from './capBound';
 import { pollsAround } from './model';
 import { duration, fixed, mib, ms, percent, s } from './format';
 import { failedSlots, pollsPerJob } from './jobs';
 import { forPolicy, POLICY_DEFAULT, POLICY_FIXED_100, POLICY_PREVIOUS, pollWaitRule } from './policies';
 import type { BenchResults } from './benchResults';
+import { UNCAPPED } from './scenarios/makespan';
 import { modelAt } from './scenarios/pollPolicies';
 import { SHARED_REFERENCE_GOAL_RATIO } from './scenarios/sharedReference';
 import { latencyRangeGoals, scalingGoals, arrivalOrderGoal, collectorOverheadGoal } from './goalsIssue14';
@@ -70,6 +73,11 @@ function makespanGoals(r: BenchResults): Goal[] {
 	const { r300p, ideal300p, naive300, eff300p, lag300p, dec300p, peakActive300p } = r.p300;
 	const { r300r, j300r, rounds, ideal300r, eff300r } = r.r300;
 	const { fastPolicy, defaultPolicy, effDirectDefault, effDirectFast, defaultModelL, defaultGapL } = derived(r);
+	const pollRate = r.comparison.pollRate;
+	const uncapped = r.direct.find((d) => d.name === UNCAPPED);
+	const effDirectUncapped = uncapped ? uncapped.ideal / uncapped.wallMs : NaN;
+	const finishesPerSecond = 300 / (r300p.wallMs / 1000);
+	const roundsBoundMs = rounds.reduce((sum, round) => sum + round.minLatencyMs + (30 > pollRate ? 1000 + GUARD_MS : 0), 0);
 	const lagWhy =
 		`detection lag: a job is held until a poll sees its task Ready, so its lag is bounded by the poll interval near completion ` +
 		`(plus the poll and download round trips). With the default that interval is ${pollWaitRule(POLICY_DEFAULT.poll)}: ` +
@@ -86,7 +94,8 @@ function makespanGoals(r: BenchResults): Goal[] {
 			`median run: ${s(r30.wallMs)} = ${ms(crit.startToCreatedMs)} until the last-finishing job's task was created (engine + submit node + submit round trip) ` +
 			`+ ${ms(crit.latencyMs)} its latency + ${ms(crit.lagMs)} its detection lag and download + ${ms(crit.tailMs)} collector output and engine end. ` +
 			`The ideal allows only the longest latency (${s(ideal30)}). Over all ${REPEATS_30} runs the lag was p50 ${ms(lag30.p50)}, p95 ${ms(lag30.p95)}, max ${ms(lag30.max)}; ${lagWhy} ` +
-			`With ${POLICY_FIXED_100.name} (table 4) the same 30 jobs reach ${fixed(fastPolicy.ideal / fastPolicy.wallMs)}, with the default ${fixed(defaultPolicy.ideal / defaultPolicy.wallMs)} (both without n8n).`,
+			`With ${POLICY_FIXED_100.name} (table 4) the same 30 jobs reach ${fixed(fastPolicy.ideal / fastPolicy.wallMs)}, with the default ${fixed(defaultPolicy.ideal / defaultPolicy.wallMs)} (both without n8n, no poll rate cap). ` +
+			capBoundText(r.n30.j30, r30.startedAt, ideal30, pollRate),
 	});
 	goals.push({
 		id: '1b',
@@ -100,7 +109,11 @@ function makespanGoals(r: BenchResults): Goal[] {
 			`(peak ${peakActive300p} tasks active upstream). Without n8n, the same 300 jobs through generateImage reach ${fixed(effDirectDefault)} with the default poll ` +
 			`and ${fixed(effDirectFast)} with ${POLICY_FIXED_100.name}. Of the ${fixed(1 - eff300p)} lost through the nodes, ${fixed(effDirectFast - effDirectDefault)} is the default's polling ` +
 			`(direct, default → ${POLICY_FIXED_100.name}), ${fixed(effDirectDefault - eff300p)} is n8n and the nodes (same poll, nodes → direct), ` +
-			`and ${fixed(1 - effDirectFast)} remains with a fast poll (round trips, downloads, scheduling).`,
+			`and ${fixed(1 - effDirectFast)} remains with a fast poll (round trips, downloads, scheduling). ` +
+			`The poll rate cap: ${fixed(finishesPerSecond, 1)} jobs finish per second against ${pollRate} polls/s per account, so ${fixed(pollRate / finishesPerSecond, 2)} polls per job at most ` +
+			`(measured ${fixed(pollsPerJob(r.p300.j300p), 2)}): the schedule aims one poll at the high quantile of the learned times (a tenth of the jobs probe), ` +
+			`which costs the gap between a job's Ready and that quantile; the first 30 jobs, Ready together, wait up to 1 s for the cap. ` +
+			`Without the cap the same 300 jobs through generateImage reach ${fixed(effDirectUncapped)} (diagnostic row "${UNCAPPED}").`,
 	});
 	const lags300r = j300r.map((j) => j.lagMs ?? NaN);
 	goals.push({
@@ -113,7 +126,10 @@ function makespanGoals(r: BenchResults): Goal[] {
 			`each round waits for its slowest job (the collector is a barrier), so every round pays its worst detection lag: ` +
 			`max lag per round ${rounds.map((r) => (r.maxLagMs / 1000).toFixed(2)).join(', ')} s (mean ${ms(mean(rounds.map((r) => r.maxLagMs)))}), ` +
 			`against a mean lag of ${ms(mean(lags300r))} over all 300 jobs. The slowest of 30 lags sits near the 97th percentile of the lag distribution ` +
-			`(here ${ms(quantile(lags300r, 30 / 31))}), so the tail of the poll interval, not its mean, sets each round's cost.`,
+			`(here ${ms(quantile(lags300r, 30 / 31))}), so the tail of the poll interval, not its mean, sets each round's cost. ` +
+			(30 > pollRate
+				? `The poll rate cap (${pollRate}/s) bounds every round of 30 jobs Ready within ~0.2 s: its last Ready poll comes ≥ 1 s after its first Ready, so Σ (fastest latency + 1 s) = ${s(roundsBoundMs)} (efficiency ≤ ${fixed(ideal300r / roundsBoundMs)}) before any submit or download time.`
+				: ''),
 	});
 	return goals;
 }
@@ -197,11 +213,11 @@ function memoryGoals(r: BenchResults): Goal[] {
 			target: '≤ 2× payload',
 			result: ratio <= 2 ? 'PASS' : 'MISS',
 			why:
-				`at the peak, over the baseline: ArrayBuffers +${mib(m.peakSample.arrayBuffers - m.baseline.arrayBuffers)} (the pool's result Buffers, ${mib(m.poolRetainedBytes)}, kept after collection until the ${'TTL'}), ` +
+				`at the peak, over the baseline: ArrayBuffers +${mib(m.peakSample.arrayBuffers - m.baseline.arrayBuffers)} (download chunks; the pool holds references, not image bytes: ${mib(m.poolRetainedBytes)} retained after collection), ` +
 				`external +${mib(m.peakSample.external - m.baseline.external)} (it includes the ArrayBuffers and large strings, e.g. the base64 copies in items: ${mib(m.base64InItemsBytes)}), ` +
 				`heap +${mib(m.peakSample.heapUsed - m.baseline.heapUsed)}; the rest is download chunks and allocator slack. ` +
 				(mode === 'default'
-					? 'In-memory mode alone needs 1 + 4/3 = 2.33× the payload (raw Buffer in the pool + base64 text in the item) before any transient copy.'
+					? 'In-memory mode keeps 4/3 of the payload as base64 text in the items (the pool holds no image bytes), plus each slot\'s transient Buffer while n8n encodes it.'
 					: ''),
 		});
 	}

@@ -129,6 +129,8 @@ export interface NodesBatchResult {
 	jobs: JobRecord[];
 	memory?: MemorySummary;
 	loopDelay?: LoopDelay;
+	/** When each status poll left the worker (epoch ms). */
+	pollStarts?: number[];
 }
 
 export interface SerialResult {

@@ -41,12 +41,12 @@ export async function startSizedSim(range: { min: number; max: number }, seed: s
 	};
 }
 
-/** The most polls that arrived in any one-second window between `from` and `to` (epoch ms). */
-export function peakPollsPerSecond(pollTimes: readonly number[], from = -Infinity, to = Infinity): number {
+/** The most polls that arrived in any one-second window (or `windowMs`) between `from` and `to` (epoch ms; `pollTimes` in order). */
+export function peakPollsPerSecond(pollTimes: readonly number[], from = -Infinity, to = Infinity, windowMs = 1000): number {
 	const times = pollTimes.filter((t) => t >= from && t <= to);
 	let peak = 0;
 	for (let i = 0, j = 0; i < times.length; i++) {
-		while (times[i] - times[j] >= 1000) j++;
+		while (times[i] - times[j] >= windowMs) j++;
 		peak = Math.max(peak, i - j + 1);
 	}
 	return peak;

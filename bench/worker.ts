@@ -8,6 +8,7 @@
  * the pool; BENCH_BINARY_MODE = 'default' (in-memory) | 'filesystem' picks n8n's binary data mode.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { subscribe } from 'node:diagnostics_channel';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import type { INodeExecutionData } from 'n8n-workflow';
@@ -42,6 +43,13 @@ const nodeTypes = makeNodeTypes(timings);
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded after n8n-core, in this order */
 const flux = require('../src/flux') as typeof import('../src/flux');
 const pool = require('../src/pool') as typeof import('../src/pool');
+
+/** When each status poll left this process (undici's request:create, epoch ms): the poll rate as the client sends it (goal 12c). */
+const pollStarts: number[] = [];
+subscribe('undici:request:create', (message) => {
+	const { request } = message as { request: { method?: string; path?: string } };
+	if (request.method === 'GET' && request.path?.includes('get_result')) pollStarts.push(Date.now());
+});
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 const binaryMode = process.env.BENCH_BINARY_MODE === 'default' ? 'default' : 'filesystem';
@@ -172,6 +180,7 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	const loop = task.loopDelay ? monitorEventLoopDelay({ resolution: 5 }) : undefined;
 	loop?.enable();
 	const timingStart = timings.length;
+	const pollStart = pollStarts.length;
 	const cpuStart = process.cpuUsage();
 	const startedAt = Date.now();
 	const t0 = performance.now();
@@ -205,7 +214,7 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	const loopDelay: LoopDelay | undefined = loop && { maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, meanMs: loop.mean / 1e6 };
 	const { executions, jobs } = summarizeRuns(runs, specs, timingStart);
 	const memory = sampler ? await memoryAfterRun(sampler, runs, jobs, reference) : undefined;
-	return { kind: 'nodesBatch', wallMs, startedAt, cpu, executions, jobs, memory, loopDelay };
+	return { kind: 'nodesBatch', wallMs, startedAt, cpu, executions, jobs, memory, loopDelay, pollStarts: pollStarts.splice(pollStart) };
 }
 
 function summarizeRuns(runs: BatchRun[], specs: ReadonlyArray<{ size: number }>, timingStart: number): { executions: ExecutionSummary[]; jobs: JobRecord[] } {

@@ -120,6 +120,7 @@ export class TaskStore {
 			const entry = this.log.tasks.get(task.id);
 			if (entry) {
 				entry.finalStatus = task.reported;
+				entry.reportedAt = now;
 				if (task.reported === 'Ready') entry.readyAt = readyAt;
 			}
 		}

@@ -68,6 +68,7 @@ export interface TaskLogEntry {
 	prompt: string;
 	createdAt: number;
 	readyAt?: number; // when the task became Ready (createdAt + latency), set once a poll saw it Ready
+	reportedAt?: number; // when the poll that reported the final status arrived
 	finalStatus?: string; // 'Ready' or the final status of a fault, set on the poll that reported it
 	latencyMs: number;
 	style: ApiStyle;

@@ -13,6 +13,8 @@
  * 1.2–2 s, 500 ms polls) and are marked so. The serial rows run in parallel with each other (they mostly
  * sleep), after the concurrent rows, which run alone.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
 import { join, pollsPerJob, type JoinedJob } from '../jobs';
 import { fixed, log, s } from '../format';
 import type { DirectResult, DirectTask, NodesBatchResult, SerialResult } from '../protocol';
@@ -45,7 +47,14 @@ export interface ApproachRow {
 export interface PackageRow extends ApproachRow {
 	/** wall / slowest latency (the goal's measure). */
 	vsSlowest: number;
+	/** The most polls in any one-second window of the simulator's stamps (when its process handled them). */
 	peakPollsPerSecond: number;
+	/** The same, over the times the polls left the worker (what the cap governs). */
+	clientPeakPollsPerSecond: number;
+	/** The simulator's (this process's) longest event-loop stall during the row: how late its stamps can be. */
+	simLoopMaxMs: number;
+	/** The most stamps in any window of 1 s − simLoopMaxMs: polls that must have arrived within one second. */
+	surePeakPollsPerSecond: number;
 	jobs: JoinedJob[];
 	result: NodesBatchResult;
 }
@@ -101,11 +110,24 @@ function rowOf(approach: Approach, range: RangeName, size: SizeTag, wallMs: numb
 type Sims = Record<RangeName | 'longScaled', SizedSim>;
 
 async function packageRow(worker: Worker, sized: SizedSim, range: RangeName, size: SizeTag, prefix: string, downloadMs: number): Promise<PackageRow> {
+	const loop = monitorEventLoopDelay({ resolution: 5 });
+	loop.enable();
 	const { result } = await worker.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(size), executions: [30], concurrent: false });
+	loop.disable();
 	const jobs = join(result.jobs, sized.sim.log);
 	const row = rowOf(APPROACHES[0], range, size, result.wallMs, jobs, downloadMs);
-	const peak = peakPollsPerSecond(sized.sim.log.pollTimes, result.startedAt, result.startedAt + result.wallMs);
-	return { ...row, vsSlowest: result.wallMs / row.slowestMs, peakPollsPerSecond: peak, jobs, result };
+	const [from, to] = [result.startedAt, result.startedAt + result.wallMs];
+	const simLoopMaxMs = loop.max / 1e6;
+	return {
+		...row,
+		vsSlowest: result.wallMs / row.slowestMs,
+		peakPollsPerSecond: peakPollsPerSecond(sized.sim.log.pollTimes, from, to),
+		clientPeakPollsPerSecond: peakPollsPerSecond(result.pollStarts ?? [], from, to),
+		simLoopMaxMs,
+		surePeakPollsPerSecond: peakPollsPerSecond(sized.sim.log.pollTimes, from, to, 1000 - simLoopMaxMs),
+		jobs,
+		result,
+	};
 }
 
 async function packageRowsFor(worker: Worker, sims: Sims, sizes: SizeTag[], downloadMs: Record<SizeTag, number>) {

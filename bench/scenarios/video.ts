@@ -124,7 +124,7 @@ export function videoGoals(v: VideoScenario | undefined): Goal[] {
 				measured: `${fixed(run.efficiency)} (wall ${s(run.wallMs)}, slowest clip ${s(run.slowestClipMs)}, tail ${s(run.wallMs - run.slowestClipMs)}; peak ${run.peakActiveVideoTasks} generating)${broken}`,
 				target: 'INFO',
 				result: 'INFO' as const,
-				why: 'the tail is disk and hashing, not waiting: the clips are written to a download file, copied and hashed into the store (sha512), read back with the hash checked, and written into n8n’s binary store, on this machine’s cores. Real clips take minutes, so the tail is a small share there.',
+				why: 'the tail is disk and hashing, not waiting: the clips are written to a download file, copied and hashed into the store (sha256), read back with the hash checked, and written into n8n’s binary store, on this machine’s cores. Real clips take minutes, so the tail is a small share there.',
 			},
 		];
 	});

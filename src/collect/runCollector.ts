@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
 import { poolFor, type WorkerPool } from '../pool';
@@ -55,15 +56,18 @@ async function waitOrFail<Result extends CollectableResult>(
 	}
 }
 
+/** Slots handed to n8n at once: streams from disk overlap their reads and n8n's writes; memory stays a few chunks per slot. */
+export const HAND_OVER_CONCURRENCY = 3;
+
 /**
- * Each slot's output item is made (its image handed to n8n's binary store) as soon as its job ends, one
- * slot at a time in the order they end, while the other jobs still run: after the last job only its own
- * image is left to hand over. One at a time, so a result read back from a store becomes n8n's binary
- * before the next is read (the raw bytes of all slots are never in memory at once next to their copies).
+ * Each slot's output item is made (its image handed to n8n's binary store) as soon as its job ends, in the order
+ * they end, while the other jobs still run: after the last job only its own image (and any still in hand) is left
+ * to hand over. At most {@link HAND_OVER_CONCURRENCY} at a time, so results read back from a store become n8n's
+ * binaries a few at a time (the bytes of all slots are never in memory at once next to their copies).
  */
 class SlotHandOver<Result extends CollectableResult> {
 	private readonly made = new Map<SlotOutcome<Result>, Promise<INodeExecutionData>>();
-	private chain: Promise<unknown> = Promise.resolve();
+	private readonly limit = pLimit(HAND_OVER_CONCURRENCY);
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
@@ -72,9 +76,8 @@ class SlotHandOver<Result extends CollectableResult> {
 	) {}
 
 	start(outcome: SlotOutcome<Result>): void {
-		const item = this.chain.then(async () => await slotItem(this.ctx, this.spec, outcome, this.params));
+		const item = this.limit(async () => await slotItem(this.ctx, this.spec, outcome, this.params));
 		item.catch(() => undefined); // awaited (and thrown) by item(); not unhandled when the wait fails first
-		this.chain = item.catch(() => undefined);
 		this.made.set(outcome, item);
 	}
 

@@ -3,10 +3,11 @@
  * size cap; see download.ts), but the body goes chunk by chunk into a file, never into one Buffer.
  */
 import { randomUUID } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { BodyCutOffError, discardBody, formatBytes, headerValue } from './body';
+import { FileBodyNotRecognisedError, FileBodyTooLargeError, FileBodyWriteError, writeBodyToFile } from './bodyFile';
 import { downloadResult, type DownloadSink } from './download';
 import type { JobRuntime } from './job';
 import { transient, type Transient } from './retry';
@@ -29,9 +30,6 @@ export async function downloadVideo(rt: JobRuntime, sampleUrl: string, dir: stri
 	return await downloadResult(rt, sampleUrl, sink);
 }
 
-class NotMp4Error extends Error {}
-class TooLargeError extends Error {}
-
 async function readVideo(rt: JobRuntime, res: Dispatcher.ResponseData, dir: string): Promise<DownloadedVideo | Transient> {
 	const maxBytes = rt.settings.maxDownloadBytes;
 	const lengthHeader = headerValue(res.headers, 'content-length');
@@ -44,19 +42,19 @@ async function readVideo(rt: JobRuntime, res: Dispatcher.ResponseData, dir: stri
 	const filePath = path.join(dir, `${randomUUID()}.mp4.part`);
 	let received: number;
 	try {
-		received = await writeBody(res.body, filePath, maxBytes);
+		received = (await writeBodyToFile(res.body, filePath, { maxBytes, sniffBytes: MP4_SNIFF_BYTES, recognise: isMp4 })).byteLength;
 	} catch (err) {
 		await rm(filePath, { force: true });
 		rt.throwIfAborted();
-		if (err instanceof TooLargeError) throw tooLarge(`more than ${formatBytes(maxBytes)} received`);
-		if (err instanceof NotMp4Error) {
+		if (err instanceof FileBodyTooLargeError) throw tooLarge(`more than ${formatBytes(maxBytes)} received`);
+		if (err instanceof FileBodyNotRecognisedError) {
 			const ct = headerValue(res.headers, 'content-type');
 			throw rt.error('not_an_image', `The downloaded file is not an MP4 video (no ftyp box)${ct ? ` (served as ${ct.slice(0, 60)})` : ''}`);
 		}
 		if (err instanceof BodyCutOffError) {
 			return transient('download_failed', `the video body was cut off after ${err.received} bytes (${errorCode(err.reason) ?? describeNetworkError(err.reason)})`);
 		}
-		throw err; // the file could not be written (disk full, …): not retried
+		throw err instanceof FileBodyWriteError ? err.cause : err; // the file could not be written (disk full, …): not retried
 	}
 	if (declared !== undefined && received < declared) {
 		await rm(filePath, { force: true });
@@ -66,44 +64,4 @@ async function readVideo(rt: JobRuntime, res: Dispatcher.ResponseData, dir: stri
 	const done = filePath.slice(0, -'.part'.length);
 	await rename(filePath, done);
 	return { filePath: done, byteLength: received, mimeType: 'video/mp4', fileExtension: 'mp4' };
-}
-
-/** Writes the body to `filePath` as it arrives (one chunk in memory at a time); checks the ftyp box and the cap. */
-async function writeBody(body: Dispatcher.ResponseData['body'], filePath: string, maxBytes: number): Promise<number> {
-	const file = await open(filePath, 'wx', 0o600);
-	let total = 0;
-	let head: Buffer | undefined = Buffer.alloc(0);
-	try {
-		try {
-			for await (const chunk of body) {
-				const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-				total += buf.length;
-				if (total > maxBytes) throw new TooLargeError();
-				if (head) {
-					head = Buffer.concat([head, buf.subarray(0, MP4_SNIFF_BYTES)]);
-					if (head.length >= MP4_SNIFF_BYTES) {
-						if (!isMp4(head)) throw new NotMp4Error();
-						head = undefined;
-					}
-				}
-				await file.write(buf);
-			}
-		} catch (err) {
-			if (err instanceof TooLargeError || err instanceof NotMp4Error) {
-				discardBody(body);
-				throw err;
-			}
-			if (isWriteError(err)) throw err;
-			throw new BodyCutOffError(total, err);
-		}
-		if (head) throw new NotMp4Error(); // fewer bytes than an ftyp box
-		return total;
-	} finally {
-		await file.close();
-	}
-}
-
-function isWriteError(err: unknown): boolean {
-	const code = (err as { code?: unknown } | null)?.code;
-	return typeof code === 'string' && ['ENOSPC', 'EDQUOT', 'EACCES', 'EROFS', 'EIO', 'EMFILE'].includes(code);
 }

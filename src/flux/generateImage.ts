@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import type { LookupFunction } from './addresses';
 import type { SubmitAdmission } from './admission';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage } from './download';
+import { downloadImageFile, type ImageDownload } from './downloadImageFile';
 import { resolveEndpoints, type FluxCredentials } from './endpoints';
 import { FluxError } from './errors';
 import { fluxDispatchers, singleDispatcher } from './httpAgent';
@@ -86,6 +87,14 @@ export interface FluxImageResult {
 	attempts: AttemptCounts;
 }
 
+/** Options of {@link generateImageFile} / {@link awaitImageFile}: where the image file goes (an existing folder). */
+export interface ImageFileOptions extends GenerateOptions {
+	downloadDir: string;
+}
+
+/** A generated image in a file (or, when the folder could not be written, in memory): see downloadImageFile.ts. */
+export type FluxImageFileResult = ImageDownload & Pick<FluxImageResult, 'taskId' | 'timings' | 'attempts'>;
+
 function positive(n: number | undefined, fallback: number): number {
 	return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.min(n, MAX_TIMER_MS) : fallback;
 }
@@ -141,11 +150,15 @@ export async function settle<T>(rt: JobRuntime, work: Promise<T>): Promise<T> {
 	}
 }
 
+/** The second half of a job's result: its image, however downloaded. */
+type Fetch<I> = (rt: JobRuntime, sampleUrl: string) => Promise<I>;
+type Timed<I> = I & Pick<FluxImageResult, 'taskId' | 'timings' | 'attempts'>;
+
 /** Polls until Ready, then downloads: the image of an upstream task. */
-async function imageOf(rt: JobRuntime, task: FluxTask, submittedAt: number, learn: boolean): Promise<FluxImageResult> {
+async function imageOf<I>(rt: JobRuntime, task: FluxTask, submittedAt: number, learn: boolean, fetch: Fetch<I>): Promise<Timed<I>> {
 	const { sampleUrl } = await pollUntilReady(rt, task, learn);
 	const readyAt = rt.now();
-	const image = await downloadImage(rt, sampleUrl);
+	const image = await fetch(rt, sampleUrl);
 	return {
 		...image,
 		taskId: task.taskId,
@@ -162,6 +175,18 @@ async function imageOf(rt: JobRuntime, task: FluxTask, submittedAt: number, lear
  * `request` or its JSON body, so large base64 reference images can be garbage-collected.
  */
 export function generateImage(creds: FluxCredentials, request: FluxImageRequest, opts: GenerateOptions = {}): Promise<FluxImageResult> {
+	return generateWith(creds, request, opts, downloadImage);
+}
+
+/**
+ * {@link generateImage} with the image streamed into a new file in `downloadDir` (hashed on the way; see
+ * downloadImageFile.ts), or into memory when that folder cannot be written. The caller owns the file.
+ */
+export function generateImageFile(creds: FluxCredentials, request: FluxImageRequest, opts: ImageFileOptions): Promise<FluxImageFileResult> {
+	return generateWith(creds, request, opts, (rt, url) => downloadImageFile(rt, url, opts.downloadDir));
+}
+
+function generateWith<I>(creds: FluxCredentials, request: FluxImageRequest, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
 	let rt: JobRuntime;
 	try {
 		rt = startJob(creds, opts);
@@ -169,7 +194,7 @@ export function generateImage(creds: FluxCredentials, request: FluxImageRequest,
 		return Promise.reject(err);
 	}
 	const submitted = submitTask(rt, requestPayload(request), { onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
-	return settle(rt, submitted.then((task) => imageOf(rt, task, rt.now(), true)));
+	return settle(rt, submitted.then((task) => imageOf(rt, task, rt.now(), true, fetch)));
 }
 
 /**
@@ -182,6 +207,15 @@ export function awaitImage(
 	task: { taskId: string; pollingUrl?: string },
 	opts: GenerateOptions = {},
 ): Promise<FluxImageResult> {
+	return awaitWith(creds, task, opts, downloadImage);
+}
+
+/** {@link awaitImage} with the image streamed into a file, as {@link generateImageFile}. */
+export function awaitImageFile(creds: FluxCredentials, task: { taskId: string; pollingUrl?: string }, opts: ImageFileOptions): Promise<FluxImageFileResult> {
+	return awaitWith(creds, task, opts, (rt, url) => downloadImageFile(rt, url, opts.downloadDir));
+}
+
+function awaitWith<I>(creds: FluxCredentials, task: { taskId: string; pollingUrl?: string }, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
 	let rt: JobRuntime;
 	try {
 		rt = startJob(creds, opts);
@@ -191,5 +225,5 @@ export function awaitImage(
 	const copy: FluxTask = task.pollingUrl ? { taskId: task.taskId, pollingUrl: task.pollingUrl } : { taskId: task.taskId };
 	rt.taskId = copy.taskId;
 	rt.phase = 'poll';
-	return settle(rt, imageOf(rt, copy, rt.now(), false));
+	return settle(rt, imageOf(rt, copy, rt.now(), false, fetch));
 }

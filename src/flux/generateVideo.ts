@@ -53,7 +53,7 @@ function startVideoJob(creds: FluxCredentials, opts: VideoOptions): JobRuntime {
 }
 
 async function videoOf(rt: JobRuntime, task: FluxTask, submittedAt: number, dir: string): Promise<FluxVideoResult> {
-	const { sampleUrl } = await pollUntilReady(rt, task);
+	const { sampleUrl } = await pollUntilReady(rt, task, rt.submitRoundTripMs !== undefined); // learns when this job submitted the task
 	const readyAt = rt.now();
 	await mkdir(dir, { recursive: true, mode: 0o700 });
 	const video = await downloadVideo(rt, sampleUrl, dir);

@@ -3,8 +3,10 @@
  * rule, poll, download, and the credential test; errors and redaction. See docs/CONTRACTS.md,
  * section src/flux. Tests of the client's own pieces import those modules directly.
  */
-export { generateImage, awaitImage } from './generateImage';
-export type { GenerateOptions, FluxImageResult } from './generateImage';
+export { generateImage, awaitImage, generateImageFile, awaitImageFile } from './generateImage';
+export type { GenerateOptions, FluxImageResult, FluxImageFileResult, ImageFileOptions } from './generateImage';
+export { isImageFile, IMAGE_FILE_HASH } from './downloadImageFile';
+export type { DownloadedImageFile, ImageDownload } from './downloadImageFile';
 export type { FluxTask } from './submit';
 export type { AttemptCounts } from './job';
 export { checkFluxCredentials } from './credentialCheck';

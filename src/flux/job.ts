@@ -76,6 +76,8 @@ export class JobRuntime {
 	taskId?: string;
 	/** True while a submit may be on the wire (its outcome unknown). */
 	submitInFlight = false;
+	/** The accepted submit's round trip (ms): the task was created during it (the poll schedule's origin). */
+	submitRoundTripMs?: number;
 	/** The last status seen while polling (for timeout messages). */
 	lastStatus?: string;
 	/** True while the job holds its turn from the admission hook (between acquire and a 429 or release). */

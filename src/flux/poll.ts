@@ -41,16 +41,19 @@ export function pollUrlFor(endpoints: FluxEndpoints, task: FluxTask): string {
 		: defaultPollUrl(endpoints, task.taskId);
 }
 
-/** The key under which times-to-ready are learned: the status route without the task (origin and path). */
-export function readyTimesKey(pollUrl: string): string {
-	const url = new URL(pollUrl);
+/**
+ * The key under which times-to-ready are learned: the model's submit route (origin and path). Not the status
+ * route: images and videos share `get_result`, and a clip takes far longer than an image.
+ */
+export function readyTimesKey(submitUrl: string): string {
+	const url = new URL(submitUrl);
 	return `${url.origin}${url.pathname}`;
 }
 
 /**
  * Polls the task until Ready (returns the sample URL), a final failure, or the job timeout.
  * The wait before each poll follows the poll policy: adaptive (src/flux/pollSchedule.ts: the API's
- * progress, the times-to-ready seen for this route, else the elapsed-fraction rule) or, for a policy
+ * progress, the times-to-ready seen for this model, else the elapsed-fraction rule) or, for a policy
  * without `adaptive`, a fraction of the time since polling began (clamped, with jitter). Every poll
  * first takes a slot of the account's poll rate cap. Transient failures (network, 408, 429, 5xx, a
  * 200 that is not a status answer) are retried through the retry helper, backing off within the job
@@ -59,47 +62,64 @@ export function readyTimesKey(pollUrl: string): string {
 export async function pollUntilReady(rt: JobRuntime, task: FluxTask, learn = false): Promise<{ sampleUrl: string; polls: number }> {
 	rt.phase = 'poll';
 	rt.taskId = task.taskId;
-	const { poll: policy, readyTimes, schedule: settings, random } = rt.settings;
-	const url = pollUrlFor(rt.endpoints, task);
-	const key = readyTimesKey(url);
+	const limiter = rt.settings.pollLimiter;
+	limiter?.enter();
+	try {
+		return await pollLoop(rt, pollUrlFor(rt.endpoints, task), learn);
+	} finally {
+		limiter?.leave();
+	}
+}
+
+/** The wait before each poll (the schedule), and the loop of polls until Ready. */
+async function pollLoop(rt: JobRuntime, url: string, learn: boolean): Promise<{ sampleUrl: string; polls: number }> {
+	const { poll: policy, readyTimes, schedule: settings, random, pollLimiter: limiter } = rt.settings;
+	const key = readyTimesKey(rt.endpoints.submitUrl);
 	const startedAt = rt.now();
-	const track = new TaskTrack();
+	const track = new TaskTrack(learn ? taskOrigin(rt) : undefined);
+	let polls = 0;
+	let sentAt = startedAt;
 	const fallback = () => (track.polls === 0 ? (policy.firstPollDelayMs ?? nextPollDelay(policy, 0, 0, random)) : nextPollDelay(policy, polls, rt.now() - startedAt, random));
+	const account = () => limiter && { rate: limiter.rate, pollers: limiter.load().pollers };
 	const schedule = () =>
 		policy.adaptive
-			? nextAdaptiveWait({ elapsedMs: rt.now() - startedAt, track, learned: readyTimes.window(key, settings.minSamples), settings, random, fallbackMs: fallback })
+			? nextAdaptiveWait({ elapsedMs: rt.now() - startedAt, track, learned: readyTimes.window(key, settings.minSamples), account: account(), settings, random, fallbackMs: fallback })
 			: fallback();
 	const retries: RetryPolicy = { ...policy, maxAttempts: Number.POSITIVE_INFINITY };
-	let polls = 0;
-	let delay = schedule();
-	for (;;) {
+	for (let delay = schedule(); ; delay = schedule()) {
 		await rt.sleep(delay);
 		const outcome = await withRetries(rt, {
 			policy: retries,
 			firstBackoffStep: 1,
-			attempt: async () => (await takePollSlot(rt), polls++, await pollOnce(rt, url)),
+			attempt: async () => (await takePollSlot(rt), polls++, (sentAt = rt.now()), await pollOnce(rt, url)),
 			minDelayMs: schedule,
 			onTransient: (failure) => (rt.lastStatus = `transient failure, ${failure.detail}`),
 			giveUp: (failure) => rt.error(failure.kind, `FLUX status polling failed: ${failure.detail}`),
 		});
-		const atMs = rt.now() - startedAt;
+		// The answer tells the task's state when the poll was sent (not when a busy event loop got round to reading it).
+		const atMs = sentAt - startedAt;
 		if (outcome.state === 'ready') {
 			rt.releaseAdmission('ready'); // the download is not upstream-active
-			if (learn && policy.adaptive) readyTimes.add(key, readyTimeOf(track, atMs));
+			if (learn && policy.adaptive) readyTimes.add(key, track.polls === 0 ? readyTimes.censored(key, atMs, random) : readyTimeOf(track, atMs));
 			return { sampleUrl: outcome.sampleUrl, polls };
 		}
 		rt.lastStatus = outcome.status;
 		track.see({ atMs, status: outcome.status, progress: outcome.progress });
-		delay = schedule();
 	}
 }
 
+/** When the task was created, relative to the start of polling: during the submit's round trip, so half of it before, give or take half. */
+function taskOrigin(rt: JobRuntime): { atMs: number; errorMs: number } | undefined {
+	const trip = rt.submitRoundTripMs;
+	return trip === undefined ? undefined : { atMs: -trip / 2, errorMs: trip / 2 };
+}
+
 /**
- * When the task became Ready, as far as its polls tell (ms since submit): between the last pending poll and
- * the one that saw Ready; the progress's expected finish when it falls there, else the midpoint.
+ * When the task became Ready, as far as its polls tell (ms since polling began): between the last pending poll and
+ * the one that saw Ready; the progress's expected finish when it falls there, else the midpoint. (A task seen Ready
+ * at its first poll: {@link ReadyTimes.censored}.)
  */
-function readyTimeOf(track: TaskTrack, seenAtMs: number): number {
-	if (track.polls === 0) return seenAtMs;
+export function readyTimeOf(track: TaskTrack, seenAtMs: number): number {
 	const eta = progressEta(track)?.atMs;
 	if (eta !== undefined && eta >= track.lastPollMs && eta <= seenAtMs) return eta;
 	return (track.lastPollMs + seenAtMs) / 2;

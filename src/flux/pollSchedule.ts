@@ -6,7 +6,7 @@
  *    expected finish (ETA). The next poll is aimed just after it (the ETA plus the error the progress
  *    rounding allows), but a jump never more than `maxJumpFactor` × the time already waited, so a
  *    progress that does not run linearly is re-read before it can cost much.
- * 2. Else the times-to-ready observed for the same endpoint in this process ({@link ReadyTimes}):
+ * 2. Else the times-to-ready observed for the same model (its submit route) in this process ({@link ReadyTimes}):
  *    nothing before the low quantile of those times but one early probe (it may bring progress),
  *    then evenly spaced polls across the observed spread, so a job costs about `spreadPolls` polls.
  * 3. Else (the first jobs of a process, an API without progress) the caller's fallback: the
@@ -30,7 +30,7 @@ export interface AdaptiveScheduleSettings {
 	spreadPolls: number;
 	/** Long waits are shortened by up to this fraction at random. */
 	jitter: number;
-	/** Learned times are used once this many were observed for the endpoint. */
+	/** Learned times are used once this many were observed for the model. */
 	minSamples: number;
 }
 
@@ -66,16 +66,28 @@ export interface PollSighting {
 export class TaskTrack {
 	/** The last two progress readings of the current status phase, oldest first. */
 	readonly readings: Array<{ atMs: number; progress: number }> = [];
-	/** ms since submit when the current status began (0, or midway between the polls around a change). */
-	phaseStartMs = 0;
+	/** ms since polling began when the current status began (the task's creation, or midway between the polls around a change). */
+	phaseStartMs: number;
+	/** How far off {@link phaseStartMs} may be (the first phase: half the submit round trip). */
+	phaseStartErrorMs: number;
 	status?: string;
 	lastPollMs = 0;
 	polls = 0;
+
+	/**
+	 * `origin`: when the task was created, as far as the submit tells (ms before polling began): the server created
+	 * it during the submit round trip, so midway through it, give or take half of it. Unknown: 0 ± 0 (as before).
+	 */
+	constructor(origin: { atMs: number; errorMs: number } = { atMs: 0, errorMs: 0 }) {
+		this.phaseStartMs = origin.atMs;
+		this.phaseStartErrorMs = origin.errorMs;
+	}
 
 	see(sighting: PollSighting): void {
 		if (this.status !== undefined && sighting.status !== this.status) {
 			this.readings.length = 0;
 			this.phaseStartMs = (this.lastPollMs + sighting.atMs) / 2;
+			this.phaseStartErrorMs = (sighting.atMs - this.lastPollMs) / 2;
 		}
 		this.status = sighting.status;
 		this.lastPollMs = sighting.atMs;
@@ -97,12 +109,15 @@ export function progressEta(track: TaskTrack): { atMs: number; errorMs: number }
 	const rate = dp / dt; // progress per ms
 	const remaining = (1 - last.progress) / rate;
 	// Progress is usually rounded to a percent: each reading may be half a percent off, which moves
-	// the finish by half a percent's time and the rate by (0.005 per rounded reading) / dp.
-	const rateError = (track.readings.length === 2 ? 0.01 : 0.005) / dp;
+	// the finish by half a percent's time and the rate by (0.005 per rounded reading) / dp. From one
+	// reading, the phase's start is the other point: its own error moves the rate by that much of dt.
+	const rateError = (track.readings.length === 2 ? 0.01 : 0.005 + (track.phaseStartErrorMs / dt) * dp) / dp;
 	return { atMs: last.atMs + remaining, errorMs: 0.005 / rate + remaining * rateError };
 }
 
-/** Times-to-ready observed per endpoint in this process (a window of the latest `size`). */
+const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
+
+/** Times-to-ready observed per model (submit route) in this process (a window of the latest `size`). */
 export class ReadyTimes {
 	private readonly byKey = new Map<string, number[]>();
 
@@ -125,6 +140,16 @@ export class ReadyTimes {
 		return { lowMs: at(0.05), highMs: at(0.95) };
 	}
 
+	/**
+	 * A time-to-ready for a task first seen Ready at `seenMs` with no poll before (so it became Ready at some time
+	 * up to `seenMs`): one of the learned times up to `seenMs`, drawn at random (the learned distribution below
+	 * `seenMs`, so such tasks do not drag the estimate late); `seenMs` when none is that early.
+	 */
+	censored(key: string, seenMs: number, random: () => number): number {
+		const below = (this.byKey.get(key) ?? []).filter((ms) => ms <= seenMs);
+		return below.length === 0 ? seenMs : below[Math.min(below.length - 1, Math.floor(clamp(random(), 0, 1) * below.length))];
+	}
+
 	clear(): void {
 		this.byKey.clear();
 	}
@@ -135,19 +160,49 @@ export interface ScheduleInput {
 	elapsedMs: number;
 	track: TaskTrack;
 	learned?: { lowMs: number; highMs: number };
+	/** The account's poll rate cap and how many of its jobs poll now (none: uncapped, probes always worth it). */
+	account?: { rate: number; pollers: number };
 	settings: AdaptiveScheduleSettings;
 	random: () => number;
 	/** The wait when nothing is known (the elapsed-fraction policy). */
 	fallbackMs: () => number;
 }
 
-const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
 
 /** The first poll of a job with learned times: at this fraction of the low quantile, spread down by up to PROBE_SPREAD. */
 const PROBE_AT = 0.6;
 const PROBE_SPREAD = 0.3;
 /** A refining poll is aimed this many finish errors before the expected finish. */
 const REFINE_ERRORS = 3;
+/** The learned times are "wide" when their spread is at least this share of their middle: a probe's progress pays. */
+const WIDE_SPREAD = 0.25;
+/** The share of the account's poll rate the schedule plans to use (the rest absorbs retries and bunching). */
+const RATE_SHARE = 0.8;
+/** Polls a job needs when its first poll is aimed at the middle of narrow learned times (Ready then about half the time). */
+const MIDDLE_POLLS = 1.5;
+/** With the cap saturated, this share of the jobs still probes, so the learned times keep following the truth. */
+const EXPLORE = 0.1;
+
+/**
+ * When a job with learned times polls first (ms since polling began), and whether that poll is a probe (jittered).
+ * - Wide learned times (spread ≥ {@link WIDE_SPREAD} of their middle): an early probe, whose progress gives the
+ *   expected finish (~2–3 polls a job; the probes come well before the first finishes, the finishes spread out).
+ * - Narrow ones, uncapped or with room under the cap: the middle of the learned times (~1.5 polls a job).
+ * - Narrow ones where the account's polling jobs, finishing within about a second of each other, would need more
+ *   than the cap allows at 1.5 polls each: the high quantile (1 poll a job, Ready then 95 % of the time; a few
+ *   probe, {@link EXPLORE}). A second of cap serves `rate` jobs; any poll before Ready only delays the others.
+ */
+function firstPoll(input: ScheduleInput, learned: { lowMs: number; highMs: number }): { atMs: number; probe: boolean } {
+	const { account } = input;
+	const middle = (learned.lowMs + learned.highMs) / 2;
+	const spread = learned.highMs - learned.lowMs;
+	const probe = { atMs: learned.lowMs * PROBE_AT, probe: true };
+	if (spread >= WIDE_SPREAD * middle) return probe;
+	if (!account) return { atMs: middle, probe: false };
+	const finishesPerSecond = account.pollers / (Math.max(1000, spread) / 1000);
+	if (MIDDLE_POLLS * finishesPerSecond <= RATE_SHARE * account.rate) return { atMs: middle, probe: false };
+	return clamp(input.random(), 0, 1) < EXPLORE ? probe : { atMs: learned.highMs, probe: false };
+}
 
 /** Shortened by up to `jitter` of itself at random (never below the minimum wait). */
 function jittered(ms: number, input: ScheduleInput, jitter = input.settings.jitter): number {
@@ -167,9 +222,10 @@ function adaptiveWait(input: ScheduleInput): number | undefined {
 	if (eta) return towards(eta, input);
 	if (!learned) return undefined;
 	if (track.polls === 0) {
-		// A first poll early enough to leave time to act on its progress; jittered, so a batch spreads out.
-		const probeAt = learned.lowMs * PROBE_AT;
-		return probeAt > elapsedMs + settings.minWaitMs ? jittered(probeAt - elapsedMs, input, PROBE_SPREAD) : settings.minWaitMs;
+		// A probe early enough to leave time to act on its progress, jittered so a batch spreads out; or (narrow
+		// learned times) a first poll where the task is likely Ready (see firstPoll).
+		const first = firstPoll(input, learned);
+		return first.atMs > elapsedMs + settings.minWaitMs ? jittered(first.atMs - elapsedMs, input, first.probe ? PROBE_SPREAD : 0) : settings.minWaitMs;
 	}
 	const spread = Math.max(learned.highMs - learned.lowMs, settings.nearFraction * learned.highMs);
 	const interval = clamp(spread / settings.spreadPolls, settings.minWaitMs, 3 * settings.nearFraction * learned.highMs);

@@ -1,6 +1,6 @@
 /**
  * The process-wide state of polling, shared by every job (and every copy of this module loaded in the
- * process): the times-to-ready learned per status route, and one poll rate cap per account at the rate
+ * process): the times-to-ready learned per model (submit route), and one poll rate cap per account at the rate
  * of `COMFLY_POLL_RATE` (read once; a bad value is reported through Node's process warnings).
  */
 import { accountKey, PollRateLimiters, readPollRate, type PollRateLimiter } from './pollRate';

@@ -120,6 +120,7 @@ async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks)
 	const body = Readable.from(payload.parts, { objectMode: false });
 	rt.notify(hooks.onSubmitting);
 	rt.submitInFlight = true;
+	const sentAt = rt.now();
 	let res;
 	try {
 		res = await rt.send('submit', rt.endpoints.submitUrl, { method: 'POST', headers, body, dispatcher: 'submit', reset: true });
@@ -140,6 +141,7 @@ async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks)
 		});
 	}
 	rt.submitInFlight = false;
+	rt.submitRoundTripMs = rt.now() - sentAt; // the last answer's: the accepted submit's when it was accepted
 	rt.throwIfAborted();
 	return { status, headers: res.headers, text };
 }

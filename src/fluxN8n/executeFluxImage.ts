@@ -4,6 +4,7 @@ import type { JobContext } from '../pool';
 import { toNodeError } from '../n8n/nodeErrors';
 import { isToolCall } from '../n8n/toolCall';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
+import { imageSource } from './imageJobResult';
 import { prepareFluxImageJob, runFluxImageJob, type PreparedFluxImageJob } from './fluxImageSource';
 
 /**
@@ -42,7 +43,7 @@ export async function executeFluxImage(ctx: IExecuteFunctions): Promise<INodeExe
 			const result = await runFluxImageJob(job, context);
 			const finishedAt = Date.now();
 			const binary = await ctx.helpers.prepareBinaryData(
-				result.buffer,
+				await imageSource(result),
 				`flux-${result.taskId ?? itemIndex}.${result.fileExtension}`,
 				result.mimeType,
 			);
@@ -57,7 +58,7 @@ export async function executeFluxImage(ctx: IExecuteFunctions): Promise<INodeExe
 					finishedAt: new Date(finishedAt).toISOString(),
 					runMs: finishedAt - startedAt,
 				},
-				...(asTool ? toolResultJson(job, binary, result.buffer.length) : {}),
+				...(asTool ? toolResultJson(job, binary, result.byteLength ?? result.buffer?.length ?? 0) : {}),
 			};
 			output.push({ json, binary: { data: binary }, pairedItem });
 		} catch (error) {

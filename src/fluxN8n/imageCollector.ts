@@ -7,25 +7,23 @@ import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
 import type { UnknownTask } from '../collect';
 import { FluxError, isFluxError } from '../flux';
-import { awaitImage } from '../flux';
 import { getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
 import { reattachCredentials } from './reattachCredentials';
 import { accountLimitWarnings } from './accountAdmission';
-import { imageBytes, type ImageJobResult } from './imageJobResult';
+import { imageSource, type ImageJobResult } from './imageJobResult';
+import { awaitJobImage, keepImage } from './storedFluxImageJob';
 
 /** The binary of a finished image job (`fileBase` e.g. "slot-03"). */
 export async function imageResultToBinary(ctx: IExecuteFunctions, result: ImageJobResult, fileBase: string): Promise<IBinaryData> {
-	return await ctx.helpers.prepareBinaryData(await imageBytes(result), `${fileBase}.${result.fileExtension}`, result.mimeType);
+	return await ctx.helpers.prepareBinaryData(await imageSource(result), `${fileBase}.${result.fileExtension}`, result.mimeType);
 }
 
 /** Poll the journaled upstream task with the collector's credential, keep the image, return it. */
 async function reattach(ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal) {
 	const credentials = await reattachCredentials(ctx, record, task.itemIndex);
 	try {
-		const image = await awaitImage(credentials, { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl }, { signal });
-		const meta = { mimeType: image.mimeType, fileExtension: image.fileExtension, taskId: image.taskId };
-		if (await store.results.put(jobKey, image.buffer, meta)) await store.journal.stored(jobKey);
-		return { outcome: 'success', buffer: image.buffer, ...meta, cached: false } satisfies ImageJobResult;
+		const image = await awaitJobImage(store, credentials, { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl }, { signal });
+		return await keepImage(store, jobKey, 'reuse', image);
 	} catch (error) {
 		if (isFluxError(error) && error.kind === 'task_not_found') await store.journal.failed(jobKey, error.message);
 		// The collector makes this a failed slot (waitForSlots).
@@ -50,10 +48,10 @@ export async function resolveUnknownImageJob(
 	const { jobKey, record } = found;
 	switch (record.state) {
 		case 'stored': {
-			const hit = await store.results.get(jobKey);
+			const hit = await store.results.check(jobKey); // read through its integrity check: corrupt is missing
 			if (!hit) return undefined;
-			const { mimeType, fileExtension, taskId } = hit.meta;
-			return { outcome: 'success', buffer: hit.bytes, storeKey: jobKey, mimeType, fileExtension, taskId, cached: true };
+			const { mimeType, fileExtension, taskId, byteLength } = hit;
+			return { outcome: 'success', storeKey: jobKey, mimeType, fileExtension, taskId, byteLength, cached: true, fresh: true };
 		}
 		case 'submitted':
 			return await reattach(ctx, store, jobKey, record, task, signal);

@@ -1,17 +1,35 @@
-import { getStore } from '../store';
-
 /**
- * What one FLUX image job leaves in the pool's registry. A failed job leaves
- * an error instead; Skip Error turns a failure into `skipped_error` with the
- * white placeholder image and the redacted reason. Once the image is in the
- * result store, the pool keeps only the reference (`storeKey`), not the bytes.
+ * What one FLUX image job leaves in the pool's registry: never the image's bytes when they are on disk, only
+ * where they are — its key in the result store, or (Cache Off, or the store could not keep it) a file in the
+ * download folder. A failed job leaves an error instead; Skip Error turns a failure into `skipped_error` with
+ * the white placeholder image (bytes) and the redacted reason. Bytes are held only by a skipped job and by an
+ * image whose download folder could not be written (then it was downloaded into memory).
  */
+import { createReadStream } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Readable } from 'node:stream';
+
+import { readPoolConfig } from '../pool/config';
+import { getStore, type Store } from '../store';
+import { READ_CHUNK_BYTES } from '../store/resultStore';
+import { ensureStoreFolder } from '../store/storeFolder';
+
 export interface ImageJobResult {
 	outcome: 'success' | 'skipped_error';
-	/** The image; absent when the pool keeps only the reference to the stored image. */
+	/** The image in memory (a placeholder, or a download that could not go to disk). */
 	buffer?: Buffer;
 	/** The image's key in the result store, when it is stored there. */
 	storeKey?: string;
+	/** The image's file, when it is not stored (Cache Off, or a store fault); removed by the download sweep. */
+	filePath?: string;
+	/** Length of the image in bytes. */
+	byteLength?: number;
+	/**
+	 * True when this process hashed the stored bytes moments ago (stored them as they arrived, or read a stored
+	 * result through its integrity check to serve it): the collector reads them back without hashing again.
+	 */
+	fresh?: boolean;
 	mimeType: string;
 	fileExtension: string;
 	/** The upstream FLUX task id, when a task was created. */
@@ -23,29 +41,66 @@ export interface ImageJobResult {
 	errorKind?: string;
 }
 
-/** A result that holds its bytes (what a job run returns). */
-export type ImageWithBytes = ImageJobResult & { buffer: Buffer };
-
+/**
+ * What a result weighs against the pool's retained-results bound: bytes in memory, and a download file kept for
+ * the collector (Cache Off) as well, so the bound keeps its meaning for unstored results; a stored one weighs 0.
+ */
 export function imageJobResultSize(result: ImageJobResult): number {
-	return result.buffer?.byteLength ?? 0;
+	if (result.buffer) return result.buffer.byteLength;
+	return result.filePath !== undefined ? (result.byteLength ?? 0) : 0;
 }
 
-/** What the pool keeps: a stored image only as its reference (the bytes are read back when collected). */
-export function poolResult(result: ImageWithBytes): ImageJobResult {
-	if (result.storeKey === undefined) return result;
-	const { buffer: _bytes, ...reference } = result;
-	return reference;
+const goneMessage = (result: ImageJobResult) =>
+	`The image of task ${result.taskId ?? '(unknown)'} is no longer in the result store (removed or evicted since the job ended); run the workflow again`;
+
+/**
+ * The image of a result as n8n's binary data helpers take it: its bytes, or a stream of its stored content or
+ * file. Throws (naming the slot's task) when the image is gone (evicted or removed since the job ended).
+ */
+export async function imageSource(result: ImageJobResult): Promise<Buffer | Readable> {
+	if (result.buffer) return result.buffer;
+	if (result.storeKey !== undefined) {
+		const stored = await getStore().results.openStream(result.storeKey, { verify: !result.fresh });
+		if (stored) return stored.stream;
+	}
+	if (result.filePath !== undefined && (await stat(result.filePath).then(() => true, () => false))) return createReadStream(result.filePath, { highWaterMark: READ_CHUNK_BYTES });
+	throw new Error(goneMessage(result));
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+/** A `.part` file is a download a killed process left behind once it is older than the longest job (24 h). */
+const PART_KEPT_MS = 25 * HOUR_MS;
+
+/** The folder image downloads stream into: next to the result store (same disk, so storing one is a link, not a copy). */
+export function imageDownloadDir(store: Store = getStore()): string {
+	return path.join(store.results.rootDir, 'image-downloads');
+}
+
+/** Creates the download folder (0700); resolves false when it cannot be (then images are downloaded into memory). */
+export async function readyImageDownloadDir(store: Store = getStore()): Promise<string | undefined> {
+	const dir = imageDownloadDir(store);
+	try {
+		await ensureStoreFolder(dir);
+		return dir;
+	} catch {
+		return undefined;
+	}
 }
 
 /**
- * The bytes of a result: its own, or read back from the result store. Throws (naming the slot's task)
- * when the stored image is gone (evicted or removed since the job ended).
+ * Removes download files a pool can no longer hand out: a finished image (Cache Off, or a store fault) after the
+ * pool's result TTL plus an hour, a `.part` file after 25 h. Never throws.
  */
-export async function imageBytes(result: ImageJobResult): Promise<Buffer> {
-	if (result.buffer) return result.buffer;
-	const stored = result.storeKey === undefined ? undefined : await getStore().results.get(result.storeKey);
-	if (stored) return stored.bytes;
-	throw new Error(
-		`The image of task ${result.taskId ?? '(unknown)'} is no longer in the result store (removed or evicted since the job ended); run the workflow again`,
-	);
+export async function sweepImageDownloads(store: Store = getStore(), now = Date.now()): Promise<void> {
+	const dir = imageDownloadDir(store);
+	const keptMs = readPoolConfig(process.env, () => undefined).resultTtlMs + HOUR_MS;
+	try {
+		for (const name of await readdir(dir)) {
+			const file = path.join(dir, name);
+			const info = await stat(file).catch(() => undefined);
+			if (info && now - info.mtimeMs > (name.endsWith('.part') ? PART_KEPT_MS : keptMs)) await rm(file, { force: true });
+		}
+	} catch {
+		// no folder yet, or unreadable: nothing to sweep
+	}
 }

@@ -2,7 +2,7 @@ import { FluxError, redact } from '../flux';
 import { skippedErrorPng } from '../images/solidPng';
 import type { JobContext } from '../pool';
 import { getStore } from '../store';
-import { poolResult, type ImageJobResult, type ImageWithBytes } from './imageJobResult';
+import type { ImageJobResult } from './imageJobResult';
 import type { PreparedFluxImageJob } from './prepareFluxImageJob';
 import { obtainFluxImage, releaseReferenceImages } from './storedFluxImageJob';
 
@@ -10,7 +10,7 @@ import { obtainFluxImage, releaseReferenceImages } from './storedFluxImageJob';
  * Run one FLUX image job through the result store (storedFluxImageJob). With Skip Error, a failure becomes
  * the white placeholder and `skipped_error` (a placeholder is never stored).
  */
-export async function runFluxImageJob(job: PreparedFluxImageJob, context: JobContext): Promise<ImageWithBytes> {
+export async function runFluxImageJob(job: PreparedFluxImageJob, context: JobContext): Promise<ImageJobResult> {
 	try {
 		return await obtainFluxImage(job, context);
 	} catch (error) {
@@ -21,6 +21,7 @@ export async function runFluxImageJob(job: PreparedFluxImageJob, context: JobCon
 		return {
 			outcome: 'skipped_error',
 			buffer: skippedErrorPng(),
+			byteLength: skippedErrorPng().length,
 			mimeType: 'image/png',
 			fileExtension: 'png',
 			cached: false,
@@ -35,9 +36,9 @@ export async function runFluxImageJob(job: PreparedFluxImageJob, context: JobCon
 
 /**
  * The twin's run: the same job, its pool job id linked to its key in the journal first (so a collector in a
- * new process finds it, however it is served), leaving in the pool only the reference of an image the store holds.
+ * new process finds it, however it is served). The pool keeps no image bytes: a store key or a file (imageJobResult.ts).
  */
 export async function runPooledFluxImageJob(job: PreparedFluxImageJob, context: JobContext): Promise<ImageJobResult> {
 	await getStore().journal.link(context.jobId, job.identity.key);
-	return poolResult(await runFluxImageJob(job, context));
+	return await runFluxImageJob(job, context);
 }

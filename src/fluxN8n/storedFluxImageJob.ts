@@ -5,23 +5,23 @@
  * have been sent but was never acknowledged fails its slot, and only otherwise is a new job paid for.
  * Callers asking for the same key at once in one process share one upstream job.
  */
-import { awaitImage } from '../flux';
-import { FluxError, generateImage, isFluxError, type FluxImageResult } from '../flux';
+import { awaitImage, awaitImageFile, FluxError, generateImage, generateImageFile, isFluxError, isImageFile, type FluxImageFileResult, type GenerateOptions } from '../flux';
+import type { FluxImageRequest, FluxCredentials } from '../flux';
 import type { JobContext } from '../pool';
 import { getStore, MAYBE_PAID_REASON, resumeDecision, SingleFlight, type JournalRecord, type Store } from '../store';
-import type { ImageWithBytes } from './imageJobResult';
+import { readyImageDownloadDir, sweepImageDownloads, type ImageJobResult } from './imageJobResult';
 import type { PreparedFluxImageJob } from './prepareFluxImageJob';
 import { accountAdmission } from './accountAdmission';
 import { journalJobFailure } from './journalFailure';
 import { IMAGE_MODEL } from '../flux/options';
 
 const FLIGHTS = Symbol.for('n8n-nodes-flux-concurrent.imageFlights');
-type GlobalWithFlights = typeof globalThis & { [FLIGHTS]?: SingleFlight<ImageWithBytes> };
+type GlobalWithFlights = typeof globalThis & { [FLIGHTS]?: SingleFlight<ImageJobResult> };
 
 /** The process-wide single flight of image jobs (shared by every copy of this module). */
-function flights(): SingleFlight<ImageWithBytes> {
+function flights(): SingleFlight<ImageJobResult> {
 	const holder = globalThis as GlobalWithFlights;
-	return (holder[FLIGHTS] ??= new SingleFlight<ImageWithBytes>());
+	return (holder[FLIGHTS] ??= new SingleFlight<ImageJobResult>());
 }
 
 /** The job lets go of its reference images (shared encoded copies): the upstream task has them now. */
@@ -29,23 +29,47 @@ export function releaseReferenceImages(job: PreparedFluxImageJob): void {
 	job.request.images = [];
 }
 
-function fromFlux(result: FluxImageResult, cached: boolean): ImageWithBytes {
-	const { buffer, mimeType, fileExtension, taskId } = result;
-	return { outcome: 'success', buffer, mimeType, fileExtension, taskId, cached };
+/** Where the image of one job goes: stored in the result store (a reference), or left as its file, or in memory. */
+async function place(store: Store, key: string, cacheMode: string, image: FluxImageFileResult): Promise<ImageJobResult> {
+	const { mimeType, fileExtension, taskId } = image;
+	const base = { outcome: 'success' as const, mimeType, fileExtension, taskId, cached: false };
+	if (!isImageFile(image)) {
+		const kept = cacheMode !== 'off' && (await store.results.put(key, image.buffer, { mimeType, fileExtension, taskId }));
+		return kept ? { ...base, storeKey: key, byteLength: image.buffer.length } : { ...base, buffer: image.buffer, byteLength: image.buffer.length };
+	}
+	const kept = cacheMode !== 'off' && (await store.results.adoptFile(key, image, { mimeType, fileExtension, taskId }));
+	// Stored: the file became the store's content (no copy). Else the file stays (a store fault never loses the image).
+	return kept ? { ...base, storeKey: key, byteLength: image.byteLength, fresh: true } : { ...base, filePath: image.filePath, byteLength: image.byteLength };
 }
 
-/** Keep the image (unless Cache is Off) and advance the journal; a store fault never loses the image. */
-async function keep(store: Store, job: PreparedFluxImageJob, result: FluxImageResult): Promise<ImageWithBytes> {
-	const { key } = job.identity;
-	const image = fromFlux(result, false);
-	const put =
-		job.cacheMode !== 'off' &&
-		(await store.results.put(key, result.buffer, { mimeType: result.mimeType, fileExtension: result.fileExtension, taskId: result.taskId }));
-	if (put && (await store.journal.stored(key))) return { ...image, storeKey: key };
+/**
+ * Keep the image (unless Cache is Off) and advance the journal; a store fault never loses the image. The result
+ * holds no bytes once they are on disk: a store key, or the download file.
+ */
+export async function keepImage(store: Store, key: string, cacheMode: string, image: FluxImageFileResult): Promise<ImageJobResult> {
+	const placed = await place(store, key, cacheMode, image);
+	if (placed.storeKey !== undefined && (await store.journal.stored(key))) return placed;
 	// Cache Off leaves an earlier stored result of this key reusable; otherwise a re-run is a new job.
-	if (job.cacheMode === 'off' && (await store.results.has(key)) && (await store.journal.stored(key))) return image;
-	await store.journal.failed(key, job.cacheMode === 'off' ? 'delivered; not kept (Cache: Off)' : 'delivered; the result store could not keep it');
-	return image;
+	if (cacheMode === 'off' && (await store.results.has(key)) && (await store.journal.stored(key))) return placed;
+	await store.journal.failed(key, cacheMode === 'off' ? 'delivered; not kept (Cache: Off)' : 'delivered; the result store could not keep it');
+	return placed; // stored but not journaled: the reference still reads the bytes
+}
+
+/** The job's image downloaded into the download folder (next to the store), or into memory when it cannot be written. */
+async function imageFileOptions(store: Store, options: GenerateOptions): Promise<GenerateOptions & { downloadDir?: string }> {
+	void sweepImageDownloads(store);
+	return { ...options, downloadDir: await readyImageDownloadDir(store) };
+}
+
+function generate(credentials: FluxCredentials, request: FluxImageRequest, options: GenerateOptions & { downloadDir?: string }): Promise<FluxImageFileResult> {
+	const { downloadDir } = options;
+	return downloadDir === undefined ? generateImage(credentials, request, options) : generateImageFile(credentials, request, { ...options, downloadDir });
+}
+
+/** {@link awaitImageFile} into the download folder, or {@link awaitImage} into memory when it cannot be written. */
+export async function awaitJobImage(store: Store, credentials: FluxCredentials, task: { taskId: string; pollingUrl?: string }, options: GenerateOptions): Promise<FluxImageFileResult> {
+	const { downloadDir, ...rest } = await imageFileOptions(store, options);
+	return downloadDir === undefined ? await awaitImage(credentials, task, rest) : await awaitImageFile(credentials, task, { ...rest, downloadDir });
 }
 
 /** A final failure, journaled by the shared rule (see journalJobFailure). */
@@ -66,15 +90,16 @@ function fluxOptions(job: PreparedFluxImageJob, context: JobContext, attemptsBef
 }
 
 /** A new, paid job: `submitting` is journaled before the POST, `submitted` once acknowledged. */
-async function sendNew(store: Store, job: PreparedFluxImageJob, context: JobContext, attemptsBefore: number): Promise<ImageWithBytes> {
+async function sendNew(store: Store, job: PreparedFluxImageJob, context: JobContext, attemptsBefore: number): Promise<ImageJobResult> {
 	const { key, apiStyle, baseUrl, model, apiKeyHash } = job.identity;
 	if (context.signal.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
 	await store.journal.submitting(key, { jobId: context.jobId, apiStyle, baseUrl, model, apiKeyHash });
 	let acknowledged: Promise<boolean> | undefined;
 	let posted = false;
 	try {
-		const result = await generateImage(job.credentials, job.request, {
-			...fluxOptions(job, context, attemptsBefore),
+		const options = await imageFileOptions(store, fluxOptions(job, context, attemptsBefore));
+		const result = await generate(job.credentials, job.request, {
+			...options,
 			onSubmitting: () => {
 				posted = true;
 			},
@@ -87,7 +112,7 @@ async function sendNew(store: Store, job: PreparedFluxImageJob, context: JobCont
 			},
 		});
 		await acknowledged;
-		return await keep(store, job, result);
+		return await keepImage(store, key, job.cacheMode, result);
 	} catch (error) {
 		await acknowledged;
 		await journalFailure(store, job, error, acknowledged !== undefined, posted);
@@ -96,11 +121,11 @@ async function sendNew(store: Store, job: PreparedFluxImageJob, context: JobCont
 }
 
 /** Poll the journaled upstream task instead of paying again; resolves undefined when upstream forgot it. */
-async function reattach(store: Store, job: PreparedFluxImageJob, context: JobContext, record: JournalRecord): Promise<ImageWithBytes | undefined> {
+async function reattach(store: Store, job: PreparedFluxImageJob, context: JobContext, record: JournalRecord): Promise<ImageJobResult | undefined> {
 	context.setAttempts(1);
 	try {
 		const task = { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl };
-		return await keep(store, job, await awaitImage(job.credentials, task, fluxOptions(job, context, 1)));
+		return await keepImage(store, job.identity.key, job.cacheMode, await awaitJobImage(store, job.credentials, task, fluxOptions(job, context, 1)));
 	} catch (error) {
 		if (isFluxError(error) && error.kind === 'task_not_found') return undefined;
 		await journalFailure(store, job, error, true);
@@ -109,13 +134,14 @@ async function reattach(store: Store, job: PreparedFluxImageJob, context: JobCon
 }
 
 /** Decide from the journal and the Cache option, then read, re-attach or send. */
-async function obtain(store: Store, job: PreparedFluxImageJob, context: JobContext): Promise<ImageWithBytes> {
+async function obtain(store: Store, job: PreparedFluxImageJob, context: JobContext): Promise<ImageJobResult> {
 	const { key } = job.identity;
 	const record = await store.journal.read(key);
 	const decision = resumeDecision(record, job.cacheMode);
 	if (decision === 'stored') {
-		const hit = await store.results.get(key);
-		if (hit) return { outcome: 'success', buffer: hit.bytes, mimeType: hit.meta.mimeType, fileExtension: hit.meta.fileExtension, taskId: hit.meta.taskId, storeKey: key, cached: true };
+		// Read through its integrity check now (streamed), so a corrupt entry is a miss and the job runs again.
+		const hit = await store.results.check(key);
+		if (hit) return { outcome: 'success', mimeType: hit.mimeType, fileExtension: hit.fileExtension, taskId: hit.taskId, byteLength: hit.byteLength, storeKey: key, cached: true, fresh: true };
 	}
 	if (decision === 'maybe_paid') throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record?.taskId });
 	if (decision === 'reattach' && record) {
@@ -131,11 +157,11 @@ async function obtain(store: Store, job: PreparedFluxImageJob, context: JobConte
  * re-attached; maybe sent → fails with MAYBE_PAID_REASON; else a new job. Concurrent callers with the same key
  * share one flight; a caller whose own signal is live retries once when the shared flight was cancelled.
  */
-export async function obtainFluxImage(job: PreparedFluxImageJob, context: JobContext, store: Store = getStore()): Promise<ImageWithBytes> {
+export async function obtainFluxImage(job: PreparedFluxImageJob, context: JobContext, store: Store = getStore()): Promise<ImageJobResult> {
 	// Refresh asks for a new job: it never joins (nor is joined by) a flight that may serve the stored result.
 	const flightKey = job.cacheMode === 'refresh' ? `${job.identity.key}:refresh` : job.identity.key;
 	const run = () => flights().run(flightKey, () => obtain(store, job, context));
-	let image: ImageWithBytes;
+	let image: ImageJobResult;
 	try {
 		image = await run();
 	} catch (error) {

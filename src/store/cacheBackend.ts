@@ -5,7 +5,19 @@
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import * as cacache from 'cacache';
+import { link, mkdir } from 'node:fs/promises';
+import * as path from 'node:path';
 import { listCacheIndex } from './cacheIndexList';
+
+/**
+ * The hash of new content: sha256 (SHA-NI makes it about twice as fast as sha512 here). Entries written with
+ * sha512 by earlier versions still read: an entry's integrity names its own algorithm.
+ */
+const HASH = 'sha256';
+
+// cacache's own content layout (content-v2/<algorithm>/<2 hex>/<2 hex>/<rest>), not re-implemented here.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const contentPathOf = require('cacache/lib/content/path') as (cache: string, integrity: string) => string;
 
 /** One index entry of the cache (`cacache.get.info` / `cacache.ls`). */
 export interface CacheEntry {
@@ -25,6 +37,14 @@ export interface CacheBackend {
 	put(cache: string, key: string, data: Buffer, entry: { metadata: unknown; time: number }): Promise<string>;
 	/** Like `put`, with the content streamed from `source` (never held whole in memory). */
 	putStream(cache: string, key: string, source: AsyncIterable<Buffer>, entry: { metadata: unknown; time: number }): Promise<string>;
+	/**
+	 * Makes the complete file `filePath` (its bytes hashed as `integrity` by the caller) the content of `key`
+	 * without copying it: hard-linked into the content folder (same disk), then the index entry appended. The
+	 * caller's file is left in place. Never re-hashes: the caller vouches for `integrity` and `entry.size`.
+	 */
+	adopt(cache: string, key: string, filePath: string, integrity: string, entry: { metadata: unknown; time: number; size: number }): Promise<void>;
+	/** The path of the content of `integrity` (it may not exist). */
+	contentPath(cache: string, integrity: string): string;
 	/** True when the content of `integrity` is on disk. */
 	hasContent(cache: string, integrity: string): Promise<boolean>;
 	/** The content of `integrity` as a stream, checked against its integrity and `size` while read. */
@@ -42,9 +62,9 @@ export const cacacheBackend: CacheBackend = {
 	get: (cache, key) => cacache.get(cache, key),
 	info: (cache, key) => cacache.get.info(cache, key),
 	// `time` reaches cacache's index entry (the @types omit it).
-	put: (cache, key, data, entry) => cacache.put(cache, key, data, entry as cacache.put.Options),
+	put: (cache, key, data, entry) => cacache.put(cache, key, data, { ...entry, algorithms: [HASH] } as cacache.put.Options),
 	putStream: async (cache, key, source, entry) => {
-		const sink = cacache.put.stream(cache, key, entry as cacache.put.Options);
+		const sink = cacache.put.stream(cache, key, { ...entry, algorithms: [HASH] } as cacache.put.Options);
 		const done = new Promise<string>((resolve, reject) => {
 			sink.on('integrity', (integrity: unknown) => resolve(String(integrity)));
 			sink.on('error', reject);
@@ -54,6 +74,20 @@ export const cacacheBackend: CacheBackend = {
 		sink.end();
 		return await done;
 	},
+	adopt: async (cache, key, filePath, integrity, entry) => {
+		const target = contentPathOf(cache, integrity);
+		await mkdir(path.dirname(target), { recursive: true });
+		try {
+			await link(filePath, target);
+		} catch (error) {
+			// EEXIST: the same bytes are stored already. Anything else reaches ResultStore.adoptFile: false plus health().
+			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- src/store knows nothing of n8n nodes
+			if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+		}
+		// `time` and `size` reach cacache's index entry (the @types omit them).
+		await cacache.index.insert(cache, key, integrity, entry as unknown as cacache.index.InsertOptions);
+	},
+	contentPath: (cache, integrity) => contentPathOf(cache, integrity),
 	hasContent: async (cache, integrity) => Boolean(await cacache.get.hasContent(cache, integrity)),
 	readStream: (cache, integrity, size) => Readable.from(cacache.get.stream.byDigest(cache, integrity, { size })),
 	ls: listCacheIndex, // cacache.ls, minus its dynamic import (see cacheIndexList.ts)

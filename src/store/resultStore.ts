@@ -4,7 +4,7 @@
  * miss, a failed write returns false, and the store's health says why (logged once).
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
@@ -64,6 +64,8 @@ const storedMetaSchema = newMetaSchema.extend({ storedAt: z.number(), byteLength
 /** Folder of the results inside the store folder. */
 export const RESULTS_SUBFOLDER = 'results';
 const KEY_PREFIX = 'result:';
+/** Chunk size of unverified reads: large, so n8n's binary store writes a 16 MB image in 16 writes, not 256. */
+export const READ_CHUNK_BYTES = 1024 * 1024;
 const CORRUPT_CODES = new Set(['EINTEGRITY', 'EBADSIZE']);
 const MISSING_CODES = new Set(['ENOENT', 'ENOTDIR']);
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
@@ -109,7 +111,25 @@ export class ResultStore {
 		return { bytes: found.data, meta: meta.data };
 	}
 
-	/** True when an unexpired entry is indexed under `key` (its content is checked only by `get`). */
+	/**
+	 * The metadata of `key`'s result after reading its content through its integrity check (streamed: never whole
+	 * in memory), or undefined (missing, expired, corrupt: a corrupt entry is logged once and removed, as by `get`).
+	 */
+	async check(key: string): Promise<StoredResultMeta | undefined> {
+		const opened = await this.openStream(key);
+		if (!opened) return undefined;
+		try {
+			for await (const chunk of opened.stream) void chunk;
+		} catch (error) {
+			if (CORRUPT_CODES.has(codeOf(error) as string)) return this.dropCorrupt(key, 'content failed its integrity check');
+			if (MISSING_CODES.has(codeOf(error) as string)) return this.dropCorrupt(key, 'its content file is missing');
+			this.faults.fault(describeStoreError('reading a result', this.rootDir, error));
+			return undefined;
+		}
+		return opened.meta;
+	}
+
+	/** True when an unexpired entry is indexed under `key` (its content is checked only by `get` and `check`). */
 	async has(key: string): Promise<boolean> {
 		const entry = await this.info(key);
 		return entry !== undefined && !this.isExpired(entry.time);
@@ -168,10 +188,38 @@ export class ResultStore {
 	}
 
 	/**
-	 * The stored result as a stream (its integrity checked while read: a corrupt file errors the stream) and its
-	 * metadata, or undefined (missing, expired, or its content file gone: then the entry is dropped).
+	 * Like `put`, for a complete file hashed while it was written (`integrity`, e.g. by the image download): the
+	 * file becomes the stored content without being copied or hashed again (a hard link into the store, then the
+	 * index entry), and is removed from `filePath` once stored. On false it is left where it is (the caller's).
 	 */
-	async openStream(key: string): Promise<{ stream: Readable; meta: StoredResultMeta } | undefined> {
+	async adoptFile(key: string, file: { filePath: string; integrity: string; byteLength: number }, meta: NewResultMeta): Promise<boolean> {
+		const parsed = newMetaSchema.safeParse(meta);
+		if (!parsed.success) {
+			const issue = parsed.error.issues[0];
+			throw new TypeError(`ResultStore.adoptFile: meta field "${issue.path.join('.')}" ${issue.message}`);
+		}
+		const storedAt = this.now();
+		const stored: StoredResultMeta = { ...parsed.data, storedAt, byteLength: file.byteLength };
+		try {
+			await this.ensureFolder();
+			await this.backend.adopt(this.cacheDir, KEY_PREFIX + key, file.filePath, file.integrity, { metadata: stored, time: storedAt, size: file.byteLength });
+		} catch (error) {
+			this.faults.fault(describeStoreError('writing a result', this.rootDir, error));
+			return false;
+		}
+		await rm(file.filePath, { force: true }).catch(() => undefined);
+		this.faults.recovered();
+		this.bytesSincePrune += file.byteLength;
+		if (this.bytesSincePrune > this.options.maxBytes / 8) await this.prune();
+		return true;
+	}
+
+	/**
+	 * The stored result as a stream and its metadata, or undefined (missing, expired, or its content file gone:
+	 * then the entry is dropped). Its integrity is checked while read (a corrupt file errors the stream) unless
+	 * `verify` is false (bytes this process hashed as they arrived and stored moments ago): then only its size.
+	 */
+	async openStream(key: string, { verify = true }: { verify?: boolean } = {}): Promise<{ stream: Readable; meta: StoredResultMeta } | undefined> {
 		const entry = await this.info(key);
 		if (entry === undefined) return undefined;
 		const meta = storedMetaSchema.safeParse(entry.metadata);
@@ -181,7 +229,10 @@ export class ResultStore {
 		if (this.isExpired(meta.data.storedAt)) return undefined;
 		try {
 			if (!(await this.backend.hasContent(this.cacheDir, entry.integrity))) return this.dropCorrupt(key, 'its content file is missing');
-			return { stream: this.backend.readStream(this.cacheDir, entry.integrity, meta.data.byteLength), meta: meta.data };
+			const stream = verify
+				? this.backend.readStream(this.cacheDir, entry.integrity, meta.data.byteLength)
+				: createReadStream(this.backend.contentPath(this.cacheDir, entry.integrity), { highWaterMark: READ_CHUNK_BYTES });
+			return { stream, meta: meta.data };
 		} catch (error) {
 			this.faults.fault(describeStoreError('reading a result', this.rootDir, error));
 			return undefined;

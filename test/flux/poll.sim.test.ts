@@ -134,7 +134,8 @@ describe('job timeout', () => {
 	it('persistent poll 5xx → retried until the job timeout', async () => {
 		const prompt = uniquePrompt('poll 500 forever');
 		sim.setFault(prompt, { on: 'poll', status: 500 });
-		const err = await failureOf(generate(sim, prompt, 'bfl', { timeoutMs: 300 }));
+		// 2 s and no poll rate cap: room for several retries even on a loaded machine (the cap is tested in pollRate.test.ts).
+		const err = await failureOf(generate(sim, prompt, 'bfl', { timeoutMs: 2000, pollLimiter: false }));
 		expect(err.kind).toBe('timeout');
 		expect(err.message).toMatch(/HTTP 500/);
 		expect(sim.log.polls).toBeGreaterThan(2);

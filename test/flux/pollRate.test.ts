@@ -1,5 +1,5 @@
 /** The per-account poll rate cap, on a fake clock (reservation arithmetic; nothing sleeps). */
-import { accountKey, DEFAULT_POLL_RATE, PollRateLimiter, PollRateLimiters, readPollRate } from '../../src/flux/pollRate';
+import { accountKey, DEFAULT_POLL_RATE, GUARD_MS, PollRateLimiter, PollRateLimiters, readPollRate } from '../../src/flux/pollRate';
 
 /** The most reservations that fall in any one-second window [t, t + 1000). */
 function peakPerSecond(starts: number[]): number {
@@ -35,7 +35,8 @@ describe('PollRateLimiter', () => {
 		const starts = await takeAll(new PollRateLimiter(10), new Array<number>(300).fill(0));
 		expect(peakPerSecond(starts)).toBe(10);
 		expect(starts.at(-1)).toBeGreaterThanOrEqual(29_000);
-		expect(starts.at(-1)).toBeLessThan(29_500);
+		// 29 full windows of 1 s + the guard, then the last window's polls at the token rate after its burst.
+		expect(starts.at(-1)).toBeLessThanOrEqual(29 * (1000 + GUARD_MS) + (10 - new PollRateLimiter(10).burst) * 100);
 	});
 
 	it('under the rate nothing waits', async () => {
@@ -65,6 +66,50 @@ describe('PollRateLimiter', () => {
 		await Promise.all(waiters);
 		expect(starts).toHaveLength(20);
 		expect(peakPerSecond(starts)).toBeLessThanOrEqual(5);
+	});
+
+	it("starts smoothly: half a second's worth of polls at once, the rest one per 1/rate s (never a second's worth at once)", async () => {
+		const limiter = new PollRateLimiter(25);
+		const starts = await takeAll(limiter, new Array<number>(25).fill(0));
+		expect(limiter.burst).toBe(13);
+		expect(starts.filter((t) => t === 0)).toHaveLength(13);
+		for (let i = 13; i < 25; i++) expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(40);
+		expect(starts.at(-1)).toBeLessThan(1000);
+	});
+
+	it('serves waiting polls first come, first served, and an aborted wait gives its turn to the next', async () => {
+		const limiter = new PollRateLimiter(2);
+		const clock = fakeClock();
+		const order: string[] = [];
+		const sleep = async (ms: number) => {
+			await Promise.resolve();
+			clock.t += ms;
+		};
+		const aborted = async () => {
+			await Promise.resolve();
+			throw new Error('aborted');
+		};
+		const polls = ['a', 'b', 'c', 'd', 'e'].map(async (name) => {
+			await limiter.take(clock.now, name === 'c' ? aborted : sleep).then(
+				() => order.push(name),
+				() => order.push(`${name} gave up`),
+			);
+		});
+		expect(limiter.load().queued).toBe(5);
+		await Promise.all(polls);
+		expect(order).toEqual(['a', 'b', 'c gave up', 'd', 'e']);
+		expect(limiter.load().queued).toBe(0);
+	});
+
+	it('counts the jobs polling now (enter / leave)', () => {
+		const limiter = new PollRateLimiter(5);
+		limiter.enter();
+		limiter.enter();
+		limiter.leave();
+		expect(limiter.load().pollers).toBe(1);
+		limiter.leave();
+		limiter.leave();
+		expect(limiter.load().pollers).toBe(0);
 	});
 
 	it('refuses a rate that is not a positive integer', () => {

@@ -11,8 +11,12 @@ import { IMAGE_MODEL } from '../../src/flux/options';
 import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import type { PreparedFluxImageJob } from '../../src/fluxN8n/prepareFluxImageJob';
 import type { FluxImageRequest } from '../../src/flux';
-import { getStore, type CacheMode } from '../../src/store';
-import type { RelaySimulator } from '../../relay-sim';
+import { cacacheBackend, getStore, openStore, type CacheBackend, type CacheMode } from '../../src/store';
+import { imageDownloadDir, imageSource } from '../../src/fluxN8n/imageJobResult';
+import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 
 let sim: RelaySimulator;
@@ -152,5 +156,56 @@ describe('single flight and the Cache option', () => {
 		expect(reused).toMatchObject({ outcome: 'success', cached: true });
 		expect(off).toMatchObject({ outcome: 'success', cached: false });
 		expect(sim.log.submits.length).toBe(2);
+	});
+});
+
+describe('where the image goes (no image bytes held once they are on disk)', () => {
+	const readAll = async (source: Buffer | NodeJS.ReadableStream) => {
+		if (Buffer.isBuffer(source)) return source;
+		const chunks: Buffer[] = [];
+		for await (const chunk of source) chunks.push(chunk as Buffer);
+		return Buffer.concat(chunks);
+	};
+
+	it('Cache Reuse: the downloaded file becomes the stored content; the result is a store key (fresh), no bytes, no file left', async () => {
+		const job = prepared('a streamed lark');
+		const image = await obtainFluxImage(job, context('job-30'));
+		expect(image).toMatchObject({ outcome: 'success', storeKey: job.identity.key, fresh: true, cached: false });
+		expect(image.buffer).toBeUndefined();
+		expect(image.filePath).toBeUndefined();
+		expect(readPromptFromPng(await readAll(await imageSource(image)))).toBe('a streamed lark');
+		expect(readdirSync(imageDownloadDir())).toEqual([]);
+		expect((await getStore().journal.read(job.identity.key))?.state).toBe('stored');
+	});
+
+	it('Cache Off: the result is the download file (no bytes in memory); the journal says not kept', async () => {
+		const job = prepared('an unkept wren', { cacheMode: 'off' });
+		const image = await obtainFluxImage(job, context('job-31'));
+		expect(image.buffer).toBeUndefined();
+		expect(image.storeKey).toBeUndefined();
+		expect(path.dirname(String(image.filePath))).toBe(imageDownloadDir());
+		expect(readPromptFromPng(readFileSync(String(image.filePath)))).toBe('an unkept wren');
+		expect(await getStore().results.has(job.identity.key)).toBe(false);
+		expect((await getStore().journal.read(job.identity.key))?.reason).toMatch(/not kept \(Cache: Off\)/);
+	});
+
+	it('a store that cannot keep the image (injected ENOSPC): the image is still delivered, from its download file', async () => {
+		const dir = mkdtempSync(path.join(tmpdir(), 'flux-adopt-fault-'));
+		const backend: CacheBackend = {
+			...cacacheBackend,
+			adopt: async () => {
+				throw Object.assign(new Error('ENOSPC: no space left on device, link'), { code: 'ENOSPC' });
+			},
+		};
+		const store = openStore({ dir, maxBytes: 1 << 30, ttlMs: 86_400_000, spareRecentMs: 0 }, { backend, journalBackend: cacacheBackend, warn: () => undefined });
+		try {
+			const job = prepared('a heron on a full disk');
+			const image = await obtainFluxImage(job, context('job-32'), store);
+			expect(image.storeKey).toBeUndefined();
+			expect(readPromptFromPng(readFileSync(String(image.filePath)))).toBe('a heron on a full disk');
+			expect((await store.journal.read(job.identity.key))?.reason).toMatch(/the result store could not keep it/);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 });

@@ -1,5 +1,6 @@
 import * as cacache from 'cacache';
-import { existsSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type CacheBackend, ResultStore, StoreFaults, cacacheBackend } from '../../src/store';
 import { allFiles, makeTempDir } from './tempStore';
@@ -226,5 +227,79 @@ describe('ResultStore: prune (TTL and max bytes, oldest first)', () => {
 		expect(await store.get('a')).toBeUndefined();
 		expect(await store.get('b')).toBeUndefined();
 		expect((await store.get('c'))?.bytes.equals(Buffer.alloc(100, 'c'))).toBe(true);
+	});
+});
+
+describe('ResultStore: adopting a downloaded file (one write, one hash)', () => {
+	const sri = (bytes: Buffer) => `sha256-${createHash('sha256').update(bytes).digest('base64')}`;
+	function download(name: string, bytes: Buffer) {
+		const filePath = path.join(temp.dir, name);
+		writeFileSync(filePath, bytes);
+		return { filePath, integrity: sri(bytes), byteLength: bytes.length };
+	}
+	const readAll = async (stream: NodeJS.ReadableStream) => {
+		const chunks: Buffer[] = [];
+		for await (const chunk of stream) chunks.push(chunk as Buffer);
+		return Buffer.concat(chunks);
+	};
+
+	it('the file becomes the stored content without a copy (same inode) and leaves its download path; get/check read it', async () => {
+		const store = makeStore();
+		const file = download('a.png', png('adopted'));
+		const inode = statSync(file.filePath).ino;
+		expect(await store.adoptFile('k', file, meta)).toBe(true);
+		expect(existsSync(file.filePath)).toBe(false);
+		const content = allFiles(path.join(store.cacheDir, 'content-v2'));
+		expect(content).toHaveLength(1);
+		expect(content[0].file).toContain(`${path.sep}sha256${path.sep}`);
+		expect(statSync(content[0].file).ino).toBe(inode);
+		expect((await store.get('k'))?.bytes.equals(png('adopted'))).toBe(true);
+		expect(await store.check('k')).toMatchObject({ ...meta, byteLength: png('adopted').length });
+		const opened = await store.openStream('k', { verify: false });
+		expect((await readAll(opened!.stream)).equals(png('adopted'))).toBe(true);
+	});
+
+	it('the same bytes adopted twice (two keys) share one content file; both read', async () => {
+		const store = makeStore();
+		expect(await store.adoptFile('k1', download('1.png', png('twin')), meta)).toBe(true);
+		expect(await store.adoptFile('k2', download('2.png', png('twin')), meta)).toBe(true);
+		expect(allFiles(path.join(store.cacheDir, 'content-v2'))).toHaveLength(1);
+		expect((await store.get('k1'))?.bytes.equals(png('twin'))).toBe(true);
+		expect((await store.get('k2'))?.bytes.equals(png('twin'))).toBe(true);
+	});
+
+	it('a file whose bytes do not match the integrity it came with is corrupt on a verified read: check drops it', async () => {
+		const store = makeStore();
+		const file = { ...download('bad.png', png('changed on disk')), integrity: sri(png('what was hashed')) };
+		expect(await store.adoptFile('k', file, meta)).toBe(true);
+		expect(await store.check('k')).toBeUndefined();
+		expect(await store.has('k')).toBe(false);
+		expect(warnings.join('\n')).toMatch(/corrupt \(content failed its integrity check\)/);
+	});
+
+	it('a store that cannot adopt (injected ENOSPC): false, the download file is left for the caller, health says why', async () => {
+		const backend: CacheBackend = {
+			...cacacheBackend,
+			adopt: async () => {
+				throw Object.assign(new Error('ENOSPC: no space left on device, link'), { code: 'ENOSPC' });
+			},
+		};
+		const store = makeStore({ backend });
+		const file = download('kept.png', png('kept'));
+		expect(await store.adoptFile('k', file, meta)).toBe(false);
+		expect(readFileSync(file.filePath).equals(png('kept'))).toBe(true);
+		expect(store.health()).toEqual({ ok: false, reason: expect.stringMatching(/disk full/) });
+	});
+
+	it('new content is hashed with sha256; an entry an earlier version wrote with sha512 still reads (get, check, stream)', async () => {
+		const store = makeStore();
+		expect(await store.put('new', png('new'), meta)).toBe(true);
+		expect((await cacache.get.info(store.cacheDir, 'result:new'))?.integrity).toMatch(/^sha256-/);
+		const stored = { ...meta, storedAt: clock, byteLength: png('old').length };
+		await cacache.put(store.cacheDir, 'result:old', png('old'), { metadata: stored, algorithms: ['sha512'] });
+		expect((await cacache.get.info(store.cacheDir, 'result:old'))?.integrity).toMatch(/^sha512-/);
+		expect((await store.get('old'))?.bytes.equals(png('old'))).toBe(true);
+		expect(await store.check('old')).toMatchObject(meta);
+		expect((await readAll((await store.openStream('old'))!.stream)).equals(png('old'))).toBe(true);
 	});
 });

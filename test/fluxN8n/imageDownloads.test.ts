@@ -1,0 +1,51 @@
+/**
+ * The download folder of images the store did not keep (Cache Off, a store fault): a finished image lives as long
+ * as the pool may still hand it to a collector (COMFLY_RESULT_TTL_SECONDS, plus an hour); a partial download
+ * (`.part`, left by a killed process) outlives the longest job (24 h) before it is swept.
+ */
+import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+
+import { imageDownloadDir, sweepImageDownloads } from '../../src/fluxN8n/imageJobResult';
+import { getStore } from '../../src/store';
+
+const HOUR = 3600_000;
+const NOW = Date.parse('2026-01-10T12:00:00Z');
+
+async function fileAged(name: string, ageMs: number): Promise<void> {
+	const file = path.join(imageDownloadDir(), name);
+	await writeFile(file, 'x');
+	const when = new Date(NOW - ageMs);
+	await utimes(file, when, when);
+}
+
+const saved = process.env.COMFLY_RESULT_TTL_SECONDS;
+afterEach(() => {
+	if (saved === undefined) delete process.env.COMFLY_RESULT_TTL_SECONDS;
+	else process.env.COMFLY_RESULT_TTL_SECONDS = saved;
+});
+beforeEach(async () => {
+	await mkdir(imageDownloadDir(), { recursive: true });
+});
+
+it('lives next to the result store (same disk: storing an image is a link, not a copy)', () => {
+	expect(path.dirname(imageDownloadDir())).toBe(getStore().results.rootDir);
+});
+
+it('with the default 1 h result retention, removes finished images after 2 h, keeps partial downloads for 25 h', async () => {
+	delete process.env.COMFLY_RESULT_TTL_SECONDS;
+	await fileAged('fresh.png', HOUR);
+	await fileAged('stale.jpg', 3 * HOUR);
+	await fileAged('writing.part', 20 * HOUR);
+	await fileAged('killed.part', 26 * HOUR);
+	await sweepImageDownloads(getStore(), NOW);
+	expect((await readdir(imageDownloadDir())).sort()).toEqual(['fresh.png', 'writing.part']);
+});
+
+it('keeps a finished image as long as a longer result retention lets the pool hand it out', async () => {
+	process.env.COMFLY_RESULT_TTL_SECONDS = String(3 * 24 * 3600);
+	await fileAged('held.webp', 48 * HOUR);
+	await fileAged('expired.png', 74 * HOUR);
+	await sweepImageDownloads(getStore(), NOW);
+	expect(await readdir(imageDownloadDir())).toEqual(['held.webp']);
+});
