@@ -127,10 +127,16 @@ export function readyTimeOf(track: TaskTrack, seenAtMs: number): number {
 
 /** Waits for a slot under the account's poll rate cap (none when the job has no limiter). */
 async function takePollSlot(rt: JobRuntime): Promise<void> {
-	await rt.settings.pollLimiter?.take(
-		() => rt.now(),
-		async (ms) => await rt.sleep(ms),
-	);
+	try {
+		await rt.settings.pollLimiter?.take(
+			() => rt.now(),
+			async (ms) => await rt.sleep(ms),
+			rt.signal,
+		);
+	} catch (error) {
+		if (rt.signal.aborted) throw rt.abortError();
+		throw error;
+	}
 }
 
 /** One status request: Ready / pending, a {@link Transient} failure, or throws a final one. */

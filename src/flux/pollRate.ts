@@ -22,6 +22,21 @@ export const GUARD_MS = 40;
 /** At most half the rate (and at least this many) polls start back to back; the rest follow at the token rate (1/`rate` s apart). */
 export const MIN_BURST = 5;
 
+/** `promise`, or a rejection with the signal's reason as soon as `signal` fires (its listener removed either way). */
+async function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+	let onAbort!: () => void;
+	const aborted = new Promise<never>((_, reject) => {
+		onAbort = () => reject(signal.reason);
+		if (signal.aborted) onAbort();
+		else signal.addEventListener('abort', onAbort, { once: true });
+	});
+	try {
+		await Promise.race([promise, aborted]);
+	} finally {
+		signal.removeEventListener('abort', onAbort);
+	}
+}
+
 /**
  * At most `rate` polls start in any window of 1 s + {@link GUARD_MS}, and at most {@link burst} at once
  * (a token rate of `rate`/s behind them). {@link take} waits its turn (first come, first served), then
@@ -64,13 +79,20 @@ export class PollRateLimiter {
 		return Math.max(0, windowWait, rateWait);
 	}
 
-	/** Waits for its turn and a slot, then takes the slot (records its start). A rejected sleep gives the turn up. */
-	async take(now: () => number, sleep: (ms: number) => Promise<void>): Promise<void> {
-		const mine = this.turn.then(() => this.startWhenAllowed(now, sleep));
+	/**
+	 * Waits for its turn and a slot, then takes the slot (records its start). A rejected sleep gives the turn up;
+	 * so does `signal` (the job's cancel): it rejects at once with the signal's reason, even while polls queued
+	 * before it still wait, and its turn, when it comes, takes no slot.
+	 */
+	async take(now: () => number, sleep: (ms: number) => Promise<void>, signal?: AbortSignal): Promise<void> {
+		const mine = this.turn.then(() => {
+			signal?.throwIfAborted();
+			return this.startWhenAllowed(now, sleep);
+		});
 		this.turn = mine.catch(() => undefined);
 		this.queued++;
 		try {
-			await mine;
+			await (signal ? untilAborted(mine, signal) : mine);
 		} finally {
 			this.queued--;
 		}

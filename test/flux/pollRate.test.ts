@@ -101,6 +101,46 @@ describe('PollRateLimiter', () => {
 		expect(limiter.load().queued).toBe(0);
 	});
 
+	it('a poll whose job is cancelled while it waits its turn leaves at once and takes no slot; the next keeps its place', async () => {
+		const limiter = new PollRateLimiter(1);
+		const clock = fakeClock();
+		await limiter.take(clock.now, clock.sleep); // a: starts at 0
+		let release!: () => void;
+		const held = new Promise<void>((resolve) => (release = resolve));
+		const b = limiter.take(clock.now, async (ms) => {
+			await held; // b waits for its slot until the test lets it go
+			clock.t += ms;
+		});
+		const controller = new AbortController();
+		let cOutcome = 'waiting';
+		const c = limiter.take(clock.now, clock.sleep, controller.signal).then(
+			() => (cOutcome = 'started'),
+			(error: Error) => (cOutcome = error.message),
+		);
+		const d = limiter.take(clock.now, clock.sleep);
+		controller.abort(new Error('job cancelled'));
+		await new Promise<void>((resolve) => setImmediate(resolve));
+		// c did not wait for b (behind 1,000 polls at a rate of 1, that would be minutes of a cancelled job).
+		expect(cOutcome).toBe('job cancelled');
+		expect(limiter.load().queued).toBe(2);
+		release();
+		await b;
+		expect(clock.t).toBe(1000 + GUARD_MS);
+		await d;
+		await c;
+		expect(clock.t).toBe(2 * (1000 + GUARD_MS)); // c took no slot between b and d
+		expect(limiter.load().queued).toBe(0);
+	});
+
+	it('a poll asking with an already aborted signal never waits', async () => {
+		const limiter = new PollRateLimiter(1);
+		const clock = fakeClock();
+		await limiter.take(clock.now, clock.sleep);
+		await expect(limiter.take(clock.now, clock.sleep, AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
+		await limiter.take(clock.now, clock.sleep);
+		expect(clock.t).toBe(1000 + GUARD_MS);
+	});
+
 	it('counts the jobs polling now (enter / leave)', () => {
 		const limiter = new PollRateLimiter(5);
 		limiter.enter();
