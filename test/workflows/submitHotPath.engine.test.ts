@@ -21,7 +21,9 @@ let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 60_000 }, (started) => (sim = started));
 
 /** What the node asked n8n for during one run, and what the jobs had done when execute() returned. */
-const seen = { parameterReads: [] as string[], credentialReads: 0, binaryDecodes: 0, runsStarted: 0, runsStartedAtReturn: -1, knownAtReturn: [] as string[] };
+const seen = { parameterReads: [] as string[], credentialReads: 0, binaryDecodes: 0, runsStarted: 0, runsStartedAtReturn: -1, knownAtReturn: [] as string[], returnedJobIds: [] as string[] };
+/** Called synchronously as execute() returns (before any job's deferred work starts). */
+let afterReturn: (() => void) | undefined;
 
 /** The real FLUX source, its n8n context observed (the counting wraps only forward to n8n's own functions). */
 const source = makeFluxImageSource(fluxImageDescription);
@@ -65,6 +67,8 @@ submit.execute = async function (this: IExecuteFunctions) {
 	seen.runsStartedAtReturn = seen.runsStarted;
 	const pool = poolFor('image');
 	seen.knownAtReturn = output[0].map((item: INodeExecutionData) => pool.get(String(item.json.jobId)).state);
+	seen.returnedJobIds = output[0].map((item: INodeExecutionData) => String(item.json.jobId));
+	afterReturn?.();
 	return output;
 };
 
@@ -116,4 +120,29 @@ it('30 items sharing one in-memory binary reference: n8n decodes it once per run
 	await until(() => sim.log.submits.length >= 30, 'the jobs reach the simulator');
 	for (const s of sim.log.submits.slice(-30)) expect(s.body).toMatchObject({ images: [shared] });
 	await cancel(jobIds);
+});
+
+it('the execution is cancelled right as the submit node returns: no job reaches the API and every job ends cancelled', async () => {
+	Object.assign(seen, { runsStarted: 0, runsStartedAtReturn: -1, returnedJobIds: [] });
+	const controller = new AbortController();
+	afterReturn = () => controller.abort();
+	const submitsBefore = sim.log.submits.length;
+	try {
+		const result = await runWorkflow({
+			nodes: [manualTrigger('Trigger'), submitNode('Submit', { prompt: '={{ "cancelled " + $json.i }}', options: { cache: 'off' } })],
+			connections: connect(['Trigger', 'Submit']),
+			nodeTypes: { [TYPES.submit]: submit },
+			credentials: fluxCredentials(sim),
+			triggerItems: prompts,
+			signal: controller.signal,
+		});
+		expect(result.status).toBe('canceled');
+	} finally {
+		afterReturn = undefined;
+	}
+	expect(seen.runsStartedAtReturn).toBe(0);
+	expect(seen.returnedJobIds).toHaveLength(30);
+	const finals = await Promise.all(seen.returnedJobIds.map(async (id) => await poolFor('image').wait(id)));
+	for (const job of finals) expect(job.state).toBe('cancelled');
+	expect(sim.log.submits.length).toBe(submitsBefore);
 });
