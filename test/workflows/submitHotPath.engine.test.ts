@@ -66,7 +66,7 @@ submit.execute = async function (this: IExecuteFunctions) {
 	const output = (await execute.call(this)) as INodeExecutionData[][];
 	seen.runsStartedAtReturn = seen.runsStarted;
 	const pool = poolFor('image');
-	seen.knownAtReturn = output[0].map((item: INodeExecutionData) => pool.get(String(item.json.jobId)).state);
+	seen.knownAtReturn = output[0].map((item: INodeExecutionData) => (item.json.jobId === undefined ? 'no job' : pool.get(String(item.json.jobId)).state));
 	seen.returnedJobIds = output[0].map((item: INodeExecutionData) => String(item.json.jobId));
 	afterReturn?.();
 	return output;
@@ -145,4 +145,36 @@ it('the execution is cancelled right as the submit node returns: no job reaches 
 	const finals = await Promise.all(seen.returnedJobIds.map(async (id) => await poolFor('image').wait(id)));
 	for (const job of finals) expect(job.state).toBe('cancelled');
 	expect(sim.log.submits.length).toBe(submitsBefore);
+});
+
+it('expressions only inside a collection are read per item: a bad value in item 5 alone fails item 5, naming it and the field (continue on fail)', async () => {
+	const items8 = Array.from({ length: 8 }, (_, i) => ({ json: { i, size: i === 5 ? -3 : 2 } }));
+	const result = await runWorkflow({
+		nodes: [
+			manualTrigger('Trigger'),
+			submitNode(
+				'Submit',
+				{ prompt: 'same prompt', resolution: '={{ $json.i % 2 ? "2k" : "1k" }}', options: { cache: 'off', maxDownloadMb: '={{ $json.size }}' } },
+				{ onError: 'continueRegularOutput' },
+			),
+		],
+		connections: connect(['Trigger', 'Submit']),
+		nodeTypes: { [TYPES.submit]: submit },
+		credentials: fluxCredentials(sim),
+		triggerItems: items8,
+	});
+	expect(result.error?.message).toBeUndefined();
+	expect(result.status).toBe('success');
+	const out = result.outputOf('Submit');
+	expect(out).toHaveLength(8);
+	expect(out.map((item) => item.pairedItem)).toEqual(items8.map((_, i) => ({ item: i })));
+	expect(out[5].json.jobId).toBeUndefined();
+	expect(String(out[5].json.error)).toMatch(/Max Image Size/);
+	expect(String(out[5].json.error)).toMatch(/item 5\b/);
+	const jobIds = out.filter((_, i) => i !== 5).map((item) => String(item.json.jobId));
+	expect(new Set(jobIds).size).toBe(7);
+	await until(() => sim.log.submits.length >= 7, 'the jobs reach the simulator');
+	// Same prompt, per-item resolution: 7 distinct jobs, each with its own item's resolution.
+	expect(sim.log.submits.slice(-7).map((s) => (s.body as { resolution: string }).resolution).sort()).toEqual(['1k', '1k', '1k', '1k', '2k', '2k', '2k']);
+	await cancel(jobIds);
 });
