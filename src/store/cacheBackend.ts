@@ -79,7 +79,7 @@ export const cacacheBackend: CacheBackend = {
 	adopt: async (cache, key, filePath, integrity, entry) => {
 		const target = contentPathOf(cache, integrity);
 		await mkdir(path.dirname(target), { recursive: true });
-		await placeContentFile(filePath, target); // replaces a content file of the same name: it may be corrupt
+		await placeContentFile(filePath, target, path.join(cache, 'tmp')); // replaces a content file of the same name: it may be corrupt
 		// `time` and `size` reach cacache's index entry (the @types omit them).
 		await cacache.index.insert(cache, key, integrity, entry as unknown as cacache.index.InsertOptions);
 	},

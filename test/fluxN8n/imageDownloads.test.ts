@@ -49,3 +49,14 @@ it('keeps a finished image as long as a longer result retention lets the pool ha
 	await sweepImageDownloads(getStore(), NOW);
 	expect(await readdir(imageDownloadDir())).toEqual(['held.webp']);
 });
+
+it("removes what a killed process left in the result store's tmp folder (a file being adopted) after 25 h", async () => {
+	const tmp = path.join(getStore().results.cacheDir, 'tmp');
+	await mkdir(tmp, { recursive: true });
+	for (const [name, age] of [['adopt-new', HOUR], ['adopt-killed', 26 * HOUR]] as const) {
+		await writeFile(path.join(tmp, name), 'x');
+		await utimes(path.join(tmp, name), new Date(NOW - age), new Date(NOW - age));
+	}
+	await sweepImageDownloads(getStore(), NOW);
+	expect(await readdir(tmp)).toEqual(['adopt-new']);
+});
