@@ -98,6 +98,18 @@ export async function sweepImageDownloads(store: Store = getStore(), now = Date.
 	await sweepFolder(path.join(store.results.cacheDir, 'tmp'), now, () => PART_KEPT_MS);
 }
 
+/** How often a process sweeps (each job asks): a sweep stats every file, so a burst of jobs sweeps once. */
+export const SWEEP_EVERY_MS = 60_000;
+const lastSweeps = new Map<string, number>();
+
+/** {@link sweepImageDownloads}, unless this process swept the folder less than {@link SWEEP_EVERY_MS} ago. */
+export async function sweepImageDownloadsNowAndThen(store: Store = getStore(), now = Date.now()): Promise<void> {
+	const dir = imageDownloadDir(store);
+	if (now - (lastSweeps.get(dir) ?? -Infinity) < SWEEP_EVERY_MS) return;
+	lastSweeps.set(dir, now);
+	await sweepImageDownloads(store, now);
+}
+
 /** Removes the files of `dir` last written more than `keptMsOf(name)` before `now`. Never throws. */
 async function sweepFolder(dir: string, now: number, keptMsOf: (name: string) => number): Promise<void> {
 	try {

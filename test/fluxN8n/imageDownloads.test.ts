@@ -6,7 +6,7 @@
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 
-import { imageDownloadDir, sweepImageDownloads } from '../../src/fluxN8n/imageJobResult';
+import { imageDownloadDir, sweepImageDownloads, sweepImageDownloadsNowAndThen, SWEEP_EVERY_MS } from '../../src/fluxN8n/imageJobResult';
 import { getStore } from '../../src/store';
 
 const HOUR = 3600_000;
@@ -59,4 +59,16 @@ it("removes what a killed process left in the result store's tmp folder (a file 
 	}
 	await sweepImageDownloads(getStore(), NOW);
 	expect(await readdir(tmp)).toEqual(['adopt-new']);
+});
+
+it('jobs sweep at most once a minute per process (a sweep stats every file: a burst of jobs must not repeat it)', async () => {
+	const at = NOW + 7 * 24 * HOUR; // after any sweep an earlier test ran
+	await fileAged('first.png', 3 * HOUR);
+	await sweepImageDownloadsNowAndThen(getStore(), at);
+	expect(await readdir(imageDownloadDir())).toEqual([]);
+	await fileAged('second.png', 3 * HOUR);
+	await sweepImageDownloadsNowAndThen(getStore(), at + SWEEP_EVERY_MS - 1);
+	expect(await readdir(imageDownloadDir())).toEqual(['second.png']);
+	await sweepImageDownloadsNowAndThen(getStore(), at + SWEEP_EVERY_MS);
+	expect(await readdir(imageDownloadDir())).toEqual([]);
 });
