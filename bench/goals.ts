@@ -164,8 +164,10 @@ function overheadGoal(r: BenchResults): Goal {
 		target: 'median < 10 ms',
 		result: median(execMs) < 10 ? 'PASS' : 'MISS',
 		why:
-			'execute() never yields to the event loop (wall ≈ CPU): it is parameter reading through n8n (getNodeParameter / getCredentials per item) plus starting each job ' +
-			'(validation, request build, undici dispatch run in microtasks during the loop). Wall above CPU is the 2-core machine preempting the process.',
+			'execute() never yields to the event loop (wall ≈ CPU). A parameter without an expression is read and validated once per run, the credential validated once, ' +
+			'and each job starts after execute() returns (src/fluxN8n/fluxParameterReader.ts, src/twin/makeConcurrentTwin.ts); what is left is mostly n8n itself: ' +
+			'each item\'s prompt expression (a new workflow data proxy per evaluation), getCredentials per item (a credential field may hold a per-item expression), ' +
+			'and the job key. Wall above CPU is the 2-core machine preempting the process.',
 	});
 	return goals[0];
 }
@@ -253,7 +255,8 @@ function sharedReferenceGoal(r: BenchResults): Goal {
 			`external +${mib(m.peakSample.external - m.baseline.external)}, ArrayBuffers +${mib(m.peakSample.arrayBuffers - m.baseline.arrayBuffers)}. ` +
 			`The glue encodes one base64 copy per distinct content and every job's submit body sends that copy's bytes as a shared part ` +
 			`(released once the submit is acknowledged); before that, each job holding its own base64 body cost about ${fixed(1 + 4 / 3)}× the reference (30 jobs: ${fixed(30 * (1 + 4 / 3), 0)}×). ` +
-			`Still transient per item: n8n decodes the in-memory binary into a Buffer for each item that reads it (hashed, then dropped).`,
+			`Items that hand over the same stored binary have it decoded, checked and hashed once per run (KnownBinaries in src/fluxN8n/referenceImages.ts). ` +
+			`What remains: the re-encoded base64 string (heap), the submit bodies' shared latin1 Buffer of it (src/flux/request.ts), the one decoded Buffer, and allocator slack.`,
 	};
 }
 

@@ -70,3 +70,28 @@ export function parseFluxCredentials(raw: unknown): FluxCredentials {
 	}
 	return parsed.data;
 }
+
+/**
+ * parseFluxCredentials for one node run, which asks n8n for the credential once per item (a credential field may
+ * hold an expression that n8n resolves per item, e.g. an API key from `$json`): data equal to the previous item's
+ * is not validated again, its result (or error) is returned again.
+ */
+export function credentialsParserForRun(): (raw: unknown) => FluxCredentials {
+	let last: { fields: unknown[]; result: { value: FluxCredentials } | { error: unknown } } | undefined;
+	return (raw) => {
+		const shape = raw === null || raw === undefined ? 'none' : Array.isArray(raw) ? 'array' : typeof raw;
+		const data = (shape === 'object' ? raw : {}) as Record<string, unknown>;
+		const fields = [shape, data.apiStyle, data.baseUrl, data.apiKey];
+		if (!last || fields.some((field, i) => field !== last!.fields[i])) {
+			let result: { value: FluxCredentials } | { error: unknown };
+			try {
+				result = { value: parseFluxCredentials(raw) };
+			} catch (error) {
+				result = { error };
+			}
+			last = { fields, result };
+		}
+		if ('error' in last.result) throw last.result.error;
+		return last.result.value;
+	};
+}

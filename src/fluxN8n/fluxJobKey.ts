@@ -24,15 +24,30 @@ function upstreamFields(request: FluxImageRequest): Record<string, unknown> {
 	return requestBody({ ...request, images });
 }
 
-/** n-th identical request of one node run (keyed by the run's n8n context object). */
-const occurrencesByRun = new WeakMap<object, Map<string, number>>();
+/** What one node run (keyed by its n8n context object) remembers: the n-th identical request, account hashes. */
+interface RunKeys {
+	occurrences: Map<string, number>;
+	/** apiKeyHash by API key: the items of a run almost always share one account. */
+	accounts: Map<string, string>;
+}
+const keysByRun = new WeakMap<object, RunKeys>();
 
-function nextOccurrence(run: object, baseKey: string): number {
-	let counts = occurrencesByRun.get(run);
-	if (!counts) occurrencesByRun.set(run, (counts = new Map()));
-	const occurrence = counts.get(baseKey) ?? 0;
-	counts.set(baseKey, occurrence + 1);
+function runKeys(run: object): RunKeys {
+	let keys = keysByRun.get(run);
+	if (!keys) keysByRun.set(run, (keys = { occurrences: new Map(), accounts: new Map() }));
+	return keys;
+}
+
+function nextOccurrence(keys: RunKeys, baseKey: string): number {
+	const occurrence = keys.occurrences.get(baseKey) ?? 0;
+	keys.occurrences.set(baseKey, occurrence + 1);
 	return occurrence;
+}
+
+function accountHash(keys: RunKeys, apiKey: string): string {
+	let hash = keys.accounts.get(apiKey);
+	if (hash === undefined) keys.accounts.set(apiKey, (hash = apiKeyHash(apiKey)));
+	return hash;
 }
 
 /**
@@ -46,16 +61,17 @@ export function fluxJobIdentity(
 	request: FluxImageRequest,
 	seed: number | undefined,
 ): FluxJobIdentity {
+	const keys = runKeys(run);
 	const base = {
 		apiStyle: credentials.apiStyle,
 		baseUrl: credentials.baseUrl, // normalised once by parseFluxCredentials
 		model: IMAGE_MODEL,
 		upstream: upstreamFields(request),
 		seed: seed ?? '',
-		apiKeyHash: apiKeyHash(credentials.apiKey),
+		apiKeyHash: accountHash(keys, credentials.apiKey),
 	};
 	const baseKey = jobKey({ ...base, occurrence: 0 });
-	const occurrence = nextOccurrence(run, baseKey);
+	const occurrence = nextOccurrence(keys, baseKey);
 	const key = occurrence === 0 ? baseKey : jobKey({ ...base, occurrence });
 	return { key, apiStyle: base.apiStyle, baseUrl: base.baseUrl, model: base.model, apiKeyHash: base.apiKeyHash };
 }

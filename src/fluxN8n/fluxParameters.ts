@@ -204,6 +204,36 @@ function issueError(issue: z.ZodIssue, raw: unknown): InvalidParameterError {
 	return new InvalidParameterError(field, `${message} (got ${describeValue(value)})`);
 }
 
+/** The parameters of one item, in the order their errors are reported (the first invalid one wins). */
+export const FLUX_PARAMETER_NAMES = Object.keys(parametersSchema.shape) as FluxParameterName[];
+export type FluxParameterName = keyof typeof parametersSchema.shape;
+type ParsedFields = z.infer<typeof parametersSchema>;
+
+/**
+ * Validate one raw parameter value, as parseFluxParameters would inside a whole item: the value or the
+ * same InvalidParameterError. A value without an expression is the same for every item, so its result can be
+ * kept for the whole node run (see FluxParameterReader).
+ */
+export function parseFluxParameter<N extends FluxParameterName>(name: N, raw: unknown): ParsedFields[N] {
+	const parsed = parametersSchema.shape[name].safeParse(raw);
+	if (!parsed.success) {
+		const issue = parsed.error.issues[0];
+		throw issueError({ ...issue, path: [name, ...issue.path] }, { [name]: raw });
+	}
+	return parsed.data as ParsedFields[N];
+}
+
+/** Validated fields as FluxParameters (the options become milliseconds, bytes and a cache mode). */
+export function toFluxParameters(fields: ParsedFields): FluxParameters {
+	const { options, ...p } = fields;
+	return {
+		...p,
+		timeoutMs: Math.max(1, Math.round(options.timeoutMinutes * 60_000)),
+		maxDownloadBytes: Math.max(1, Math.round(options.maxDownloadMb * 1024 * 1024)),
+		cacheMode: options.cache,
+	};
+}
+
 /**
  * Validate one item's raw parameters (prompt, resolution, aspectRatio, grounding,
  * safetyTolerance, seed, referenceImages rows, skipError, options) once, at the
@@ -218,13 +248,7 @@ export function parseFluxParameters(raw: unknown): FluxParameters {
 	if (!parsed.success) {
 		throw issueError(parsed.error.issues[0], raw);
 	}
-	const { options, ...p } = parsed.data;
-	return {
-		...p,
-		timeoutMs: Math.max(1, Math.round(options.timeoutMinutes * 60_000)),
-		maxDownloadBytes: Math.max(1, Math.round(options.maxDownloadMb * 1024 * 1024)),
-		cacheMode: options.cache,
-	};
+	return toFluxParameters(parsed.data);
 }
 
 /** The client's request from validated parameters and resolved reference images. */

@@ -1,15 +1,16 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import type { FluxCredentials, FluxImageRequest } from '../flux';
-import { readInputBinary } from '../n8n/inputBinary';
+import { locateInputBinary, readInputBinary } from '../n8n/inputBinary';
 import { toNodeError } from '../n8n/nodeErrors';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
-import { parseFluxCredentials } from './fluxCredentials';
-import { parseFluxParameters, toFluxImageRequest } from './fluxParameters';
+import { credentialsParserForRun } from './fluxCredentials';
+import { FluxParameterReader } from './fluxParameterReader';
+import { toFluxImageRequest } from './fluxParameters';
 import type { CacheMode } from '../store';
 import { fluxJobIdentity, type FluxJobIdentity } from './fluxJobKey';
 import { FluxCredentialsError, InvalidParameterError } from './invalidInput';
-import { resolveReferenceImages, type GetBinary } from './referenceImages';
+import { resolveReferenceImages, type GetBinary, type KnownBinaries } from './referenceImages';
 
 /** One item's job, validated and ready to run anywhere (no n8n context needed). */
 export interface PreparedFluxImageJob {
@@ -26,20 +27,19 @@ export interface PreparedFluxImageJob {
 	identity: FluxJobIdentity;
 }
 
-/** The item's parameters exactly as n8n hands them over (validated by parseFluxParameters). */
-function readRawParameters(ctx: IExecuteFunctions, itemIndex: number): Record<string, unknown> {
-	const read = (name: string, fallback?: unknown) => ctx.getNodeParameter(name, itemIndex, fallback);
-	return {
-		prompt: read('prompt'),
-		resolution: read('resolution', '1k'),
-		aspectRatio: read('aspectRatio', 'auto'),
-		grounding: read('grounding', true),
-		safetyTolerance: read('safetyTolerance', 2),
-		seed: read('seed', 0),
-		referenceImages: read('referenceImages.images', []),
-		skipError: read('skipError', false),
-		options: read('options', {}),
-	};
+/** What one node run (one execute call: the same n8n context object for every item) reads and checks once. */
+interface FluxRun {
+	parameters: FluxParameterReader;
+	parseCredentials: (raw: unknown) => FluxCredentials;
+	binaries: KnownBinaries['copies'];
+}
+
+const runs = new WeakMap<IExecuteFunctions, FluxRun>();
+
+function fluxRun(ctx: IExecuteFunctions): FluxRun {
+	let run = runs.get(ctx);
+	if (!run) runs.set(ctx, (run = { parameters: new FluxParameterReader(ctx), parseCredentials: credentialsParserForRun(), binaries: new Map() }));
+	return run;
 }
 
 /**
@@ -50,15 +50,35 @@ function itemBinary(ctx: IExecuteFunctions, itemIndex: number): GetBinary {
 	return async (property) => await readInputBinary(ctx, itemIndex, property);
 }
 
+/** The identity of what n8n stores for an item's binary: its binary data id, or its in-memory base64 text. */
+function itemBinaries(ctx: IExecuteFunctions, itemIndex: number, copies: KnownBinaries['copies']): KnownBinaries {
+	const identify = (property: string) => {
+		try {
+			const located = locateInputBinary(ctx, itemIndex, property);
+			if (located === undefined) return undefined;
+			const { id, data } = ctx.helpers.assertBinaryData(itemIndex, located);
+			// base64 has no ':', so an in-memory binary's text never equals a stored binary's "id:…".
+			return id ? `id:${id}` : data || undefined;
+		} catch {
+			return undefined; // read as usual, which reports what is wrong
+		}
+	};
+	return { identify, copies };
+}
+
 /**
  * Read and validate one item's credential, parameters and reference images,
  * once, before anything is sent. Throws NodeOperationError naming field and item.
+ * Within one node run, what is the same for every item is read and validated once (FluxParameterReader,
+ * credentialsParserForRun, KnownBinaries); the credential itself is asked for per item, as n8n may resolve it per item.
  */
 export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxImageJob> {
+	const run = fluxRun(ctx);
 	try {
-		const credentials = parseFluxCredentials(await ctx.getCredentials('fluxApi', itemIndex));
-		const params = parseFluxParameters(readRawParameters(ctx, itemIndex));
-		const images = await resolveReferenceImages(params.referenceImages, itemBinary(ctx, itemIndex));
+		const credentials = run.parseCredentials(await ctx.getCredentials('fluxApi', itemIndex));
+		const params = run.parameters.read(itemIndex);
+		const known = itemBinaries(ctx, itemIndex, run.binaries);
+		const images = await resolveReferenceImages(params.referenceImages, itemBinary(ctx, itemIndex), { known });
 		const request = toFluxImageRequest(params, images);
 		return {
 			credentials,

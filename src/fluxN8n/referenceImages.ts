@@ -2,7 +2,7 @@ import { detectReferenceImageType } from '../flux/imageType';
 import type { ReferenceImage } from '../flux/request';
 import type { ReferenceEntry } from './fluxParameters';
 import { InvalidParameterError } from './invalidInput';
-import { sharedReferenceImages } from './sharedReferenceImages';
+import { sharedReferenceImages, type EncodedReferenceImage } from './sharedReferenceImages';
 
 /** Default size cap of one binary reference image: 20 MB. */
 export const DEFAULT_MAX_REFERENCE_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -13,6 +13,20 @@ export type GetBinary = (propertyName: string) => Promise<{ buffer: Buffer; mime
 export interface ResolveReferenceImagesOptions {
 	/** Size cap per binary image in bytes (default 20 MB). */
 	maxBytesPerImage?: number;
+	/** Binaries already resolved in this node run: an item sharing one is not read, checked and hashed again. */
+	known?: KnownBinaries;
+}
+
+/**
+ * The binaries one node run has already resolved, by the identity of what n8n stores (a binary data id, or
+ * the in-memory base64 text): items that hand over the same stored binary get its encoded copy without
+ * n8n decoding it again. Only successes are kept (weakly: the copy lives as long as a job holds it), so
+ * a bad binary fails every item that uses it with that item's own error.
+ */
+export interface KnownBinaries {
+	/** The identity of the binary `property` of the current item, or undefined (then it is read). */
+	identify(property: string): string | undefined;
+	copies: Map<string, WeakRef<EncodedReferenceImage>>;
 }
 
 function formatBytes(n: number): string {
@@ -37,8 +51,18 @@ async function readBinary(property: string, field: string, getBinary: GetBinary)
 	return binary;
 }
 
+/** One binary reference image: the copy this run already made of the same stored binary, else readAndEncode. */
+async function resolveBinary(property: string, field: string, getBinary: GetBinary, maxBytes: number, known?: KnownBinaries): Promise<ReferenceImage> {
+	const identity = known?.identify(property);
+	const copy = identity === undefined ? undefined : known?.copies.get(identity)?.deref();
+	if (copy) return copy;
+	const encoded = await readAndEncode(property, field, getBinary, maxBytes);
+	if (identity !== undefined) known?.copies.set(identity, new WeakRef(encoded));
+	return encoded;
+}
+
 /** Reads, checks (size, magic bytes) and encodes one binary reference image; the encoded copy is shared. */
-async function resolveBinary(property: string, field: string, getBinary: GetBinary, maxBytes: number): Promise<ReferenceImage> {
+async function readAndEncode(property: string, field: string, getBinary: GetBinary, maxBytes: number): Promise<EncodedReferenceImage> {
 	const binary = await readBinary(property, field, getBinary);
 	const buffer = Buffer.isBuffer(binary.buffer) ? binary.buffer : Buffer.from(binary.buffer);
 	if (buffer.length === 0) throw new InvalidParameterError(field, `binary property "${property}" is empty`);
@@ -72,7 +96,7 @@ export async function resolveReferenceImages(
 	const images: ReferenceImage[] = [];
 	for (const entry of entries) {
 		if (entry.kind === 'url') images.push({ kind: 'url', url: entry.url });
-		else images.push(await resolveBinary(entry.property, `referenceImages[${entry.index}]`, getBinary, maxBytes));
+		else images.push(await resolveBinary(entry.property, `referenceImages[${entry.index}]`, getBinary, maxBytes, opts.known));
 	}
 	return images;
 }

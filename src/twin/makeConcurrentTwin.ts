@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { toNodeError } from '../n8n/nodeErrors';
-import { poolFor, type JobKind } from '../pool';
+import { poolFor, type JobContext, type JobKind } from '../pool';
 import type { ConcurrentSource } from './concurrentSource';
 import { releaseWhenFinal, watchExecutionCancel } from './executionCancel';
 import { makeFailedTaskItemJson, makeTaskItemJson } from './taskItem';
@@ -58,6 +58,9 @@ export function makeConcurrentTwinDescription(
 	};
 }
 
+/** Resolves on a later turn of the event loop: after the node has returned its items to n8n. */
+const afterThisTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 type PreparedItem<Prepared> = { itemIndex: number; value: Prepared } | { itemIndex: number; error: Error };
 
 /**
@@ -107,8 +110,14 @@ async function submitBatch<Prepared, Result>(
 	const pool = poolFor(source.outputKind);
 	const node = ctx.getNode().name;
 	const options = { owner: ctx.getExecutionId(), signal: ctx.getExecutionCancelSignal(), sizeOf: source.sizeOf };
+	// A job is admitted (the pool knows it, a collector finds it) before its task item is returned; its work starts
+	// on a later turn, so that none of it (store lookups, the submit request) runs before execute() returns.
+	const run = async (value: Prepared, job: JobContext) => {
+		await afterThisTurn();
+		return await source.run(value, job);
+	};
 	const admissions = prepared.map((entry) =>
-		'error' in entry ? undefined : pool.submit((job) => source.run(entry.value, job), { ...options, meta: { node, itemIndex: entry.itemIndex } }),
+		'error' in entry ? undefined : pool.submit((job) => run(entry.value, job), { ...options, meta: { node, itemIndex: entry.itemIndex } }),
 	);
 	const settled = await Promise.allSettled(admissions.map(async (admission) => await admission));
 	for (const outcome of settled) if (outcome.status === 'fulfilled' && outcome.value !== undefined) jobIds.push(outcome.value);

@@ -1,4 +1,4 @@
-import { parseFluxCredentials } from '../../src/fluxN8n/fluxCredentials';
+import { credentialsParserForRun, parseFluxCredentials } from '../../src/fluxN8n/fluxCredentials';
 import { FluxCredentialsError } from '../../src/fluxN8n/invalidInput';
 
 const KEY = 'sk-test-0123456789abcdef';
@@ -84,5 +84,43 @@ describe('parseFluxCredentials: the credential is checked once, fully (issue 15 
 		expect(refusal({ baseUrl: 'https://api.bfl.ai', apiKey: '  ' }).field).toBe('apiKey');
 		expect(refusal({ baseUrl: 'https://api.bfl.ai' }).field).toBe('apiKey');
 		expect(refusal({ apiStyle: 'other', baseUrl: 'https://api.bfl.ai', apiKey: KEY }).field).toBe('apiStyle');
+	});
+});
+
+describe('credentialsParserForRun: n8n hands the credential per item, it is checked again only when it changes (issue 14)', () => {
+	const good = { apiStyle: 'relay', baseUrl: 'https://api.example.com/', apiKey: KEY };
+
+	it('the same data gives the same parsed credential; other data is parsed anew', () => {
+		const parse = credentialsParserForRun();
+		const first = parse({ ...good });
+		expect(parse({ ...good })).toBe(first);
+		expect(first).toEqual(parseFluxCredentials(good));
+		const other = parse({ ...good, apiKey: `${KEY}x` });
+		expect(other.apiKey).toBe(`${KEY}x`);
+		expect(parse({ ...good, apiStyle: 'bfl' })).toEqual(parseFluxCredentials({ ...good, apiStyle: 'bfl' }));
+	});
+
+	it('bad data fails every item with the error parseFluxCredentials gives, whatever the shape', () => {
+		const parse = credentialsParserForRun();
+		const message = (raw: unknown) => {
+			try {
+				parse(raw);
+			} catch (error) {
+				expect(error).toBeInstanceOf(FluxCredentialsError);
+				return (error as Error).message;
+			}
+			return 'accepted';
+		};
+		const expected = (raw: unknown) => {
+			try {
+				parseFluxCredentials(raw);
+			} catch (error) {
+				return (error as Error).message;
+			}
+			return 'accepted';
+		};
+		for (const raw of [{ ...good, baseUrl: 'ftp://x' }, { ...good, baseUrl: 'ftp://x' }, 'text', {}, undefined, null, ['a'], good, { ...good, apiKey: ' ' }]) {
+			expect(message(raw)).toBe(expected(raw));
+		}
 	});
 });

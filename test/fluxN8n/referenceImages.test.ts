@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { parseFluxParameters } from '../../src/fluxN8n/fluxParameters';
 import { InvalidParameterError } from '../../src/fluxN8n/invalidInput';
-import { resolveReferenceImages, type GetBinary } from '../../src/fluxN8n/referenceImages';
+import { resolveReferenceImages, type GetBinary, type KnownBinaries } from '../../src/fluxN8n/referenceImages';
 import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
@@ -96,5 +96,27 @@ describe('resolveReferenceImages', () => {
 		const other = await resolve(['data'], async () => ({ buffer: Buffer.concat([content, Buffer.from('!')]) }));
 		expect(other[0]).not.toBe(copies[0][0]);
 		expect(sharedReferenceImages.encodings - before).toBe(2);
+	});
+
+	it('a binary this run already resolved is not read again; a bad one fails every item that uses it (issue 14)', async () => {
+		const content = Buffer.concat([PNG, Buffer.from(`run ${randomUUID()}`)]);
+		const copies: KnownBinaries['copies'] = new Map();
+		const stored: Record<string, string> = { data: 'id:shared', other: 'id:shared', doc: 'id:doc' };
+		const known: KnownBinaries = { identify: (property) => stored[property], copies };
+		let reads = 0;
+		const read: GetBinary = async (name) => {
+			reads++;
+			return name === 'doc' ? binaries.doc : { buffer: Buffer.from(content), mimeType: 'image/png' };
+		};
+		const images = [];
+		for (let item = 0; item < 30; item++) images.push(...(await resolve(['data', 'other'], read, { known })));
+		expect(reads).toBe(1);
+		for (const image of images) expect(image).toBe(images[0]);
+		// Not kept on failure: every item reads it and gets its own error.
+		for (let item = 0; item < 3; item++) expect((await fieldOf(async () => await resolve(['', 'doc'], read, { known })))[0]).toBe('referenceImages[1]');
+		expect(reads).toBe(4);
+		// An unknown identity is read as usual.
+		await resolve(['data'], read, { known: { identify: () => undefined, copies } });
+		expect(reads).toBe(5);
 	});
 });

@@ -23,10 +23,18 @@ import type { ConcurrentSource } from '../../src/twin/concurrentSource';
 
 const ROUNDS = 600;
 
-/** The execution's signal as nodes see it, and the most abort listeners seen on it. */
-const seen = { signal: undefined as AbortSignal | undefined, baseline: 0, most: 0, maxListenersAtStart: 0 };
+/**
+ * The execution's signal as nodes see it, and the most abort listeners seen on it: `most` between a collector's
+ * waits (the loop, the submit node returning), `mostWhileCollecting` inside the jobs, which run while the round's
+ * collector waits (a job's work starts after the submit node has returned). A waiting collector listens on the
+ * signal itself for as long as it waits (src/collect/waitForSlots.ts; the same before the jobs started later).
+ */
+const seen = { signal: undefined as AbortSignal | undefined, baseline: 0, most: 0, mostWhileCollecting: 0, maxListenersAtStart: 0 };
 function sample(): void {
 	if (seen.signal) seen.most = Math.max(seen.most, getEventListeners(seen.signal, 'abort').length);
+}
+function sampleWhileCollecting(): void {
+	if (seen.signal) seen.mostWhileCollecting = Math.max(seen.mostWhileCollecting, getEventListeners(seen.signal, 'abort').length);
 }
 
 const bareDescription = (name: string, outputs: number): INodeTypeDescription => ({
@@ -68,8 +76,9 @@ const instantSource: ConcurrentSource<number, ImageJobResult> = {
 	model: 'instant',
 	prepare: async (_ctx, itemIndex) => itemIndex,
 	run: async () => {
-		sample();
+		sampleWhileCollecting();
 		await new Promise((resolve) => setImmediate(resolve));
+		sampleWhileCollecting();
 		return { outcome: 'success', buffer: png, mimeType: 'image/png', fileExtension: 'png' };
 	},
 	sizeOf: (result) => result.buffer?.byteLength ?? 0,
@@ -81,6 +90,14 @@ const InstantSubmit = makeConcurrentTwin(instantSource, {
 	icon: 'file:x.svg',
 	defaultName: 'Instant Submit',
 });
+/** The submit node, sampled as it returns: its jobs admitted, its watch held, no collector waiting yet. */
+const instantSubmit = new InstantSubmit();
+const execute = instantSubmit.execute!;
+instantSubmit.execute = async function (this: IExecuteFunctions) {
+	const output = await execute.call(this);
+	sample();
+	return output;
+};
 
 it(`${ROUNDS} submit → collect rounds in one execution add at most one listener to its cancel signal`, async () => {
 	const warnings: Error[] = [];
@@ -95,7 +112,7 @@ it(`${ROUNDS} submit → collect rounds in one execution add at most one listene
 				{ name: 'Collect', type: 'test.collect', parameters: {} },
 			],
 			connections: connect(['Trigger', 'Loop'], ['Loop', 'Submit', 1, 0], ['Submit', 'Collect'], ['Collect', 'Loop']),
-			nodeTypes: { 'test.loop': new Loop(), 'test.instantSubmit': new InstantSubmit(), 'test.collect': new ConcurrentCollect() },
+			nodeTypes: { 'test.loop': new Loop(), 'test.instantSubmit': instantSubmit, 'test.collect': new ConcurrentCollect() },
 		});
 		expect(result.status).toBe('success');
 		expect(result.runData.Loop).toHaveLength(ROUNDS + 1);
@@ -107,6 +124,9 @@ it(`${ROUNDS} submit → collect rounds in one execution add at most one listene
 		process.off('warning', onWarning);
 	}
 	expect(seen.most - seen.baseline).toBeLessThanOrEqual(1);
+	// The shared watch plus the waiting collector's own listener, in every round alike: nothing accumulates.
+	expect(seen.mostWhileCollecting - seen.baseline).toBeLessThanOrEqual(2);
+	expect(getEventListeners(seen.signal!, 'abort')).toHaveLength(seen.baseline);
 	expect(getMaxListeners(seen.signal!)).toBe(seen.maxListenersAtStart); // n8n's setting is left alone
 	expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
 	expect(poolFor('image').stats()).toMatchObject({ admitted: 0 });

@@ -1,0 +1,119 @@
+/**
+ * The submit node's hot path (issue 14: 30 task items in < 10 ms), through n8n's real engine and the relay
+ * simulator: what is the same for every item is read once per run, items sharing one stored binary have it
+ * decoded once, and no job's work runs before execute() returns, while every task item returned is already a job
+ * the pool knows (a collector finds it).
+ */
+import type { IExecuteFunctions, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { connect, manualTrigger, runWorkflow } from '../engine/harness';
+import { type RelaySimulator } from '../../relay-sim';
+import { solidPng } from '../../relay-sim/pngCodec';
+import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
+import { makeFluxImageSource } from '../../src/fluxN8n/fluxImageSource';
+import { poolFor } from '../../src/pool';
+import { makeConcurrentTwin } from '../../src/twin/makeConcurrentTwin';
+import { fluxImageDescription } from '../../nodes/FluxImage/FluxImage.description';
+import { fluxCredentials, submitNode, TYPES, until } from './setup';
+
+process.env.COMFLY_IMAGE_CONCURRENCY = '30';
+let sim: RelaySimulator;
+useRelaySimulator({ latencyMs: 60_000 }, (started) => (sim = started));
+
+/** What the node asked n8n for during one run, and what the jobs had done when execute() returned. */
+const seen = { parameterReads: [] as string[], credentialReads: 0, binaryDecodes: 0, runsStarted: 0, runsStartedAtReturn: -1, knownAtReturn: [] as string[] };
+
+/** The real FLUX source, its n8n context observed (the counting wraps only forward to n8n's own functions). */
+const source = makeFluxImageSource(fluxImageDescription);
+const observed = new WeakSet<object>();
+function observe(ctx: IExecuteFunctions): void {
+	if (observed.has(ctx)) return;
+	observed.add(ctx);
+	const { getNodeParameter, getCredentials } = ctx;
+	const { getBinaryDataBuffer } = ctx.helpers;
+	ctx.getNodeParameter = ((...args: Parameters<typeof getNodeParameter>) => {
+		if (!(args[3] as { rawExpressions?: boolean } | undefined)?.rawExpressions) seen.parameterReads.push(args[0]);
+		return getNodeParameter.apply(ctx, args);
+	}) as typeof getNodeParameter;
+	ctx.getCredentials = (async (...args: Parameters<typeof getCredentials>) => {
+		seen.credentialReads++;
+		return await getCredentials.apply(ctx, args);
+	}) as typeof getCredentials;
+	ctx.helpers.getBinaryDataBuffer = (async (...args: Parameters<typeof getBinaryDataBuffer>) => {
+		seen.binaryDecodes++;
+		return await getBinaryDataBuffer.apply(ctx.helpers, args);
+	}) as typeof getBinaryDataBuffer;
+}
+const ObservedSubmit = makeConcurrentTwin(
+	{
+		...source,
+		prepare: async (ctx, itemIndex) => {
+			observe(ctx);
+			return await source.prepare(ctx, itemIndex);
+		},
+		run: async (job, context) => {
+			seen.runsStarted++;
+			return await source.run(job, context);
+		},
+	},
+	{ name: 'observedSubmit', displayName: 'Observed Submit', description: 'test', icon: 'file:x.svg', defaultName: 'Submit' },
+);
+const submit = new ObservedSubmit();
+const execute = submit.execute!;
+submit.execute = async function (this: IExecuteFunctions) {
+	const output = (await execute.call(this)) as INodeExecutionData[][];
+	seen.runsStartedAtReturn = seen.runsStarted;
+	const pool = poolFor('image');
+	seen.knownAtReturn = output[0].map((item: INodeExecutionData) => pool.get(String(item.json.jobId)).state);
+	return output;
+};
+
+async function submit30(parameters: INodeParameters, triggerItems: INodeExecutionData[]) {
+	Object.assign(seen, { parameterReads: [], credentialReads: 0, binaryDecodes: 0, runsStarted: 0, runsStartedAtReturn: -1, knownAtReturn: [] });
+	const result = await runWorkflow({
+		nodes: [manualTrigger('Trigger'), submitNode('Submit', parameters)],
+		connections: connect(['Trigger', 'Submit']),
+		nodeTypes: { [TYPES.submit]: submit },
+		credentials: fluxCredentials(sim),
+		triggerItems,
+	});
+	expect(result.status).toBe('success');
+	const jobIds = result.outputOf('Submit').map((task) => String(task.json.jobId));
+	expect(jobIds).toHaveLength(30);
+	return jobIds;
+}
+
+async function cancel(jobIds: string[]): Promise<void> {
+	poolFor('image').cancelJobs(jobIds);
+	await Promise.all(jobIds.map(async (id) => await poolFor('image').wait(id)));
+}
+
+const prompts = Array.from({ length: 30 }, (_, i) => ({ json: { i } }));
+
+it('30 items: the prompt (an expression) is read per item, the parameters without one once; every task is a known job; no job ran before execute() returned', async () => {
+	const jobIds = await submit30({ prompt: '={{ "hot path " + $json.i }}', resolution: '2k', options: { cache: 'off' } }, prompts);
+	expect(seen.parameterReads.filter((name) => name === 'prompt')).toHaveLength(30);
+	for (const name of ['resolution', 'aspectRatio', 'grounding', 'safetyTolerance', 'seed', 'referenceImages.images', 'skipError', 'options']) {
+		expect(seen.parameterReads.filter((read) => read === name)).toHaveLength(1);
+	}
+	// A credential field may hold an expression n8n resolves per item: it is still asked for per item.
+	expect(seen.credentialReads).toBe(30);
+	expect(seen.knownAtReturn).toHaveLength(30);
+	for (const state of seen.knownAtReturn) expect(['queued', 'running']).toContain(state);
+	expect(seen.runsStartedAtReturn).toBe(0);
+	// And the jobs do run afterwards: all 30 reach the API, each with its own prompt and the shared resolution.
+	await until(() => sim.log.submits.length >= 30, 'the jobs reach the simulator');
+	expect(new Set(sim.log.submits.slice(-30).map((s) => (s.body as { prompt: string }).prompt)).size).toBe(30);
+	for (const s of sim.log.submits.slice(-30)) expect(s.body).toMatchObject({ resolution: '2k' });
+	await cancel(jobIds);
+});
+
+it('30 items sharing one in-memory binary reference: n8n decodes it once per run, not once per item', async () => {
+	const shared = solidPng(32, 32, [10, 200, 30]).toString('base64');
+	const items = prompts.map((item) => ({ ...item, binary: { data: { data: shared, mimeType: 'image/png' } } }));
+	const jobIds = await submit30({ prompt: '={{ "ref " + $json.i }}', referenceImages: { images: [{ source: 'data' }] }, options: { cache: 'off' } }, items);
+	expect(seen.binaryDecodes).toBe(1);
+	await until(() => sim.log.submits.length >= 30, 'the jobs reach the simulator');
+	for (const s of sim.log.submits.slice(-30)) expect(s.body).toMatchObject({ images: [shared] });
+	await cancel(jobIds);
+});
