@@ -140,15 +140,24 @@ async function nextHop(rt: JobRuntime, res: Dispatcher.ResponseData, from: URL, 
 	return checkTarget(rt, next, noun, 'redirect', allowLocal);
 }
 
-async function readImage(rt: JobRuntime, res: Dispatcher.ResponseData): Promise<DownloadedImage | Transient> {
+/**
+ * The size rules of a 200 response: the job's cap, the declared Content-Length (undefined when absent or not a
+ * number), and the job's `too_large` error; a declared length over the cap is refused at once (the body dropped).
+ */
+export function sizeGate(rt: JobRuntime, res: Dispatcher.ResponseData, noun: string) {
 	const maxBytes = rt.settings.maxDownloadBytes;
 	const lengthHeader = headerValue(res.headers, 'content-length');
 	const declared = lengthHeader !== undefined && /^\d+$/.test(lengthHeader.trim()) ? Number(lengthHeader) : undefined;
-	const tooLarge = (n: string) => rt.error('too_large', `The generated image is larger than the ${formatBytes(maxBytes)} download limit (${n})`);
+	const tooLarge = (n: string) => rt.error('too_large', `The generated ${noun} is larger than the ${formatBytes(maxBytes)} download limit (${n})`);
 	if (declared !== undefined && declared > maxBytes) {
 		discardBody(res.body);
 		throw tooLarge(`Content-Length ${formatBytes(declared)}`);
 	}
+	return { maxBytes, declared, tooLarge };
+}
+
+async function readImage(rt: JobRuntime, res: Dispatcher.ResponseData): Promise<DownloadedImage | Transient> {
+	const { maxBytes, declared, tooLarge } = sizeGate(rt, res, 'image');
 	let buffer: Buffer;
 	try {
 		buffer = await readBody(res.body, maxBytes, declared);

@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
-import { BodyCutOffError, discardBody, formatBytes, headerValue } from './body';
+import { BodyCutOffError, formatBytes, headerValue } from './body';
 import { FileBodyNotRecognisedError, FileBodyTooLargeError, FileBodyWriteError, writeBodyToFile, type WrittenBody } from './bodyFile';
-import { downloadImage, downloadResult, type DownloadedImage, type DownloadSink } from './download';
+import { downloadImage, downloadResult, sizeGate, type DownloadedImage, type DownloadSink } from './download';
 import { detectImageType, type DetectedImageType } from './imageType';
 import type { JobRuntime } from './job';
 import { transient, type Transient } from './retry';
@@ -53,14 +53,7 @@ export async function downloadImageFile(rt: JobRuntime, sampleUrl: string, dir: 
 }
 
 async function readImageFile(rt: JobRuntime, res: Dispatcher.ResponseData, dir: string): Promise<DownloadedImageFile | Transient> {
-	const maxBytes = rt.settings.maxDownloadBytes;
-	const lengthHeader = headerValue(res.headers, 'content-length');
-	const declared = lengthHeader !== undefined && /^\d+$/.test(lengthHeader.trim()) ? Number(lengthHeader) : undefined;
-	const tooLarge = (n: string) => rt.error('too_large', `The generated image is larger than the ${formatBytes(maxBytes)} download limit (${n})`);
-	if (declared !== undefined && declared > maxBytes) {
-		discardBody(res.body);
-		throw tooLarge(`Content-Length ${formatBytes(declared)}`);
-	}
+	const { maxBytes, declared, tooLarge } = sizeGate(rt, res, 'image');
 	const partPath = path.join(dir, `${randomUUID()}.part`);
 	let written: WrittenBody;
 	try {

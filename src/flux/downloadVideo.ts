@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
-import { BodyCutOffError, discardBody, formatBytes, headerValue } from './body';
+import { BodyCutOffError, formatBytes, headerValue } from './body';
 import { FileBodyNotRecognisedError, FileBodyTooLargeError, FileBodyWriteError, writeBodyToFile } from './bodyFile';
-import { downloadResult, type DownloadSink } from './download';
+import { downloadResult, sizeGate, type DownloadSink } from './download';
 import type { JobRuntime } from './job';
 import { transient, type Transient } from './retry';
 import { describeNetworkError, errorCode } from './retryPolicy';
@@ -31,14 +31,7 @@ export async function downloadVideo(rt: JobRuntime, sampleUrl: string, dir: stri
 }
 
 async function readVideo(rt: JobRuntime, res: Dispatcher.ResponseData, dir: string): Promise<DownloadedVideo | Transient> {
-	const maxBytes = rt.settings.maxDownloadBytes;
-	const lengthHeader = headerValue(res.headers, 'content-length');
-	const declared = lengthHeader !== undefined && /^\d+$/.test(lengthHeader.trim()) ? Number(lengthHeader) : undefined;
-	const tooLarge = (n: string) => rt.error('too_large', `The generated video is larger than the ${formatBytes(maxBytes)} download limit (${n})`);
-	if (declared !== undefined && declared > maxBytes) {
-		discardBody(res.body);
-		throw tooLarge(`Content-Length ${formatBytes(declared)}`);
-	}
+	const { maxBytes, declared, tooLarge } = sizeGate(rt, res, 'video');
 	const filePath = path.join(dir, `${randomUUID()}.mp4.part`);
 	let received: number;
 	try {

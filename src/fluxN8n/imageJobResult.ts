@@ -89,16 +89,34 @@ export async function readyImageDownloadDir(store: Store = getStore()): Promise<
 
 /**
  * Removes download files a pool can no longer hand out: a finished image (Cache Off, or a store fault) after the
- * pool's result TTL plus an hour, a `.part` file after 25 h. Never throws.
+ * pool's result TTL plus an hour, a `.part` file after 25 h; and what a killed process left in the result store's
+ * tmp folder (a file being adopted or written) after 25 h. Never throws.
  */
 export async function sweepImageDownloads(store: Store = getStore(), now = Date.now()): Promise<void> {
-	const dir = imageDownloadDir(store);
 	const keptMs = readPoolConfig(process.env, () => undefined).resultTtlMs + HOUR_MS;
+	await sweepFolder(imageDownloadDir(store), now, (name) => (name.endsWith('.part') ? PART_KEPT_MS : keptMs));
+	await sweepFolder(path.join(store.results.cacheDir, 'tmp'), now, () => PART_KEPT_MS);
+}
+
+/** How often a process sweeps (each job asks): a sweep stats every file, so a burst of jobs sweeps once. */
+export const SWEEP_EVERY_MS = 60_000;
+const lastSweeps = new Map<string, number>();
+
+/** {@link sweepImageDownloads}, unless this process swept the folder less than {@link SWEEP_EVERY_MS} ago. */
+export async function sweepImageDownloadsNowAndThen(store: Store = getStore(), now = Date.now()): Promise<void> {
+	const dir = imageDownloadDir(store);
+	if (now - (lastSweeps.get(dir) ?? -Infinity) < SWEEP_EVERY_MS) return;
+	lastSweeps.set(dir, now);
+	await sweepImageDownloads(store, now);
+}
+
+/** Removes the files of `dir` last written more than `keptMsOf(name)` before `now`. Never throws. */
+async function sweepFolder(dir: string, now: number, keptMsOf: (name: string) => number): Promise<void> {
 	try {
 		for (const name of await readdir(dir)) {
 			const file = path.join(dir, name);
 			const info = await stat(file).catch(() => undefined);
-			if (info && now - info.mtimeMs > (name.endsWith('.part') ? PART_KEPT_MS : keptMs)) await rm(file, { force: true });
+			if (info?.isFile() && now - info.mtimeMs > keptMsOf(name)) await rm(file, { force: true });
 		}
 	} catch {
 		// no folder yet, or unreadable: nothing to sweep

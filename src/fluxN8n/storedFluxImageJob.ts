@@ -9,7 +9,7 @@ import { awaitImage, awaitImageFile, FluxError, generateImage, generateImageFile
 import type { FluxImageRequest, FluxCredentials } from '../flux';
 import type { JobContext } from '../pool';
 import { getStore, MAYBE_PAID_REASON, resumeDecision, SingleFlight, type JournalRecord, type Store } from '../store';
-import { readyImageDownloadDir, sweepImageDownloads, type ImageJobResult } from './imageJobResult';
+import { readyImageDownloadDir, sweepImageDownloadsNowAndThen, type ImageJobResult } from './imageJobResult';
 import type { PreparedFluxImageJob } from './prepareFluxImageJob';
 import { accountAdmission } from './accountAdmission';
 import { journalJobFailure } from './journalFailure';
@@ -57,7 +57,7 @@ export async function keepImage(store: Store, key: string, cacheMode: string, im
 
 /** The job's image downloaded into the download folder (next to the store), or into memory when it cannot be written. */
 async function imageFileOptions(store: Store, options: GenerateOptions): Promise<GenerateOptions & { downloadDir?: string }> {
-	void sweepImageDownloads(store);
+	void sweepImageDownloadsNowAndThen(store);
 	return { ...options, downloadDir: await readyImageDownloadDir(store) };
 }
 

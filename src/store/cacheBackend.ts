@@ -5,9 +5,10 @@
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import * as cacache from 'cacache';
-import { link, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { listCacheIndex } from './cacheIndexList';
+import { placeContentFile } from './placeContentFile';
 
 /**
  * The hash of new content: sha256 (SHA-NI makes it about twice as fast as sha512 here). Entries written with
@@ -39,8 +40,9 @@ export interface CacheBackend {
 	putStream(cache: string, key: string, source: AsyncIterable<Buffer>, entry: { metadata: unknown; time: number }): Promise<string>;
 	/**
 	 * Makes the complete file `filePath` (its bytes hashed as `integrity` by the caller) the content of `key`
-	 * without copying it: hard-linked into the content folder (same disk), then the index entry appended. The
-	 * caller's file is left in place. Never re-hashes: the caller vouches for `integrity` and `entry.size`.
+	 * without copying it: hard-linked into the content folder (copied when it is on another disk or links are not
+	 * supported; an existing content file of that name is replaced: see placeContentFile.ts), then the index entry
+	 * appended. The caller's file is left in place. Never re-hashes: the caller vouches for `integrity` and `entry.size`.
 	 */
 	adopt(cache: string, key: string, filePath: string, integrity: string, entry: { metadata: unknown; time: number; size: number }): Promise<void>;
 	/** The path of the content of `integrity` (it may not exist). */
@@ -77,13 +79,7 @@ export const cacacheBackend: CacheBackend = {
 	adopt: async (cache, key, filePath, integrity, entry) => {
 		const target = contentPathOf(cache, integrity);
 		await mkdir(path.dirname(target), { recursive: true });
-		try {
-			await link(filePath, target);
-		} catch (error) {
-			// EEXIST: the same bytes are stored already. Anything else reaches ResultStore.adoptFile: false plus health().
-			// eslint-disable-next-line @n8n/community-nodes/require-node-api-error -- src/store knows nothing of n8n nodes
-			if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
-		}
+		await placeContentFile(filePath, target, path.join(cache, 'tmp')); // replaces a content file of the same name: it may be corrupt
 		// `time` and `size` reach cacache's index entry (the @types omit them).
 		await cacache.index.insert(cache, key, integrity, entry as unknown as cacache.index.InsertOptions);
 	},

@@ -81,3 +81,20 @@ it('a download folder that cannot be written (a file in its place): the image is
 	expect(sim.log.downloads).toBe(2); // the failed file attempt, then into memory (a download is free; the job is paid once)
 	expect(sim.log.submits.length).toBe(1);
 });
+
+it('a body too slow for the job timeout fails as timeout mid-stream; its .part file is removed', async () => {
+	const prompt = uniquePrompt('slow body');
+	sim.setFault(prompt, { on: 'download', slowBytesPerSecond: 4096 });
+	const err = await failureOf(generateImageFile(credsFor(sim), requestFor(prompt), { ...FAST, timeoutMs: 3_000, downloadDir: dir }));
+	expect(err.kind).toBe('timeout');
+	expect(sim.log.downloads).toBe(1);
+	expect(await readdir(dir)).toEqual([]);
+});
+
+it('a download answered 503 twice is retried into a new file; only the finished image is left', async () => {
+	const prompt = uniquePrompt('flaky download');
+	sim.setFault(prompt, { on: 'download', status: 503, times: 2 });
+	const image = await asFile(await run(prompt));
+	expect(await readdir(dir)).toEqual([path.basename(image.filePath)]);
+	expect(readPromptFromPng(await readFile(image.filePath))).toBe(prompt);
+});

@@ -6,7 +6,7 @@
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 
-import { imageDownloadDir, sweepImageDownloads } from '../../src/fluxN8n/imageJobResult';
+import { imageDownloadDir, sweepImageDownloads, sweepImageDownloadsNowAndThen, SWEEP_EVERY_MS } from '../../src/fluxN8n/imageJobResult';
 import { getStore } from '../../src/store';
 
 const HOUR = 3600_000;
@@ -48,4 +48,27 @@ it('keeps a finished image as long as a longer result retention lets the pool ha
 	await fileAged('expired.png', 74 * HOUR);
 	await sweepImageDownloads(getStore(), NOW);
 	expect(await readdir(imageDownloadDir())).toEqual(['held.webp']);
+});
+
+it("removes what a killed process left in the result store's tmp folder (a file being adopted) after 25 h", async () => {
+	const tmp = path.join(getStore().results.cacheDir, 'tmp');
+	await mkdir(tmp, { recursive: true });
+	for (const [name, age] of [['adopt-new', HOUR], ['adopt-killed', 26 * HOUR]] as const) {
+		await writeFile(path.join(tmp, name), 'x');
+		await utimes(path.join(tmp, name), new Date(NOW - age), new Date(NOW - age));
+	}
+	await sweepImageDownloads(getStore(), NOW);
+	expect(await readdir(tmp)).toEqual(['adopt-new']);
+});
+
+it('jobs sweep at most once a minute per process (a sweep stats every file: a burst of jobs must not repeat it)', async () => {
+	const at = NOW + 7 * 24 * HOUR; // after any sweep an earlier test ran
+	await fileAged('first.png', 3 * HOUR);
+	await sweepImageDownloadsNowAndThen(getStore(), at);
+	expect(await readdir(imageDownloadDir())).toEqual([]);
+	await fileAged('second.png', 3 * HOUR);
+	await sweepImageDownloadsNowAndThen(getStore(), at + SWEEP_EVERY_MS - 1);
+	expect(await readdir(imageDownloadDir())).toEqual(['second.png']);
+	await sweepImageDownloadsNowAndThen(getStore(), at + SWEEP_EVERY_MS);
+	expect(await readdir(imageDownloadDir())).toEqual([]);
 });

@@ -14,10 +14,11 @@ import type { FluxImageRequest } from '../../src/flux';
 import { cacacheBackend, getStore, openStore, type CacheBackend, type CacheMode } from '../../src/store';
 import { imageDownloadDir, imageSource } from '../../src/fluxN8n/imageJobResult';
 import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
+import { until as untilState } from '../support/until';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 0 }, (started) => (sim = started));
@@ -187,6 +188,24 @@ describe('where the image goes (no image bytes held once they are on disk)', () 
 		expect(readPromptFromPng(readFileSync(String(image.filePath)))).toBe('an unkept wren');
 		expect(await getStore().results.has(job.identity.key)).toBe(false);
 		expect((await getStore().journal.read(job.identity.key))?.reason).toMatch(/not kept \(Cache: Off\)/);
+	});
+
+	it('cancelled mid-download (slow body) of an acknowledged job: no file left, journal "submitted"; the re-run re-attaches, pays nothing', async () => {
+		sim.setFault('a slow kite', { on: 'download', slowBytesPerSecond: 2048 });
+		const job = prepared('a slow kite');
+		const cancel = new AbortController();
+		const running = obtainFluxImage(job, context('job-33', cancel.signal));
+		const partial = () => existsSync(imageDownloadDir()) && readdirSync(imageDownloadDir()).some((name) => name.endsWith('.part'));
+		await untilState(partial, 'the download is streaming into its .part file');
+		cancel.abort();
+		await expect(running).rejects.toMatchObject({ kind: 'cancelled' });
+		expect(readdirSync(imageDownloadDir())).toEqual([]);
+		expect((await getStore().journal.read(job.identity.key))?.state).toBe('submitted');
+
+		sim.clearFaults();
+		const again = await obtainFluxImage(prepared('a slow kite'), context('job-34'));
+		expect(again).toMatchObject({ outcome: 'success', storeKey: job.identity.key });
+		expect(sim.log.submits.length).toBe(1);
 	});
 
 	it('a store that cannot keep the image (injected ENOSPC): the image is still delivered, from its download file', async () => {

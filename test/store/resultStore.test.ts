@@ -1,6 +1,7 @@
 import * as cacache from 'cacache';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { type CacheBackend, ResultStore, StoreFaults, cacacheBackend } from '../../src/store';
 import { allFiles, makeTempDir } from './tempStore';
@@ -275,6 +276,40 @@ describe('ResultStore: adopting a downloaded file (one write, one hash)', () => 
 		expect(await store.check('k')).toBeUndefined();
 		expect(await store.has('k')).toBe(false);
 		expect(warnings.join('\n')).toMatch(/corrupt \(content failed its integrity check\)/);
+	});
+
+	it('an existing content file of the same bytes that is corrupt is replaced by the adopted file, never trusted', async () => {
+		const store = makeStore();
+		expect(await store.adoptFile('k1', download('1.png', png('same bytes')), meta)).toBe(true);
+		const [content] = allFiles(path.join(store.cacheDir, 'content-v2'));
+		rmSync(content.file);
+		writeFileSync(content.file, Buffer.from('rotten')); // a hostile disk: the content file went bad
+		expect(await store.adoptFile('k2', download('2.png', png('same bytes')), meta)).toBe(true);
+		const opened = await store.openStream('k2', { verify: false }); // what the collector reads right after
+		expect((await readAll(opened!.stream)).equals(png('same bytes'))).toBe(true);
+		expect(await store.check('k1')).toMatchObject(meta); // the good bytes serve the earlier key too
+		expect(allFiles(store.cacheDir).filter((f) => f.file.includes('content-v2'))).toHaveLength(1);
+	});
+
+	const otherDisk = '/dev/shm';
+	const onOtherDisk = existsSync(otherDisk) && statSync(otherDisk).dev !== statSync(os.tmpdir()).dev;
+	(onOtherDisk ? it : it.skip)('results/ on another filesystem (real EXDEV on the link): the file is copied in, stored and read', async () => {
+		const elsewhere = mkdtempSync(path.join(otherDisk, 'flux-results-'));
+		try {
+			const root = path.join(temp.dir, 'store');
+			mkdirSync(root, { mode: 0o700 });
+			symlinkSync(elsewhere, path.join(root, 'results'));
+			const store = makeStore({ dir: root });
+			const file = download('x.png', png('across disks'));
+			expect(await store.adoptFile('k', file, meta)).toBe(true);
+			expect(existsSync(file.filePath)).toBe(false);
+			expect(await store.check('k')).toMatchObject(meta);
+			expect(store.health()).toEqual({ ok: true });
+			expect(allFiles(elsewhere).filter((f) => f.file.includes('content-v2'))).toHaveLength(1);
+			expect(allFiles(path.join(elsewhere, 'tmp'))).toEqual([]);
+		} finally {
+			rmSync(elsewhere, { recursive: true, force: true });
+		}
 	});
 
 	it('a store that cannot adopt (injected ENOSPC): false, the download file is left for the caller, health says why', async () => {

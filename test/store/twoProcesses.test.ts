@@ -38,7 +38,7 @@ afterEach(() => {
 	temp.cleanup();
 });
 
-async function phase(names: string[], which: 'write' | 'read', dir: string): Promise<Reply[]> {
+async function phase(names: string[], which: 'write' | 'read' | 'adopt', dir: string): Promise<Reply[]> {
 	const replies = workers.map((w) => nextReply(w));
 	workers.forEach((w, i) => w.send({ phase: which, dir, me: names[i], peers: names.filter((_, j) => j !== i), rounds: ROUNDS }));
 	return Promise.all(replies);
@@ -78,6 +78,19 @@ it('two processes write and read the same folder concurrently without corrupt re
 		for (let i = 0; i < ROUNDS; i++) {
 			expect((await store.journal.findByJobId(`job-shared-${name}-${i}`))?.jobKey).toBe('shared');
 		}
+	}
+}, 60_000);
+
+it('two processes adopting download files under the same keys (same and different bytes) at once: every read whole, verified or not', async () => {
+	const dir = path.join(temp.dir, 'adopt-store');
+	const names = ['A', 'B'];
+	workers = names.map(() => spawnWorker());
+	await Promise.all(workers.map((w) => nextReply(w)));
+	for (const reply of await phase(names, 'adopt', dir)) {
+		expect(reply.error).toBeUndefined();
+		expect(reply.stats).toMatchObject({ puts: 2 * ROUNDS, goodReads: 4 * ROUNDS, badReads: 0 });
+		expect(reply.warnings).toEqual([]);
+		expect(reply.health).toEqual({ ok: true });
 	}
 }, 60_000);
 
