@@ -70,7 +70,7 @@ export function latencyRangeGoals(r: BenchResults): Goal[] {
 		goals.push({
 			id: '12d',
 			goal: `4 MiB images, N = 30 (${rangeText(r, 'short')}): efficiency = slowest job / makespan`,
-			measured: `${fixed(1 / row4.vsSlowest, 3)}`,
+			measured: `${fixed(1 / row4.vsSlowest, 4)}`,
 			target: '≥ 0.9',
 			result: 1 / row4.vsSlowest >= 0.9 ? 'PASS' : 'MISS',
 			why: rowWhy(row4),
