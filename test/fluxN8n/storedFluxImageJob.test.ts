@@ -8,10 +8,7 @@ import { obtainFluxImage } from '../../src/fluxN8n/storedFluxImageJob';
 import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
 import { accountKey } from '../../src/accountLimit';
 import { IMAGE_MODEL } from '../../src/flux/options';
-import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
-import type { PreparedFluxImageJob } from '../../src/fluxN8n/prepareFluxImageJob';
-import type { FluxImageRequest } from '../../src/flux';
-import { cacacheBackend, getStore, openStore, type CacheBackend, type CacheMode } from '../../src/store';
+import { cacacheBackend, getStore, openStore, type CacheBackend } from '../../src/store';
 import { imageDownloadDir, imageSource } from '../../src/fluxN8n/imageJobResult';
 import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -19,27 +16,14 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { until as untilState } from '../support/until';
+import { jobContext, preparedImageJob, type PreparedJobOptions } from '../support/preparedJobs';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 0 }, (started) => (sim = started));
 
-function prepared(prompt: string, options: { timeoutMs?: number; cacheMode?: CacheMode } = {}): PreparedFluxImageJob {
-	const credentials = { apiStyle: 'relay' as const, baseUrl: sim.url, apiKey: sim.apiKey };
-	const request: FluxImageRequest = { prompt, resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images: [] };
-	return {
-		credentials,
-		request,
-		skipError: false,
-		timeoutMs: options.timeoutMs ?? 60_000,
-		maxDownloadBytes: 50 * 1024 * 1024,
-		cacheMode: options.cacheMode ?? 'reuse',
-		identity: fluxJobIdentity({}, credentials, request, 1),
-	};
-}
+const prepared = (prompt: string, options?: PreparedJobOptions) => preparedImageJob(sim, prompt, options);
 
-function context(jobId: string, signal: AbortSignal = new AbortController().signal) {
-	return { jobId, signal, setAttempts: jest.fn() };
-}
+const context = jobContext;
 
 describe('what a failed submit leaves in the journal', () => {
 	it('a job timeout while the POST is in flight (the task may exist upstream) stays "submitting": no second payment', async () => {
@@ -98,11 +82,6 @@ describe('what a failed submit leaves in the journal', () => {
 });
 
 describe('what a 429 under the account limit leaves in the journal', () => {
-	async function until(check: () => boolean, what: string): Promise<void> {
-		for (let i = 0; i < 2000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-		if (!check()) throw new Error(`timed out waiting until ${what}`);
-	}
-
 	it('cancelled while waiting for its own task after a 429 (no task created) is journaled failed, not left "maybe paid"', async () => {
 		sim.setMaxActiveTasks(1);
 		sim.setLatency(600_000);
@@ -110,11 +89,11 @@ describe('what a 429 under the account limit leaves in the journal', () => {
 		const waiter = new AbortController();
 		try {
 			const first = obtainFluxImage(prepared('the one active task'), context('job-20', holder.signal)).catch((error: unknown) => error);
-			await until(() => sim.activeTasks() === 1, 'the first task is active');
+			await untilState(() => sim.activeTasks() === 1, 'the first task is active');
 			const job = prepared('refused, then waiting for a turn');
 			const second = obtainFluxImage(job, context('job-21', waiter.signal));
 			const limit = () => processAccountLimiter().limiter.stats(accountKey(`relay\0${sim.url}\0${sim.apiKey}`, IMAGE_MODEL));
-			await until(() => (limit()?.rateLimited ?? 0) > 0, 'the client saw the 429 of the second submit');
+			await untilState(() => (limit()?.rateLimited ?? 0) > 0, 'the client saw the 429 of the second submit');
 			waiter.abort();
 			await expect(second).rejects.toMatchObject({ kind: 'cancelled' });
 			expect(sim.log.tasks.size).toBe(1); // the 429 created nothing

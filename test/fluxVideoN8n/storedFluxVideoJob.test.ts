@@ -7,13 +7,12 @@ import { existsSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 
 import { readPromptFromMp4, type RelaySimulator } from '../../relay-sim';
-import type { FluxVideoRequest } from '../../src/flux';
 import { obtainFluxVideo } from '../../src/fluxVideoN8n/storedFluxVideoJob';
-import type { PreparedFluxVideoJob } from '../../src/fluxVideoN8n/prepareFluxVideoJob';
-import { fluxVideoJobIdentity } from '../../src/fluxVideoN8n/videoJobKey';
 import { openVideo, videoDownloadDir } from '../../src/fluxVideoN8n/videoJobResult';
-import { getStore, type CacheMode } from '../../src/store';
+import { getStore } from '../../src/store';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
+import { jobContext, preparedVideoJob, type PreparedJobOptions } from '../support/preparedJobs';
+import { until } from '../support/until';
 import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
 import { accountKey } from '../../src/accountLimit';
 import { VIDEO_MODEL } from '../../src/flux/videoOptions';
@@ -21,21 +20,9 @@ import { VIDEO_MODEL } from '../../src/flux/videoOptions';
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 0 }, (started) => (sim = started));
 
-function prepared(prompt: string, options: { timeoutMs?: number; cacheMode?: CacheMode } = {}): PreparedFluxVideoJob {
-	const credentials = { apiStyle: 'relay' as const, baseUrl: sim.url, apiKey: sim.apiKey };
-	const request: FluxVideoRequest = { mode: 't2v', prompt, aspectRatio: 'auto', resolution: 'hd', duration: 'auto', generateAudio: true };
-	return {
-		credentials,
-		request,
-		skipError: false,
-		timeoutMs: options.timeoutMs ?? 60_000,
-		maxDownloadBytes: 50 * 1024 * 1024,
-		cacheMode: options.cacheMode ?? 'reuse',
-		identity: fluxVideoJobIdentity({}, credentials, request, 1),
-	};
-}
+const prepared = (prompt: string, options?: PreparedJobOptions) => preparedVideoJob(sim, prompt, options);
 
-const context = (jobId: string) => ({ jobId, signal: new AbortController().signal, setAttempts: jest.fn() });
+const context = (jobId: string) => jobContext(jobId);
 
 async function promptOf(result: Parameters<typeof openVideo>[0]): Promise<string | undefined> {
 	const chunks: Buffer[] = [];
@@ -113,10 +100,6 @@ it('cancelled while waiting for its own clip after a 429 (no task created) is jo
 	sim.setLatency(600_000);
 	const holder = new AbortController();
 	const waiter = new AbortController();
-	const until = async (check: () => boolean, what: string) => {
-		for (let i = 0; i < 2000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-		if (!check()) throw new Error(`timed out waiting until ${what}`);
-	};
 	try {
 		const first = obtainFluxVideo(prepared('the one active clip'), { ...context('v-20'), signal: holder.signal }).catch((error: unknown) => error);
 		await until(() => sim.activeVideoTasks() === 1, 'the first clip is active');
