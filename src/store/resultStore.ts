@@ -61,6 +61,14 @@ const newMetaSchema = z.object({
 });
 const storedMetaSchema = newMetaSchema.extend({ storedAt: z.number(), byteLength: z.number().int().min(0) });
 
+/** The caller's metadata, checked (a TypeError naming `method` and the field: a caller bug). */
+function parseNewMeta(method: string, meta: NewResultMeta): NewResultMeta {
+	const parsed = newMetaSchema.safeParse(meta);
+	if (parsed.success) return parsed.data;
+	const issue = parsed.error.issues[0];
+	throw new TypeError(`ResultStore.${method}: meta field "${issue.path.join('.')}" ${issue.message}`);
+}
+
 /** Folder of the results inside the store folder. */
 export const RESULTS_SUBFOLDER = 'results';
 const KEY_PREFIX = 'result:';
@@ -140,24 +148,12 @@ export class ResultStore {
 	 * could not be used (logged once, see `health()`). Throws a TypeError only for invalid `meta` (a caller bug).
 	 */
 	async put(key: string, bytes: Buffer, meta: NewResultMeta): Promise<boolean> {
-		const parsed = newMetaSchema.safeParse(meta);
-		if (!parsed.success) {
-			const issue = parsed.error.issues[0];
-			throw new TypeError(`ResultStore.put: meta field "${issue.path.join('.')}" ${issue.message}`);
-		}
-		const storedAt = this.now();
-		const stored: StoredResultMeta = { ...parsed.data, storedAt, byteLength: bytes.length };
-		try {
-			await this.ensureFolder();
+		const parsed = parseNewMeta('put', meta);
+		return await this.write(async (storedAt) => {
+			const stored: StoredResultMeta = { ...parsed, storedAt, byteLength: bytes.length };
 			await this.backend.put(this.cacheDir, KEY_PREFIX + key, bytes, { metadata: stored, time: storedAt });
-		} catch (error) {
-			this.faults.fault(describeStoreError('writing a result', this.rootDir, error));
-			return false;
-		}
-		this.faults.recovered();
-		this.bytesSincePrune += bytes.length;
-		if (this.bytesSincePrune > this.options.maxBytes / 8) await this.prune();
-		return true;
+			return bytes.length;
+		});
 	}
 
 	/**
@@ -165,26 +161,13 @@ export class ResultStore {
 	 * memory). The file is left in place. Resolves false when the store could not be used.
 	 */
 	async putFile(key: string, filePath: string, meta: NewResultMeta): Promise<boolean> {
-		const parsed = newMetaSchema.safeParse(meta);
-		if (!parsed.success) {
-			const issue = parsed.error.issues[0];
-			throw new TypeError(`ResultStore.putFile: meta field "${issue.path.join('.')}" ${issue.message}`);
-		}
-		const storedAt = this.now();
-		let byteLength = 0;
-		try {
-			byteLength = (await stat(filePath)).size;
-			const stored: StoredResultMeta = { ...parsed.data, storedAt, byteLength };
-			await this.ensureFolder();
+		const parsed = parseNewMeta('putFile', meta);
+		return await this.write(async (storedAt) => {
+			const byteLength = (await stat(filePath)).size;
+			const stored: StoredResultMeta = { ...parsed, storedAt, byteLength };
 			await this.backend.putStream(this.cacheDir, KEY_PREFIX + key, createReadStream(filePath), { metadata: stored, time: storedAt });
-		} catch (error) {
-			this.faults.fault(describeStoreError('writing a result', this.rootDir, error));
-			return false;
-		}
-		this.faults.recovered();
-		this.bytesSincePrune += byteLength;
-		if (this.bytesSincePrune > this.options.maxBytes / 8) await this.prune();
-		return true;
+			return byteLength;
+		});
 	}
 
 	/**
@@ -193,23 +176,28 @@ export class ResultStore {
 	 * index entry), and is removed from `filePath` once stored. On false it is left where it is (the caller's).
 	 */
 	async adoptFile(key: string, file: { filePath: string; integrity: string; byteLength: number }, meta: NewResultMeta): Promise<boolean> {
-		const parsed = newMetaSchema.safeParse(meta);
-		if (!parsed.success) {
-			const issue = parsed.error.issues[0];
-			throw new TypeError(`ResultStore.adoptFile: meta field "${issue.path.join('.')}" ${issue.message}`);
-		}
-		const storedAt = this.now();
-		const stored: StoredResultMeta = { ...parsed.data, storedAt, byteLength: file.byteLength };
+		const parsed = parseNewMeta('adoptFile', meta);
+		const stored = await this.write(async (storedAt) => {
+			const entry: StoredResultMeta = { ...parsed, storedAt, byteLength: file.byteLength };
+			await this.backend.adopt(this.cacheDir, KEY_PREFIX + key, file.filePath, file.integrity, { metadata: entry, time: storedAt, size: file.byteLength });
+			return file.byteLength;
+		});
+		if (stored) await rm(file.filePath, { force: true }).catch(() => undefined);
+		return stored;
+	}
+
+	/** One write into the store (`write` resolves the bytes it stored): faults become false (logged once), growth may prune. */
+	private async write(write: (storedAt: number) => Promise<number>): Promise<boolean> {
+		let byteLength: number;
 		try {
 			await this.ensureFolder();
-			await this.backend.adopt(this.cacheDir, KEY_PREFIX + key, file.filePath, file.integrity, { metadata: stored, time: storedAt, size: file.byteLength });
+			byteLength = await write(this.now());
 		} catch (error) {
 			this.faults.fault(describeStoreError('writing a result', this.rootDir, error));
 			return false;
 		}
-		await rm(file.filePath, { force: true }).catch(() => undefined);
 		this.faults.recovered();
-		this.bytesSincePrune += file.byteLength;
+		this.bytesSincePrune += byteLength;
 		if (this.bytesSincePrune > this.options.maxBytes / 8) await this.prune();
 		return true;
 	}
