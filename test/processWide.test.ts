@@ -13,7 +13,7 @@ import * as admissionModule from '../src/fluxN8n/accountAdmission';
 import * as referenceModule from '../src/fluxN8n/sharedReferenceImages';
 import * as configModule from '../src/config';
 
-function isolatedCopy<T>(path: string): T {
+function isolatedCopy<T extends object>(path: string): T {
 	let copy!: T;
 	jest.isolateModules(() => {
 		copy = jest.requireActual<T>(path);
