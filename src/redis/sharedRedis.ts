@@ -92,20 +92,21 @@ export class SharedRedis {
 		return !this.closing && this.client.status === 'ready' && this.health.ok();
 	}
 
-	/** {@link usable}; within CONNECT_WAIT_MS of creation, first waits for the first connection still being made. */
+	/** {@link usable}; within CONNECT_WAIT_MS of creation, first waits for the first connection being made (until it is up or refused). */
 	async ready(): Promise<boolean> {
 		if (this.usable()) return true;
 		const waitMs = this.createdAt + CONNECT_WAIT_MS - Date.now();
 		if (this.closing || this.wasReady || !this.health.ok() || waitMs <= 0 || !['connecting', 'connect', 'wait'].includes(this.client.status)) return false;
 		this.firstConnect ??= new Promise<boolean>((resolve) => {
+			// Connected, refused (closed) or the wait is over: whichever comes first.
 			const done = () => {
 				clearTimeout(timer);
-				this.client.off('ready', done);
+				for (const event of ['ready', 'close', 'error']) this.client.off(event, done);
 				resolve(this.usable());
 			};
 			const timer = setTimeout(done, waitMs);
 			timer.unref();
-			this.client.once('ready', done);
+			for (const event of ['ready', 'close', 'error']) this.client.on(event, done);
 		});
 		return await this.firstConnect;
 	}
