@@ -193,7 +193,7 @@ function generateWith<I>(creds: FluxCredentials, request: FluxImageRequest, opts
 	} catch (err) {
 		return Promise.reject(err);
 	}
-	const submitted = submitTask(rt, requestPayload(request), { onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
+	const submitted = submitTask(rt, requestPayload(request), { beforeSend: opts.beforeSend, onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
 	return settle(rt, submitted.then((task) => imageOf(rt, task, rt.now(), true, fetch)));
 }
 
