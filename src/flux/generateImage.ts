@@ -110,7 +110,7 @@ function jobSettings(creds: FluxCredentials, opts: GenerateOptions): JobSettings
 		poll: opts.poll ? resolvePolicy({ ...DEFAULT_POLL_POLICY, adaptive: false }, opts.poll) : { ...DEFAULT_POLL_POLICY },
 		schedule: { ...DEFAULT_ADAPTIVE_SCHEDULE, ...opts.schedule },
 		readyTimes: opts.readyTimes ?? sharedReadyTimes(),
-		pollLimiter: opts.pollLimiter === false ? undefined : (opts.pollLimiter ?? sharedPollLimiter(endpoints.base.origin, endpoints.apiKey)),
+		pollLimiter: opts.pollLimiter === false ? undefined : (opts.pollLimiter ?? sharedPollLimiter(creds)),
 		submitRetry: resolvePolicy(DEFAULT_SUBMIT_RETRY_POLICY, opts.submitRetry),
 		connectRetry: resolvePolicy(DEFAULT_CONNECT_RETRY_POLICY, opts.connectRetry),
 		downloadRetry: resolvePolicy(DEFAULT_DOWNLOAD_RETRY_POLICY, opts.downloadRetry),
