@@ -26,6 +26,7 @@ export const PROCESS_WIDE_NAMES = [
 	'imageFlights',
 	'videoFlights',
 	'referenceImages',
+	'occurrences',
 ] as const;
 
 export type ProcessWideName = (typeof PROCESS_WIDE_NAMES)[number];

@@ -6,6 +6,7 @@ import { isToolCall } from '../n8n/toolCall';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { imageSource } from './imageJobResult';
 import { prepareFluxImageJob, runFluxImageJob, type PreparedFluxImageJob } from './fluxImageSource';
+import { deliveredImage } from './storedFluxImageJob';
 
 /**
  * What an AI Agent gets from the node used as a tool. n8n hands the agent only the items' JSON (it
@@ -47,6 +48,7 @@ export async function executeFluxImage(ctx: IExecuteFunctions): Promise<INodeExe
 				`flux-${result.taskId ?? itemIndex}.${result.fileExtension}`,
 				result.mimeType,
 			);
+			deliveredImage(result);
 			const json: IDataObject = {
 				status: result.outcome,
 				cached: result.cached,

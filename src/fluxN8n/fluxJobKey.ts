@@ -3,7 +3,8 @@ import type { FluxCredentials, FluxImageRequest } from '../flux';
 import { requestBody } from '../flux';
 import { IMAGE_MODEL } from '../flux/options';
 import { apiKeyHash } from '../account';
-import { jobKey } from '../store';
+import { ExecutionOccurrences, jobKey, type JobKeyInput } from '../store';
+import { processWide } from '../processWide';
 import { sharedReferenceImages } from './sharedReferenceImages';
 
 /** What a prepared job carries for the store. */
@@ -25,36 +26,49 @@ function upstreamFields(request: FluxImageRequest): Record<string, unknown> {
 	return requestBody({ ...request, images });
 }
 
-/** What one node run (keyed by its n8n context object) remembers: the n-th identical request, account hashes. */
-interface RunKeys {
-	occurrences: Map<string, number>;
-	/** apiKeyHash by API key: the items of a run almost always share one account. */
-	accounts: Map<string, string>;
-}
-const keysByRun = new WeakMap<object, RunKeys>();
+/** What one node run (keyed by its n8n context object) remembers: apiKeyHash by API key (the items of a run almost always share one account). */
+const accountsByRun = new WeakMap<object, Map<string, string>>();
 
-function runKeys(run: object): RunKeys {
-	let keys = keysByRun.get(run);
-	if (!keys) keysByRun.set(run, (keys = { occurrences: new Map(), accounts: new Map() }));
-	return keys;
-}
-
-function nextOccurrence(keys: RunKeys, baseKey: string): number {
-	const occurrence = keys.occurrences.get(baseKey) ?? 0;
-	keys.occurrences.set(baseKey, occurrence + 1);
-	return occurrence;
-}
-
-function accountHash(keys: RunKeys, apiKey: string): string {
-	let hash = keys.accounts.get(apiKey);
-	if (hash === undefined) keys.accounts.set(apiKey, (hash = apiKeyHash(apiKey)));
+function accountHash(run: object, apiKey: string): string {
+	let accounts = accountsByRun.get(run);
+	if (!accounts) accountsByRun.set(run, (accounts = new Map()));
+	let hash = accounts.get(apiKey);
+	if (hash === undefined) accounts.set(apiKey, (hash = apiKeyHash(apiKey)));
 	return hash;
 }
 
+/** The process-wide occurrence counts per execution (shared by every copy of the package and by images and videos). */
+function executionOccurrences(): ExecutionOccurrences {
+	return processWide('occurrences', () => new ExecutionOccurrences());
+}
+
+/** Counts of a context without an execution id (never in n8n; tests passing a bare object): per context object. */
+const occurrencesByRun = new WeakMap<object, ExecutionOccurrences>();
+
 /**
- * The job identity of one item. `run` is the node run's context (the same object for every item of one
- * execute call): the n-th identical request of a run gets occurrence n, so 30 identical rows are 30 jobs and a
- * re-run finds the same 30.
+ * The occurrence of the request `baseKey` (its key at occurrence 0) for the node run `run`: counted per n8n
+ * execution (`run.getExecutionId()`), across every FLUX node and every run of a node; a context without an
+ * execution id counts on its own.
+ */
+export function occurrenceOf(run: object, baseKey: string): number {
+	const executionId = (run as { getExecutionId?: () => unknown }).getExecutionId?.();
+	if (typeof executionId === 'string' && executionId !== '') return executionOccurrences().next(executionId, baseKey);
+	let own = occurrencesByRun.get(run);
+	if (!own) occurrencesByRun.set(run, (own = new ExecutionOccurrences()));
+	return own.next('', baseKey);
+}
+
+/** The key of `base` at its occurrence for `run` (see occurrenceOf). */
+export function keyAtOccurrence(run: object, base: Omit<JobKeyInput, 'occurrence'>): string {
+	const baseKey = jobKey({ ...base, occurrence: 0 });
+	const occurrence = occurrenceOf(run, baseKey);
+	return occurrence === 0 ? baseKey : jobKey({ ...base, occurrence });
+}
+
+/**
+ * The job identity of one item. `run` is the node run's context (n8n's IExecuteFunctions): the n-th identical
+ * request of its execution gets occurrence n (occurrenceOf), so 30 identical rows are 30 jobs, also when a loop
+ * feeds them in batches, and a re-run finds the same 30.
  */
 export function fluxJobIdentity(
 	run: object,
@@ -62,17 +76,14 @@ export function fluxJobIdentity(
 	request: FluxImageRequest,
 	seed: number | undefined,
 ): FluxJobIdentity {
-	const keys = runKeys(run);
 	const base = {
 		apiStyle: credentials.apiStyle,
 		baseUrl: credentials.baseUrl, // normalised once by parseFluxCredentials
 		model: IMAGE_MODEL,
 		upstream: upstreamFields(request),
 		seed: seed ?? '',
-		apiKeyHash: accountHash(keys, credentials.apiKey),
+		apiKeyHash: accountHash(run, credentials.apiKey),
 	};
-	const baseKey = jobKey({ ...base, occurrence: 0 });
-	const occurrence = nextOccurrence(keys, baseKey);
-	const key = occurrence === 0 ? baseKey : jobKey({ ...base, occurrence });
+	const key = keyAtOccurrence(run, base);
 	return { key, apiStyle: base.apiStyle, baseUrl: base.baseUrl, model: base.model, apiKeyHash: base.apiKeyHash };
 }

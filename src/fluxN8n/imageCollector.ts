@@ -11,11 +11,13 @@ import { getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../
 import { reattachCredentials } from './reattachCredentials';
 import { redisWarnings } from '../redis';
 import { imageSource, type ImageJobResult } from './imageJobResult';
-import { awaitJobImage, keepImage } from './storedFluxImageJob';
+import { awaitJobImage, deliveredImage, keepImage } from './storedFluxImageJob';
 
-/** The binary of a finished image job (`fileBase` e.g. "slot-03"). */
+/** The binary of a finished image job (`fileBase` e.g. "slot-03"); from then on the store may let the image go. */
 export async function imageResultToBinary(ctx: IExecuteFunctions, result: ImageJobResult, fileBase: string): Promise<IBinaryData> {
-	return await ctx.helpers.prepareBinaryData(await imageSource(result), `${fileBase}.${result.fileExtension}`, result.mimeType);
+	const binary = await ctx.helpers.prepareBinaryData(await imageSource(result), `${fileBase}.${result.fileExtension}`, result.mimeType);
+	deliveredImage(result);
+	return binary;
 }
 
 /** Poll the journaled upstream task with the collector's credential, keep the image, return it. */
@@ -32,10 +34,19 @@ async function reattach(ctx: IExecuteFunctions, store: Store, jobKey: string, re
 	}
 }
 
+/** The key's stored image, read through its integrity check (a corrupt entry is missing). */
+async function storedImage(store: Store, jobKey: string): Promise<ImageJobResult | undefined> {
+	const hit = await store.results.check(jobKey);
+	if (!hit) return undefined;
+	const { mimeType, fileExtension, taskId, byteLength } = hit;
+	return { outcome: 'success', storeKey: jobKey, mimeType, fileExtension, taskId, byteLength, cached: true, fresh: true };
+}
+
 /**
- * A task this process's pool does not know, resolved through the journal: stored → read from the store;
- * acknowledged upstream → re-attached (needs the collector's optional FLUX credential); maybe sent → fails
- * with MAYBE_PAID_REASON; unknown to the journal or failed → undefined (the slot stays unknown/expired).
+ * A task this process's pool does not know, resolved through the journal: an intact stored result wins;
+ * otherwise, under the key's claim (a live owner elsewhere finishes first): acknowledged upstream →
+ * re-attached (needs the collector's optional FLUX credential); maybe sent → fails with MAYBE_PAID_REASON;
+ * unknown to the journal or failed → undefined (the slot stays unknown/expired).
  */
 export async function resolveUnknownImageJob(
 	ctx: IExecuteFunctions,
@@ -45,27 +56,26 @@ export async function resolveUnknownImageJob(
 	const store = getStore();
 	const found = await store.journal.findByJobId(task.jobId);
 	if (!found) return undefined;
-	const { jobKey, record } = found;
-	switch (record.state) {
-		case 'stored': {
-			const hit = await store.results.check(jobKey); // read through its integrity check: corrupt is missing
-			if (!hit) return undefined;
-			const { mimeType, fileExtension, taskId, byteLength } = hit;
-			return { outcome: 'success', storeKey: jobKey, mimeType, fileExtension, taskId, byteLength, cached: true, fresh: true };
+	const { jobKey } = found;
+	const stored = await storedImage(store, jobKey);
+	if (stored) return stored;
+	return await store.claims.withClaim(jobKey, signal, async () => {
+		const record = (await store.journal.read(jobKey)) ?? found.record;
+		switch (record.state) {
+			case 'stored':
+				return await storedImage(store, jobKey);
+			case 'submitted':
+				return await reattach(ctx, store, jobKey, record, task, signal);
+			case 'submitting':
+				throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record.taskId });
+			case 'failed':
+				return undefined;
 		}
-		case 'submitted':
-			return await reattach(ctx, store, jobKey, record, task, signal);
-		case 'submitting':
-			throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record.taskId });
-		case 'failed':
-			return undefined;
-	}
+	});
 }
 
-/** The report's notes: the result store could not be used; Redis is misconfigured or was not usable (empty when all is well). */
+/** The report's notes: the result store failed now or recently, its journal was damaged or lost; Redis is misconfigured or was not usable (empty when all is well). */
 export function storeWarnings(): string[] {
-	const health = getStore().health();
-	const redis = redisWarnings(); // a bad Redis setting, or an outage: jobs ran on per-process limits and the local journal
-	if (health.ok) return redis;
-	return [`${health.reason ?? 'The result store could not be used'}. Jobs still ran and were delivered, but results were not kept: a re-run pays again.`, ...redis];
+	// Redis: a bad setting, or an outage (jobs ran on per-process limits, the local journal and folder claims).
+	return [...getStore().warnings(), ...redisWarnings()];
 }

@@ -27,5 +27,5 @@ export async function journalJobFailure(
 	const kind = isFluxError(error) ? error.kind : undefined;
 	if (!state.acknowledged && state.posted && kind !== undefined && MAYBE_SENT_KINDS.has(kind)) return; // stays `submitting`
 	if (state.acknowledged && kind !== undefined && REATTACHABLE_KINDS.has(kind)) return; // stays `submitted`
-	await store.journal.failed(key, error instanceof Error ? error.message : String(error), secrets);
+	await store.journal.failed(key, error instanceof Error ? error.message : String(error), secrets, kind);
 }

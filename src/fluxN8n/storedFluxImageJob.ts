@@ -3,16 +3,19 @@
  * One FLUX image job under the result store and the write-ahead journal ("never paying twice"):
  * a stored result is read back, an acknowledged but unfinished job is re-attached, a job that may
  * have been sent but was never acknowledged fails its slot, and only otherwise is a new job paid for.
- * Callers asking for the same key at once in one process share one upstream job.
+ * Callers asking for the same key at once in one process share one upstream job; across processes the
+ * key's claim makes one of them its owner (ownedJob.ts).
  */
 import { awaitImage, awaitImageFile, FluxError, generateImage, generateImageFile, isFluxError, isImageFile, type FluxImageFileResult, type GenerateOptions } from '../flux';
 import type { FluxImageRequest, FluxCredentials } from '../flux';
 import type { JobContext } from '../pool';
-import { getStore, MAYBE_PAID_REASON, resumeDecision, SingleFlight, type JournalRecord, type Store } from '../store';
+import { getStore, SingleFlight, type JournalRecord, type Store } from '../store';
 import { readyImageDownloadDir, sweepImageDownloadsNowAndThen, type ImageJobResult } from './imageJobResult';
 import type { PreparedFluxImageJob } from './prepareFluxImageJob';
 import { accountAdmission } from './accountAdmission';
 import { journalJobFailure } from './journalFailure';
+import { obtainOwned } from './ownedJob';
+import { SubmitJournal } from './submitJournal';
 import { IMAGE_MODEL } from '../flux/options';
 import { processWide } from '../processWide';
 
@@ -86,33 +89,18 @@ function fluxOptions(job: PreparedFluxImageJob, context: JobContext, attemptsBef
 	};
 }
 
-/** A new, paid job: `submitting` is journaled before the POST, `submitted` once acknowledged. */
+/** A new, paid job: `submitting` is journaled right before each POST leaves, `submitted` once acknowledged (submitJournal.ts). */
 async function sendNew(store: Store, job: PreparedFluxImageJob, context: JobContext, attemptsBefore: number): Promise<ImageJobResult> {
 	const { key, apiStyle, baseUrl, model, apiKeyHash } = job.identity;
 	if (context.signal.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
-	await store.journal.submitting(key, { jobId: context.jobId, apiStyle, baseUrl, model, apiKeyHash });
-	let acknowledged: Promise<boolean> | undefined;
-	let posted = false;
+	const journal = new SubmitJournal(store, key, { jobId: context.jobId, apiStyle, baseUrl, model, apiKeyHash }, [job.credentials.apiKey]);
 	try {
 		const options = await imageFileOptions(store, fluxOptions(job, context, attemptsBefore));
-		const result = await generate(job.credentials, job.request, {
-			...options,
-			onSubmitting: () => {
-				posted = true;
-			},
-			onNotCreated: () => {
-				posted = false; // the POST was answered 429/503 or never connected: nothing to pay for yet
-			},
-			onSubmitted: (task) => {
-				releaseReferenceImages(job);
-				acknowledged = store.journal.submitted(key, task);
-			},
-		});
-		await acknowledged;
+		const result = await generate(job.credentials, job.request, { ...options, ...journal.hooks(() => releaseReferenceImages(job)) });
+		await journal.settled();
 		return await keepImage(store, key, job.cacheMode, result);
 	} catch (error) {
-		await acknowledged;
-		await journalFailure(store, job, error, acknowledged !== undefined, posted);
+		await journal.failed(error);
 		throw error;
 	}
 }
@@ -130,23 +118,20 @@ async function reattach(store: Store, job: PreparedFluxImageJob, context: JobCon
 	}
 }
 
-/** Decide from the journal and the Cache option, then read, re-attach or send. */
+/** The key's stored image, read through its integrity check now (streamed), so a corrupt entry is a miss. */
+async function readStored(store: Store, key: string): Promise<ImageJobResult | undefined> {
+	const hit = await store.results.check(key);
+	return hit && { outcome: 'success', mimeType: hit.mimeType, fileExtension: hit.fileExtension, taskId: hit.taskId, byteLength: hit.byteLength, storeKey: key, cached: true, fresh: true };
+}
+
+/** Read, re-attach or send, under the key's claim (ownedJob.ts). */
 async function obtain(store: Store, job: PreparedFluxImageJob, context: JobContext): Promise<ImageJobResult> {
 	const { key } = job.identity;
-	const record = await store.journal.read(key);
-	const decision = resumeDecision(record, job.cacheMode);
-	if (decision === 'stored') {
-		// Read through its integrity check now (streamed), so a corrupt entry is a miss and the job runs again.
-		const hit = await store.results.check(key);
-		if (hit) return { outcome: 'success', mimeType: hit.mimeType, fileExtension: hit.fileExtension, taskId: hit.taskId, byteLength: hit.byteLength, storeKey: key, cached: true, fresh: true };
-	}
-	if (decision === 'maybe_paid') throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record?.taskId });
-	if (decision === 'reattach' && record) {
-		const image = await reattach(store, job, context, record);
-		if (image) return image;
-		return await sendNew(store, job, context, 1); // "Task not found": a new job, counted after the re-attach
-	}
-	return await sendNew(store, job, context, 0);
+	return await obtainOwned(store, key, job.cacheMode, context.signal, {
+		readStored: () => readStored(store, key),
+		reattach: (record) => reattach(store, job, context, record),
+		sendNew: (attemptsBefore) => sendNew(store, job, context, attemptsBefore),
+	});
 }
 
 /**
@@ -167,6 +152,15 @@ export async function obtainFluxImage(job: PreparedFluxImageJob, context: JobCon
 		image = await run();
 	}
 	// Off joined a Reuse flight that read the store: Off never takes a stored result, it asks for its own job.
-	if (job.cacheMode === 'off' && image.cached) return await flights().run(`${flightKey}:off`, () => obtain(store, job, context));
+	if (job.cacheMode === 'off' && image.cached) image = await flights().run(`${flightKey}:off`, () => obtain(store, job, context));
+	// Each caller's slot needs the image until its node delivered it (deliveredImage): the size bound spares it.
+	if (image.storeKey !== undefined) store.inUse.use(image.storeKey);
+	else if (image.filePath !== undefined) store.inUse.useFile(image.filePath);
 	return image;
+}
+
+/** The slot's node handed the image to n8n: the store's size bound may remove it from now on. */
+export function deliveredImage(result: ImageJobResult, store: Store = getStore()): void {
+	if (result.storeKey !== undefined) store.inUse.done(result.storeKey);
+	else if (result.filePath !== undefined) store.inUse.done(result.filePath);
 }

@@ -6,6 +6,7 @@ import { toNodeError } from '../n8n/nodeErrors';
 import type { JobContext } from '../pool';
 import { prepareFluxVideoJob } from './prepareFluxVideoJob';
 import { runFluxVideoJob } from './runFluxVideoJob';
+import { deliveredVideo } from './storedFluxVideoJob';
 import { openVideo, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
 
 /** The clip as n8n binary, streamed from the store or the download file (a file the store did not keep is removed). */
@@ -13,6 +14,7 @@ async function videoBinary(ctx: IExecuteFunctions, result: VideoJobResult, fileN
 	try {
 		return await ctx.helpers.prepareBinaryData(await openVideo(result), fileName, VIDEO_MIME_TYPE);
 	} finally {
+		deliveredVideo(result);
 		if (result.filePath !== undefined) await rm(result.filePath, { force: true });
 	}
 }

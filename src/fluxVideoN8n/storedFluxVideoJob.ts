@@ -2,7 +2,8 @@
 /**
  * One FLUX video job under the result store and the write-ahead journal, as for images ("never paying twice"):
  * stored → the store's reference; acknowledged but unfinished → re-attached; maybe sent → fails; else a new job.
- * The clip streams from the download into the store (put.stream), then the download file is removed.
+ * The clip streams from the download into the store (put.stream), then the download file is removed. Across
+ * processes the key's claim makes one caller its owner (ownedJob.ts, shared with images).
  */
 import { randomUUID } from 'node:crypto';
 import { linkSync } from 'node:fs';
@@ -10,10 +11,12 @@ import { rm } from 'node:fs/promises';
 
 import { awaitVideo, FluxError, generateVideo, isFluxError, type FluxVideoResult, type VideoOptions } from '../flux';
 import type { JobContext } from '../pool';
-import { getStore, MAYBE_PAID_REASON, resumeDecision, SingleFlight, type JournalRecord, type Store } from '../store';
+import { getStore, SingleFlight, type JournalRecord, type Store } from '../store';
 import type { PreparedFluxVideoJob } from './prepareFluxVideoJob';
 import { accountAdmission } from '../fluxN8n/accountAdmission';
 import { journalJobFailure } from '../fluxN8n/journalFailure';
+import { obtainOwned } from '../fluxN8n/ownedJob';
+import { SubmitJournal } from '../fluxN8n/submitJournal';
 import { VIDEO_MODEL } from '../flux/videoOptions';
 import { processWide } from '../processWide';
 import { sweepVideoDownloads, videoDownloadDir, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
@@ -60,24 +63,13 @@ function videoOptions(job: PreparedFluxVideoJob, context: JobContext, attemptsBe
 async function sendNew(store: Store, job: PreparedFluxVideoJob, context: JobContext, attemptsBefore: number): Promise<VideoJobResult> {
 	const { key, apiStyle, baseUrl, model, apiKeyHash } = job.identity;
 	if (context.signal.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
-	await store.journal.submitting(key, { jobId: context.jobId, apiStyle, baseUrl, model, apiKeyHash });
-	let acknowledged: Promise<boolean> | undefined;
-	let posted = false;
+	const journal = new SubmitJournal(store, key, { jobId: context.jobId, apiStyle, baseUrl, model, apiKeyHash }, [job.credentials.apiKey]);
 	try {
-		const video = await generateVideo(job.credentials, job.request, {
-			...videoOptions(job, context, attemptsBefore),
-			onSubmitting: () => (posted = true),
-			onNotCreated: () => (posted = false), // answered 429/503 or never connected: nothing to pay for yet
-			onSubmitted: (task) => {
-				releaseVideoMedia(job);
-				acknowledged = store.journal.submitted(key, task);
-			},
-		});
-		await acknowledged;
+		const video = await generateVideo(job.credentials, job.request, { ...videoOptions(job, context, attemptsBefore), ...journal.hooks(() => releaseVideoMedia(job)) });
+		await journal.settled();
 		return await keepVideo(store, key, job.cacheMode, video);
 	} catch (error) {
-		await acknowledged;
-		await journalFailure(store, job, error, acknowledged !== undefined, posted);
+		await journal.failed(error);
 		throw error;
 	}
 }
@@ -94,21 +86,21 @@ async function reattach(store: Store, job: PreparedFluxVideoJob, context: JobCon
 	}
 }
 
+/** The key's stored clip when its entry and content file are there (its bytes are checked as the collector streams them). */
+async function readStored(store: Store, key: string): Promise<VideoJobResult | undefined> {
+	const meta = await store.results.present(key);
+	return meta && { outcome: 'success', storeKey: key, taskId: meta.taskId, byteLength: meta.byteLength, cached: true };
+}
+
+/** Read, re-attach or send, under the key's claim (ownedJob.ts). */
 async function obtain(store: Store, job: PreparedFluxVideoJob, context: JobContext): Promise<VideoJobResult> {
 	const { key } = job.identity;
-	const record = await store.journal.read(key);
-	const decision = resumeDecision(record, job.cacheMode);
-	if (decision === 'stored' && (await store.results.has(key))) {
-		return { outcome: 'success', storeKey: key, taskId: record?.taskId, cached: true };
-	}
-	if (decision === 'maybe_paid') throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record?.taskId });
 	void sweepVideoDownloads();
-	if (decision === 'reattach' && record) {
-		const video = await reattach(store, job, context, record);
-		if (video) return video;
-		return await sendNew(store, job, context, 1);
-	}
-	return await sendNew(store, job, context, 0);
+	return await obtainOwned(store, key, job.cacheMode, context.signal, {
+		readStored: () => readStored(store, key),
+		reattach: (record) => reattach(store, job, context, record),
+		sendNew: (attemptsBefore) => sendNew(store, job, context, attemptsBefore),
+	});
 }
 
 /**
@@ -142,6 +134,15 @@ export async function obtainFluxVideo(job: PreparedFluxVideoJob, context: JobCon
 		video = await run();
 	}
 	// Off joined a Reuse flight that read the store: Off never takes a stored result, it asks for its own job.
-	if (job.cacheMode === 'off' && video.cached) return await sharedFlight(`${flightKey}:off`, () => obtain(store, job, context));
+	if (job.cacheMode === 'off' && video.cached) video = await sharedFlight(`${flightKey}:off`, () => obtain(store, job, context));
+	// The slot needs the clip until its node delivered it (deliveredVideo): the size bound spares it.
+	if (video.storeKey !== undefined) store.inUse.use(video.storeKey);
+	else if (video.filePath !== undefined) store.inUse.useFile(video.filePath);
 	return video;
+}
+
+/** The slot's node handed the clip to n8n: the store's size bound may remove it from now on. */
+export function deliveredVideo(result: VideoJobResult, store: Store = getStore()): void {
+	if (result.storeKey !== undefined) store.inUse.done(result.storeKey);
+	else if (result.filePath !== undefined) store.inUse.done(result.filePath);
 }

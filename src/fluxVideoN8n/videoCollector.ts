@@ -8,13 +8,15 @@ import type { UnknownTask } from '../collect';
 import { awaitVideo, FluxError, isFluxError } from '../flux';
 import { reattachCredentials } from '../fluxN8n/reattachCredentials';
 import { getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
-import { keepVideo } from './storedFluxVideoJob';
+import { deliveredVideo, keepVideo } from './storedFluxVideoJob';
 import { openVideo, videoDownloadDir, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
 
 /** The binary of a finished video job (`fileBase` e.g. "slot-03" → slot-03.mp4); none for a skipped job (no placeholder clip). */
 export async function videoResultToBinary(ctx: IExecuteFunctions, result: VideoJobResult, fileBase: string): Promise<IBinaryData | undefined> {
 	if (result.outcome !== 'success') return undefined;
-	return await ctx.helpers.prepareBinaryData(await openVideo(result), `${fileBase}.mp4`, VIDEO_MIME_TYPE);
+	const binary = await ctx.helpers.prepareBinaryData(await openVideo(result), `${fileBase}.mp4`, VIDEO_MIME_TYPE);
+	deliveredVideo(result);
+	return binary;
 }
 
 async function reattach(ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal): Promise<VideoJobResult> {
@@ -30,20 +32,31 @@ async function reattach(ctx: IExecuteFunctions, store: Store, jobKey: string, re
 	}
 }
 
-/** A task this process's pool does not know, resolved through the journal (as resolveUnknownImageJob). */
+/** The key's stored clip when its entry and content are there. */
+async function storedVideo(store: Store, jobKey: string): Promise<VideoJobResult | undefined> {
+	const meta = await store.results.present(jobKey);
+	return meta && { outcome: 'success', storeKey: jobKey, taskId: meta.taskId, byteLength: meta.byteLength, cached: true };
+}
+
+/** A task this process's pool does not know, resolved through the journal under the key's claim (as resolveUnknownImageJob). */
 export async function resolveUnknownVideoJob(ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal): Promise<VideoJobResult | undefined> {
 	const store = getStore();
 	const found = await store.journal.findByJobId(task.jobId);
 	if (!found) return undefined;
-	const { jobKey, record } = found;
-	switch (record.state) {
-		case 'stored':
-			return (await store.results.has(jobKey)) ? { outcome: 'success', storeKey: jobKey, taskId: record.taskId, cached: true } : undefined;
-		case 'submitted':
-			return await reattach(ctx, store, jobKey, record, task, signal);
-		case 'submitting':
-			throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record.taskId });
-		case 'failed':
-			return undefined;
-	}
+	const { jobKey } = found;
+	const stored = await storedVideo(store, jobKey);
+	if (stored) return stored;
+	return await store.claims.withClaim(jobKey, signal, async () => {
+		const record = (await store.journal.read(jobKey)) ?? found.record;
+		switch (record.state) {
+			case 'stored':
+				return await storedVideo(store, jobKey);
+			case 'submitted':
+				return await reattach(ctx, store, jobKey, record, task, signal);
+			case 'submitting':
+				throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record.taskId });
+			case 'failed':
+				return undefined;
+		}
+	});
 }

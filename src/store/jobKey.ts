@@ -27,7 +27,7 @@ export interface JobKeyInput {
 	seed: number | string;
 	/** `apiKeyHash(apiKey)` (src/account), never the key. */
 	apiKeyHash: string;
-	/** 0-based index of this request among identical requests in one node run. */
+	/** 0-based index of this request among identical requests in one n8n execution (occurrences.ts). */
 	occurrence: number;
 }
 

@@ -1,14 +1,21 @@
 /**
- * The write-ahead job journal, keyed by the job key, in its own cacache folder: each state change is one
- * appended index entry whose metadata is the whole record (cacache's per-key index is an append-only log, safe
- * across processes; `info` gives the latest). A second key `job:<jobId>` resolves a pool job id to its job key,
- * so a collector in a new process finds the job. Never holds an API key (only `apiKeyHash`).
+ * The write-ahead job journal, keyed by the job key, in its own folder of compact append-only logs
+ * (journalLog.ts): each state change is one appended line whose value is the whole record; the latest wins.
+ * A second entry `job:<jobId>` resolves a pool job id to its job key, so a collector in a new process finds the
+ * job. With a mirror (Redis, queue mode) every entry is also written there and reads take the newer of the two.
+ * Never holds an API key (only `apiKeyHash`). A damaged line or a journal lost while the store kept its results
+ * is a store note (logged once, in the report), never silent. The cacache journal of earlier versions is moved
+ * into the logs on first use.
  */
+import { promises as fs } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { z } from 'zod';
+
 import { redact } from '../flux/redact';
 import { logWarning } from '../n8n/log';
-import { type CacheBackend, cacacheBackend } from './cacheBackend';
+import { listCacheIndex } from './cacheIndexList';
+import { JournalLog, latestByName, type LogEntry } from './journalLog';
 import { ensureStoreFolder } from './storeFolder';
 import { StoreFaults, type StoreHealth, describeStoreError } from './storeHealth';
 
@@ -37,13 +44,29 @@ export interface JournalRecord extends JobStart {
 	pollingUrl?: string;
 	/** Redacted reason of a final failure. */
 	reason?: string;
+	/** The FluxError kind of a final failure, when it had one. */
+	errorKind?: string;
+}
+
+/** Where entries are mirrored (Redis in queue mode): reads take the newer of the local and the mirrored entry. */
+export interface JournalMirror {
+	get(name: string): Promise<LogEntry | undefined>;
+	put(entry: LogEntry): Promise<void>;
 }
 
 export interface JobJournalOptions {
 	ttlMs: number;
-	backend?: CacheBackend;
 	now?: () => number;
 	faults?: StoreFaults;
+	mirror?: JournalMirror;
+	/** Each append's bytes (the store prunes the whole folder as it grows). */
+	onGrowth?: (bytes: number) => void;
+}
+
+/** A key's latest record, and whether its journal file had damaged lines (one of them may have been its latest). */
+export interface JournalRead {
+	record?: JournalRecord;
+	damaged: boolean;
 }
 
 const recordSchema = z.object({
@@ -59,29 +82,48 @@ const recordSchema = z.object({
 	taskId: z.string().optional(),
 	pollingUrl: z.string().optional(),
 	reason: z.string().optional(),
+	errorKind: z.string().optional(),
 });
 const jobLinkSchema = z.object({ jobKey: z.string().min(1) });
 
 /** Folder of the journal inside the store folder. */
 export const JOURNAL_SUBFOLDER = 'journal';
+/** The journal's identity, in its folder and next to it: one without the other means the journal was lost. */
+const JOURNAL_ID_FILE = '.id';
+const STORE_JOURNAL_ID_FILE = '.journal-id';
+/** Folders of the cacache journal of earlier versions (moved into the logs on first use, then removed). */
+const LEGACY_FOLDERS = ['index-v5', 'content-v2', 'tmp'];
 const KEY_PREFIX = 'key:';
 const JOB_PREFIX = 'job:';
-/** Every record shares this (empty) content: the record lives in the index entry's metadata. */
-const NO_CONTENT = Buffer.alloc(0);
 const MAX_REASON_LENGTH = 300;
+/** A compaction's temp file older than this was left by a killed process. */
+const TEMP_KEPT_MS = 60 * 60_000;
+const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
+
+export interface JournalPruneOptions {
+	/** Records (latest of a key) that may go before their TTL (the store is over its size bound). */
+	drop?: (record: JournalRecord) => boolean;
+}
 
 export class JobJournal {
+	/** The folder of the journal's logs. */
 	readonly cacheDir: string;
-	private readonly backend: CacheBackend;
+	private readonly log: JournalLog;
 	private readonly now: () => number;
 	private readonly faults: StoreFaults;
+	private opened?: Promise<void>;
+	private markerWritten = false;
+	/** Records of this process's jobs still submitting or submitted, to mirror again after the mirror lost them. */
+	private readonly unfinished = new Map<string, LogEntry>();
+	/** Per bucket: its size and oldest entry right after this process compacted it (unchanged since: skipped). */
+	private readonly compacted = new Map<string, { bytes: number; oldest: number }>();
 
 	constructor(
 		readonly rootDir: string,
 		private readonly options: JobJournalOptions,
 	) {
 		this.cacheDir = path.join(rootDir, JOURNAL_SUBFOLDER);
-		this.backend = options.backend ?? cacacheBackend;
+		this.log = new JournalLog(this.cacheDir);
 		this.now = options.now ?? Date.now;
 		this.faults = options.faults ?? new StoreFaults(logWarning);
 	}
@@ -90,12 +132,12 @@ export class JobJournal {
 		return this.faults.health();
 	}
 
-	/** Before the POST: the job key is about to be paid for. Also links `jobId` to the key. False on failure. */
+	/** Right before the POST: the job key is about to be paid for. Also links `jobId` to the key. False on failure. */
 	async submitting(key: string, start: JobStart): Promise<boolean> {
 		const at = this.now();
 		const { jobId, apiStyle, baseUrl, model, apiKeyHash } = start;
 		const record: JournalRecord = { jobKey: key, state: 'submitting', jobId, apiStyle, baseUrl, model, apiKeyHash, createdAt: at, updatedAt: at };
-		return (await this.append(KEY_PREFIX + key, record)) && this.append(JOB_PREFIX + jobId, { jobKey: key });
+		return (await this.appendRecord(record)) && this.append(JOB_PREFIX + jobId, { jobKey: key });
 	}
 
 	/** Links another pool job id to `key` (a job served from the store, re-attached, or sharing a flight). */
@@ -110,75 +152,221 @@ export class JobJournal {
 
 	/** The result is in the result store. */
 	stored(key: string): Promise<boolean> {
-		return this.advance(key, { state: 'stored' });
+		return this.advance(key, { state: 'stored', reason: undefined, errorKind: undefined });
 	}
 
-	/** Final failure; `reason` is redacted (URLs, tokens and the given secrets removed). */
-	failed(key: string, reason: string, secrets: readonly string[] = []): Promise<boolean> {
-		return this.advance(key, { state: 'failed', reason: redact(reason, secrets, MAX_REASON_LENGTH) });
+	/** Final failure (or: not created upstream); `reason` is redacted (URLs, tokens and the given secrets removed). */
+	failed(key: string, reason: string, secrets: readonly string[] = [], errorKind?: string): Promise<boolean> {
+		return this.advance(key, { state: 'failed', reason: redact(reason, secrets, MAX_REASON_LENGTH), errorKind });
 	}
 
 	/** The latest record of `key`, or undefined (none, unreadable, or older than the TTL). */
 	async read(key: string): Promise<JournalRecord | undefined> {
-		const metadata = await this.latest(KEY_PREFIX + key);
-		const parsed = recordSchema.safeParse(metadata);
-		return parsed.success ? parsed.data : undefined;
+		return (await this.readChecked(key)).record;
+	}
+
+	/** The latest record of `key`, and whether damaged lines in its file may have hidden a later one (then a note says so). */
+	async readChecked(key: string): Promise<JournalRead> {
+		const { value, damaged } = await this.latest(KEY_PREFIX + key);
+		const parsed = recordSchema.safeParse(value);
+		return { record: parsed.success ? parsed.data : undefined, damaged };
 	}
 
 	/** Resolves a pool job id to its job key and the key's latest record (whose jobId may be a later job's). */
 	async findByJobId(jobId: string): Promise<{ jobKey: string; record: JournalRecord } | undefined> {
-		const link = jobLinkSchema.safeParse(await this.latest(JOB_PREFIX + jobId));
+		const link = jobLinkSchema.safeParse((await this.latest(JOB_PREFIX + jobId)).value);
 		if (!link.success) return undefined;
 		const record = await this.read(link.data.jobKey);
 		return record && { jobKey: link.data.jobKey, record };
 	}
 
-	/** Drops records and job links older than the TTL. Resolves with how many went, undefined on failure. */
-	async prune(): Promise<number | undefined> {
+	/** Puts the records of this process's unfinished jobs in the mirror again (e.g. Redis came back empty). */
+	async remirror(): Promise<void> {
+		const mirror = this.options.mirror;
+		if (!mirror) return;
+		for (const entry of [...this.unfinished.values()]) await mirror.put(entry).catch(() => undefined);
+	}
+
+	/** The journal's bytes on disk (its logs). */
+	async bytes(): Promise<number> {
 		try {
-			const entries = Object.values(await this.backend.ls(this.cacheDir));
-			const old = entries.filter((e) => this.isExpired(e.time));
-			for (const entry of old) await this.backend.rmEntry(this.cacheDir, entry.key);
-			return old.length;
+			return (await this.log.buckets()).reduce((sum, bucket) => sum + bucket.bytes, 0);
+		} catch {
+			return 0;
+		}
+	}
+
+	/**
+	 * Compacts the logs: one line per name, records and job links older than the TTL dropped, and with
+	 * `options.drop` the records it picks plus the job links to their keys. Only one process may prune a folder at
+	 * a time (the store's prune lock). Resolves with how many names went, undefined on failure.
+	 */
+	async prune(options: JournalPruneOptions = {}): Promise<number | undefined> {
+		try {
+			await this.ready();
+			const now = this.now();
+			const expired = (time: number) => time < now - this.options.ttlMs;
+			const buckets = await this.log.buckets();
+			const dropKeys = options.drop ? await this.keysToDrop(buckets.map((b) => b.bucket), expired, options.drop) : new Set<string>();
+			let removed = 0;
+			for (const { bucket, bytes } of buckets) {
+				const last = this.compacted.get(bucket);
+				if (!options.drop && last && last.bytes === bytes && !expired(last.oldest)) continue;
+				let oldest = Number.POSITIVE_INFINITY;
+				const result = await this.log.compact(bucket, (latest) => {
+					const kept = latest.filter((entry) => !expired(entry.time) && !this.dropped(entry, dropKeys));
+					removed += latest.length - kept.length;
+					for (const entry of kept) oldest = Math.min(oldest, entry.time);
+					return kept;
+				});
+				if (result.damaged > 0) this.noteDamaged(this.log.fileOf(bucket), result.damaged, true);
+				this.compacted.set(bucket, { bytes: result.after, oldest });
+			}
+			await this.log.sweepTemp(now, TEMP_KEPT_MS);
+			return removed;
 		} catch (error) {
-			if ((error as { code?: unknown }).code === 'ENOENT') return 0;
+			if (codeOf(error) === 'ENOENT') return 0;
 			this.faults.fault(describeStoreError('pruning the journal', this.rootDir, error));
 			return undefined;
 		}
 	}
 
+	private dropped(entry: LogEntry, dropKeys: ReadonlySet<string>): boolean {
+		if (entry.name.startsWith(KEY_PREFIX)) return dropKeys.has(entry.name.slice(KEY_PREFIX.length));
+		const link = jobLinkSchema.safeParse(entry.value);
+		return link.success && dropKeys.has(link.data.jobKey);
+	}
+
+	/** The keys whose latest record `drop` picks (read across every bucket first: a key's links live in others). */
+	private async keysToDrop(buckets: string[], expired: (time: number) => boolean, drop: (record: JournalRecord) => boolean): Promise<Set<string>> {
+		const keys = new Set<string>();
+		for (const bucket of buckets) {
+			for (const entry of latestByName((await this.log.scan(bucket)).entries).values()) {
+				if (!entry.name.startsWith(KEY_PREFIX) || expired(entry.time)) continue;
+				const record = recordSchema.safeParse(entry.value);
+				if (record.success && drop(record.data)) keys.add(record.data.jobKey);
+			}
+		}
+		return keys;
+	}
+
 	private async advance(key: string, change: Partial<JournalRecord>): Promise<boolean> {
 		const previous = await this.read(key);
 		if (previous === undefined) return false;
-		return this.append(KEY_PREFIX + key, { ...previous, ...change, updatedAt: this.now() });
+		const record: JournalRecord = { ...previous, ...change, updatedAt: this.now() };
+		for (const field of ['reason', 'errorKind', 'taskId', 'pollingUrl'] as const) if (record[field] === undefined) delete record[field];
+		return await this.appendRecord(record);
 	}
 
-	private async append(cacheKey: string, metadata: unknown): Promise<boolean> {
+	private async appendRecord(record: JournalRecord): Promise<boolean> {
+		const name = KEY_PREFIX + record.jobKey;
+		const ok = await this.append(name, record);
+		if (record.state === 'submitting' || record.state === 'submitted') this.unfinished.set(name, { name, time: record.updatedAt, value: record });
+		else this.unfinished.delete(name);
+		return ok;
+	}
+
+	private async append(name: string, value: unknown): Promise<boolean> {
+		const entry: LogEntry = { name, time: this.now(), value };
 		try {
-			await ensureStoreFolder(this.cacheDir); // 0700 even inside an existing open folder
-			await this.backend.put(this.cacheDir, cacheKey, NO_CONTENT, { metadata, time: this.now() });
+			await this.ready();
+			const bytes = await this.log.append(entry);
+			this.options.onGrowth?.(bytes);
 		} catch (error) {
 			this.faults.fault(describeStoreError('writing the job journal', this.rootDir, error));
 			return false;
 		}
 		this.faults.recovered();
+		await this.options.mirror?.put(entry).catch(() => undefined);
+		if (!this.markerWritten) await this.writeMarkers();
 		return true;
+	}
+
+	private async latest(name: string): Promise<{ value: unknown; damaged: boolean }> {
+		const [local, mirrored] = await Promise.all([this.readLocal(name), this.options.mirror?.get(name).catch(() => undefined)]);
+		const newer = mirrored && (!local.entry || mirrored.time > local.entry.time) ? mirrored : local.entry;
+		const live = newer && !this.isExpired(newer.time) ? newer.value : undefined;
+		return { value: live, damaged: local.damaged };
+	}
+
+	private async readLocal(name: string): Promise<{ entry?: LogEntry; damaged: boolean }> {
+		try {
+			await this.ready();
+			const { entry, damaged, file } = await this.log.latest(name);
+			if (damaged > 0) this.noteDamaged(file, damaged, false);
+			return { entry, damaged: damaged > 0 };
+		} catch (error) {
+			const code = codeOf(error);
+			if (code !== 'ENOENT' && code !== 'ENOTDIR') this.faults.fault(describeStoreError('reading the job journal', this.rootDir, error));
+			return { damaged: code !== 'ENOENT' && code !== 'ENOTDIR' };
+		}
+	}
+
+	private noteDamaged(file: string, lines: number, dropped: boolean): void {
+		const what = dropped ? `${lines} damaged line(s) were dropped from` : `${lines} damaged line(s) in`;
+		this.faults.note(
+			`journal-damaged:${file}`,
+			`The job journal at ${this.rootDir}: ${what} ${path.basename(file)} (the file was cut or changed outside n8n). Stored results are still served; a job whose record was lost cannot be told from a new one and may be sent (and paid) again.`,
+		);
 	}
 
 	private isExpired(time: number): boolean {
 		return time < this.now() - this.options.ttlMs;
 	}
 
-	private async latest(cacheKey: string): Promise<unknown> {
-		try {
-			const entry = await this.backend.info(this.cacheDir, cacheKey);
-			return entry && !this.isExpired(entry.time) ? entry.metadata : undefined;
-		} catch (error) {
-			const code = (error as { code?: unknown }).code;
-			if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-				this.faults.fault(describeStoreError('reading the job journal', this.rootDir, error));
-			}
-			return undefined;
+	/** Once per process: notice a lost journal, move a cacache journal of an earlier version into the logs. */
+	private ready(): Promise<void> {
+		this.opened ??= this.open();
+		return this.opened;
+	}
+
+	private async open(): Promise<void> {
+		await this.checkMarkers().catch(() => undefined);
+		await this.moveLegacyJournal().catch((error: unknown) => this.faults.fault(describeStoreError('reading the journal of an earlier version', this.rootDir, error)));
+	}
+
+	/** The store folder says it had a journal, but the journal folder does not have it: it was lost (deleted). */
+	private async checkMarkers(): Promise<void> {
+		const [stored, own] = await Promise.all([readId(path.join(this.rootDir, STORE_JOURNAL_ID_FILE)), readId(path.join(this.cacheDir, JOURNAL_ID_FILE))]);
+		if (stored !== undefined && own !== stored) {
+			this.faults.note(
+				'journal-lost',
+				`The job journal at ${this.cacheDir} was lost (deleted or replaced) while the result store kept its results: jobs that were running before are unknown now, and a re-run sends them again (and pays again). Stored results are still served.`,
+			);
 		}
+	}
+
+	private async writeMarkers(): Promise<void> {
+		this.markerWritten = true;
+		try {
+			const own = path.join(this.cacheDir, JOURNAL_ID_FILE);
+			const storeMarker = path.join(this.rootDir, STORE_JOURNAL_ID_FILE);
+			const id = (await readId(storeMarker)) ?? (await readId(own)) ?? randomUUID();
+			if ((await readId(own)) !== id) await fs.writeFile(own, id, { mode: 0o600 });
+			if ((await readId(storeMarker)) !== id) await fs.writeFile(storeMarker, id, { mode: 0o600 });
+		} catch {
+			// the markers only serve the lost-journal warning
+		}
+	}
+
+	/** Entries of the cacache journal of earlier versions become log lines; its folders are removed. */
+	private async moveLegacyJournal(): Promise<void> {
+		const legacy = path.join(this.cacheDir, LEGACY_FOLDERS[0]);
+		if (!(await fs.stat(legacy).then(() => true, () => false))) return;
+		await ensureStoreFolder(this.cacheDir);
+		for (const entry of Object.values(await listCacheIndex(this.cacheDir))) {
+			if (this.isExpired(entry.time)) continue;
+			await this.log.append({ name: entry.key, time: entry.time, value: entry.metadata });
+		}
+		for (const folder of LEGACY_FOLDERS) await fs.rm(path.join(this.cacheDir, folder), { recursive: true, force: true });
+	}
+}
+
+async function readId(file: string): Promise<string | undefined> {
+	try {
+		const text = (await fs.readFile(file, 'utf8')).trim();
+		return text === '' ? undefined : text;
+	} catch {
+		return undefined;
 	}
 }

@@ -1,63 +1,101 @@
-/** Opens the store (results + journal over one folder, one shared health), and the process-wide instance. */
+/**
+ * Opens the store (results, journal and claims over one folder, one shared health, one size bound for the whole
+ * folder), and the process-wide instance.
+ */
 import { settings, type StoreConfig } from '../config';
 import { logWarning } from '../n8n/log';
 import { processWide } from '../processWide';
-import { processRedis } from '../redis';
-import { cacacheBackend } from './cacheBackend';
-import { sharedJournalBackend } from './sharedJournalBackend';
+import { processRedis, type SharedRedis } from '../redis';
 import type { CacheBackend } from './cacheBackend';
+import { Claims, thisOwner, type ClaimTiming } from './claims';
 import { JobJournal } from './journal';
+import { redisJournalMirror } from './journalMirror';
 import { ResultStore } from './resultStore';
-import { StoreFaults, type StoreHealth } from './storeHealth';
+import { ResultsInUse } from './resultsInUse';
+import { StoreBound, type StoreSize } from './storeBound';
+import { StoreFaults, describeStoreError, type StoreHealth } from './storeHealth';
 
 export interface Store {
 	config: StoreConfig;
 	results: ResultStore;
 	journal: JobJournal;
-	/** Not ok once a write, read or prune failed (until a later write succeeds); `reason` says why. */
+	/** One paid job, one owner: the claim on a job key (the folder, and Redis when configured). */
+	claims: Claims;
+	/** What running batches of this process still need: never removed by the size bound. */
+	inUse: ResultsInUse;
+	/** Not ok while a write, read or prune fails (until a later write succeeds); `reason` says why. */
 	health(): StoreHealth;
-	/** Prunes results (TTL, max bytes) and journal (TTL); never rejects (failures show in `health()`). */
-	prune(): Promise<void>;
+	/** The report's warnings: a fault now or recently, a damaged or lost journal. */
+	warnings(): string[];
+	/** Prunes the whole folder (TTL, then the size bound); never rejects (failures show in `health()`). */
+	prune(): Promise<StoreSize | undefined>;
+	/** `bytes` were written into the folder outside the result store and the journal (e.g. a kept download). */
+	grew(bytes: number): void;
 }
 
 export interface OpenStoreOptions {
 	backend?: CacheBackend;
-	/** The journal's backend (default: `backend`); queue mode: one mirrored to Redis (sharedJournalBackend). */
-	journalBackend?: CacheBackend;
 	now?: () => number;
 	/** Where the single warning goes (default: the package logger). */
 	warn?: (message: string) => void;
+	/** The shared Redis (queue mode): the journal is mirrored there and claims are taken there too. */
+	redis?: SharedRedis;
+	/** Claim timing (tests shorten it). */
+	claimTiming?: Partial<ClaimTiming>;
 }
 
 /** Opens a store over `config.dir` (nothing touches the disk until the first call). */
 export function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Store {
-	const faults = new StoreFaults(options.warn ?? logWarning);
-	const shared = { backend: options.backend, now: options.now, faults };
-	const results = new ResultStore(config.dir, { ...shared, maxBytes: config.maxBytes, ttlMs: config.ttlMs, spareRecentMs: config.spareRecentMs });
-	const journal = new JobJournal(config.dir, { ...shared, backend: options.journalBackend ?? options.backend, ttlMs: config.ttlMs });
+	const now = options.now ?? Date.now;
+	const faults = new StoreFaults(options.warn ?? logWarning, now);
+	const inUse = new ResultsInUse(config.spareRecentMs ?? 60 * 60_000, now);
+	const growth = { to: (bytes: number): void => void bytes }; // the bound, once it exists
+	const grew = (bytes: number) => growth.to(bytes);
+	const results = new ResultStore(config.dir, {
+		backend: options.backend,
+		now,
+		faults,
+		maxBytes: config.maxBytes,
+		ttlMs: config.ttlMs,
+		spareRecentMs: config.spareRecentMs,
+		writer: thisOwner().token,
+		inUse: (key) => inUse.has(key),
+		onGrowth: grew,
+	});
+	const mirror = options.redis ? redisJournalMirror(options.redis, config.ttlMs) : undefined;
+	const journal = new JobJournal(config.dir, { now, faults, ttlMs: config.ttlMs, mirror, onGrowth: grew });
+	const claims = new Claims(config.dir, {
+		redis: options.redis,
+		timing: options.claimTiming,
+		now,
+		onFault: (operation, error) => faults.fault(describeStoreError(operation, config.dir, error)),
+		onLost: (key, where) =>
+			faults.noteOnce(`claim-lost:${key}`, `The claim on job ${key.slice(0, 12)}… (${where === 'redis' ? 'in Redis' : `in ${config.dir}`}) was taken over by another process while this one still ran it (it was silent past the claim's lapse).`),
+	});
+	options.redis?.onUp(() => void journal.remirror());
+	const bound = new StoreBound({ config, results, journal, claims, inUse, faults, now });
+	growth.to = (bytes) => bound.grew(bytes);
 	return {
 		config,
 		results,
 		journal,
+		claims,
+		inUse,
 		health: () => faults.health(),
-		prune: async () => {
-			await results.prune();
-			await journal.prune();
-		},
+		warnings: () => faults.warnings(),
+		prune: () => bound.prune(),
+		grew,
 	};
 }
 
 /**
  * The process-wide store (shared by every copy of the package: src/processWide.ts), configured from the
  * settings; with Redis configured (COMFLY_REDIS_URL or n8n's queue mode), its journal mirrored to the
- * process's shared Redis so every worker sees it. Its first use starts one prune in the background (old
- * results and journal records of earlier runs).
+ * process's shared Redis and its claims taken there too. Its first use starts one prune in the background.
  */
 export function getStore(): Store {
 	return processWide('store', () => {
-		const config = settings().store;
-		const redis = processRedis();
-		const store = openStore(config, redis ? { journalBackend: sharedJournalBackend(cacacheBackend, redis, config.ttlMs) } : {});
+		const store = openStore(settings().store, { redis: processRedis() });
 		void store.prune();
 		return store;
 	});

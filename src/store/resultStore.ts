@@ -28,6 +28,8 @@ export interface StoredResultMeta extends NewResultMeta {
 	storedAt: number;
 	/** Length of the bytes. */
 	byteLength: number;
+	/** The process that wrote it (ResultStoreOptions.writer), when known. */
+	writer?: string;
 }
 
 export interface StoredResult {
@@ -44,8 +46,17 @@ export interface PruneSummary {
 export interface ResultStoreOptions {
 	maxBytes: number;
 	ttlMs: number;
-	/** Results younger than this are spared by `maxBytes` (a pool may still hold only their reference). Default 0. */
+	/**
+	 * Results younger than this are spared by `maxBytes` (a pool may still hold only their reference). Default 0.
+	 * With `writer` set, only results another process wrote: this process's own are spared while `inUse` says so.
+	 */
 	spareRecentMs?: number;
+	/** This process's name in the results it writes (StoredResultMeta.writer). */
+	writer?: string;
+	/** Results this process still needs (produced or served, not yet delivered): never evicted by `maxBytes`. */
+	inUse?: (key: string) => boolean;
+	/** Instead of pruning itself as it grows, report each write's bytes (the store prunes the whole folder). */
+	onGrowth?: (bytes: number) => void;
 	backend?: CacheBackend;
 	now?: () => number;
 	/** Shared with the journal so the store warns once in all; default: a new one logging via the package logger. */
@@ -59,7 +70,7 @@ const newMetaSchema = z.object({
 	width: z.number().int().positive().optional(),
 	height: z.number().int().positive().optional(),
 });
-const storedMetaSchema = newMetaSchema.extend({ storedAt: z.number(), byteLength: z.number().int().min(0) });
+const storedMetaSchema = newMetaSchema.extend({ storedAt: z.number(), byteLength: z.number().int().min(0), writer: z.string().optional() });
 
 /** The caller's metadata, checked (a TypeError naming `method` and the field: a caller bug). */
 function parseNewMeta(method: string, meta: NewResultMeta): NewResultMeta {
@@ -150,7 +161,7 @@ export class ResultStore {
 	async put(key: string, bytes: Buffer, meta: NewResultMeta): Promise<boolean> {
 		const parsed = parseNewMeta('put', meta);
 		return await this.write(async (storedAt) => {
-			const stored: StoredResultMeta = { ...parsed, storedAt, byteLength: bytes.length };
+			const stored: StoredResultMeta = { ...parsed, storedAt, byteLength: bytes.length, ...this.writerMeta() };
 			await this.backend.put(this.cacheDir, KEY_PREFIX + key, bytes, { metadata: stored, time: storedAt });
 			return bytes.length;
 		});
@@ -164,7 +175,7 @@ export class ResultStore {
 		const parsed = parseNewMeta('putFile', meta);
 		return await this.write(async (storedAt) => {
 			const byteLength = (await stat(filePath)).size;
-			const stored: StoredResultMeta = { ...parsed, storedAt, byteLength };
+			const stored: StoredResultMeta = { ...parsed, storedAt, byteLength, ...this.writerMeta() };
 			await this.backend.putStream(this.cacheDir, KEY_PREFIX + key, createReadStream(filePath), { metadata: stored, time: storedAt });
 			return byteLength;
 		});
@@ -178,7 +189,7 @@ export class ResultStore {
 	async adoptFile(key: string, file: { filePath: string; integrity: string; byteLength: number }, meta: NewResultMeta): Promise<boolean> {
 		const parsed = parseNewMeta('adoptFile', meta);
 		const stored = await this.write(async (storedAt) => {
-			const entry: StoredResultMeta = { ...parsed, storedAt, byteLength: file.byteLength };
+			const entry: StoredResultMeta = { ...parsed, storedAt, byteLength: file.byteLength, ...this.writerMeta() };
 			await this.backend.adopt(this.cacheDir, KEY_PREFIX + key, file.filePath, file.integrity, { metadata: entry, time: storedAt, size: file.byteLength });
 			return file.byteLength;
 		});
@@ -197,9 +208,17 @@ export class ResultStore {
 			return false;
 		}
 		this.faults.recovered();
+		if (this.options.onGrowth) {
+			this.options.onGrowth(byteLength);
+			return true;
+		}
 		this.bytesSincePrune += byteLength;
 		if (this.bytesSincePrune > this.options.maxBytes / 8) await this.prune();
 		return true;
+	}
+
+	private writerMeta(): { writer?: string } {
+		return this.options.writer === undefined ? {} : { writer: this.options.writer };
 	}
 
 	/**
@@ -227,6 +246,30 @@ export class ResultStore {
 		}
 	}
 
+	/**
+	 * The metadata of `key`'s result when its entry is valid and unexpired and its content file is there (its bytes
+	 * are not read: they are checked when streamed), or undefined (an entry without its content is dropped).
+	 */
+	async present(key: string): Promise<StoredResultMeta | undefined> {
+		const entry = await this.info(key);
+		if (entry === undefined) return undefined;
+		const meta = storedMetaSchema.safeParse(entry.metadata);
+		if (!meta.success || (entry.size !== undefined && meta.data.byteLength !== entry.size)) return this.dropCorrupt(key, 'its metadata does not match its content');
+		if (this.isExpired(meta.data.storedAt)) return undefined;
+		try {
+			return (await this.backend.hasContent(this.cacheDir, entry.integrity)) ? meta.data : await this.dropCorrupt(key, 'its content file is missing');
+		} catch (error) {
+			this.faults.fault(describeStoreError('reading a result', this.rootDir, error));
+			return undefined;
+		}
+	}
+
+	/** The keys of every unexpired result (one index walk: for the store's prune, not per job). */
+	async keys(): Promise<Set<string>> {
+		const entries = Object.values(await this.backend.ls(this.cacheDir).catch(() => ({}) as Record<string, CacheEntry>));
+		return new Set(entries.filter((e) => e.key.startsWith(KEY_PREFIX) && !this.isExpired(e.time)).map((e) => e.key.slice(KEY_PREFIX.length)));
+	}
+
 	/** Removes `key`'s entry, and its content unless another key holds the same bytes. False on failure. */
 	async remove(key: string): Promise<boolean> {
 		try {
@@ -244,14 +287,17 @@ export class ResultStore {
 		}
 	}
 
-	/** Drops expired results, then the oldest until the bytes fit `maxBytes`; content no longer referenced goes too. */
-	async prune(): Promise<PruneSummary | undefined> {
+	/**
+	 * Drops expired results, then the oldest until the bytes fit `maxBytes` (or `budgetBytes`: what the store
+	 * folder leaves the results); content no longer referenced goes too.
+	 */
+	async prune(budgetBytes = this.options.maxBytes): Promise<PruneSummary | undefined> {
 		this.bytesSincePrune = 0;
 		try {
 			const entries = Object.values(await this.backend.ls(this.cacheDir))
 				.filter((e) => e.key.startsWith(KEY_PREFIX))
 				.sort((a, b) => a.time - b.time);
-			const { victims, kept } = this.chooseVictims(entries);
+			const { victims, kept } = this.chooseVictims(entries, Math.max(0, budgetBytes));
 			for (const victim of victims) await this.removeIfUnchanged(victim);
 			const keptIntegrities = new Set(kept.map((e) => e.integrity));
 			let freedBytes = 0;
@@ -268,22 +314,36 @@ export class ResultStore {
 		}
 	}
 
-	/** Oldest first: every expired entry, then entries until the unique bytes kept fit `maxBytes`. */
-	private chooseVictims(oldestFirst: CacheEntry[]): { victims: CacheEntry[]; kept: CacheEntry[] } {
+	/** Oldest first: every expired entry, then entries not still needed until the unique bytes kept fit `maxBytes`. */
+	private chooseVictims(oldestFirst: CacheEntry[], maxBytes: number): { victims: CacheEntry[]; kept: CacheEntry[] } {
 		const victims = oldestFirst.filter((e) => this.isExpired(e.time));
 		const kept = oldestFirst.filter((e) => !this.isExpired(e.time));
 		const holders = new Map<string, number>(); // integrity -> kept entries holding it
 		for (const e of kept) holders.set(e.integrity, (holders.get(e.integrity) ?? 0) + 1);
 		let bytes = uniqueBytes(kept);
-		const spareFrom = this.now() - (this.options.spareRecentMs ?? 0);
-		while (kept.length > 0 && kept[0].time < spareFrom && bytes > this.options.maxBytes) {
+		const spared: CacheEntry[] = [];
+		while (kept.length > 0 && bytes > maxBytes) {
 			const oldest = kept.shift() as CacheEntry;
+			if (this.spared(oldest)) {
+				spared.push(oldest);
+				continue;
+			}
 			victims.push(oldest);
 			const left = (holders.get(oldest.integrity) ?? 1) - 1;
 			holders.set(oldest.integrity, left);
 			if (left === 0) bytes -= oldest.size ?? 0;
 		}
-		return { victims, kept };
+		return { victims, kept: [...spared, ...kept] };
+	}
+
+	/** Still needed: in use by this process, or written (by another process, when writers are known) within spareRecentMs. */
+	private spared(entry: CacheEntry): boolean {
+		const key = entry.key.slice(KEY_PREFIX.length);
+		if (this.options.inUse?.(key)) return true;
+		if (entry.time < this.now() - (this.options.spareRecentMs ?? 0)) return false;
+		if (this.options.writer === undefined) return true;
+		const writer = (entry.metadata as { writer?: unknown } | undefined)?.writer;
+		return writer !== this.options.writer;
 	}
 
 	/** Removes an entry unless another process re-wrote the key after it was listed. */

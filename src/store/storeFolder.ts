@@ -1,9 +1,41 @@
 /** Creates the store folder if missing, readable by the n8n user only (mode 0700). */
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
+import * as path from 'node:path';
 
-/** Ensures `dir` exists as a folder; a new one (and new parents) gets mode 0700. Rejects if it cannot. */
+/** The nearest folder of `dir` (itself or a parent) that exists. */
+async function nearestExisting(dir: string): Promise<string> {
+	for (let at = dir; ; at = path.dirname(at)) {
+		if (await fs.stat(at).then(() => true, () => false)) return at;
+		if (path.dirname(at) === at) return at;
+	}
+}
+
+/**
+ * Why a folder could not be created when mkdir only said ENOENT (Node's recursive mkdir on a read-only file
+ * system): the nearest existing parent is read-only or not writable. The error otherwise.
+ */
+async function explainMkdirFailure(dir: string, error: unknown): Promise<unknown> {
+	if ((error as { code?: unknown }).code !== 'ENOENT') return error;
+	const parent = await nearestExisting(path.dirname(dir));
+	try {
+		await fs.access(parent, constants.W_OK);
+		return error;
+	} catch (denied) {
+		const code = (denied as { code?: unknown }).code;
+		if (code === 'EROFS') return Object.assign(new Error(`cannot create ${dir}: ${parent} is on a read-only file system`), { code });
+		if (code === 'EACCES' || code === 'EPERM') return Object.assign(new Error(`cannot create ${dir}: ${parent} is not writable`), { code });
+		return error;
+	}
+}
+
+/** Ensures `dir` exists as a folder; a new one (and new parents) gets mode 0700. Rejects (saying why) if it cannot. */
 export async function ensureStoreFolder(dir: string): Promise<void> {
-	const created = await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+	let created: string | undefined;
+	try {
+		created = await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+	} catch (error) {
+		throw await explainMkdirFailure(dir, error);
+	}
 	if (created !== undefined) await fs.chmod(dir, 0o700);
 	const stat = await fs.stat(dir);
 	if (!stat.isDirectory()) {

@@ -1,6 +1,8 @@
 /**
- * Health of the store shared by the result store and the journal: the first fault is logged once (one clear
- * warning), later faults only update `health()`, so the collector's report can say the store was not used.
+ * Health of the store shared by the result store, the journal and the claims: a fault is logged once per outage
+ * (one clear warning), and the collector's report says so while the store fails and for `recentMs` after it
+ * worked again (a later small write that succeeds never hides that results of a batch were not kept). Notes
+ * (a damaged or lost journal) are logged once each and reported for `recentMs` too.
  */
 import { redact } from '../flux/redact';
 
@@ -9,6 +11,9 @@ export interface StoreHealth {
 	/** Redacted, human-readable cause of the last fault. */
 	reason?: string;
 }
+
+/** How long after the store worked again (or a note) the report still says what happened. */
+export const RECENT_STORE_FAULT_MS = 10 * 60_000;
 
 /** What a filesystem error code means for the store, in words. */
 const HINTS: Record<string, string> = {
@@ -31,18 +36,29 @@ export function describeStoreError(operation: string, dir: string, error: unknow
 	return redact(`The result store at ${dir} could not be used: ${operation} failed${hint}: ${cause}`, [], 400);
 }
 
+const clockTime = (at: number) => `${new Date(at).toISOString().slice(11, 19)} UTC`;
+
 export class StoreFaults {
-	private lastReason: string | undefined;
-	private warned = false;
+	private current: string | undefined;
+	private last: { reason: string; at: number } | undefined;
+	private lastLoggedAt = Number.NEGATIVE_INFINITY;
 	private readonly warnedKeys = new Set<string>();
+	private readonly notes = new Map<string, { message: string; at: number }>();
 
-	constructor(private readonly warn: (message: string) => void) {}
+	constructor(
+		private readonly warn: (message: string) => void,
+		private readonly now: () => number = Date.now,
+		private readonly recentMs = RECENT_STORE_FAULT_MS,
+	) {}
 
-	/** Records a fault; the first one is logged. Jobs still run: the caller reports failure, never throws. */
+	/** Records a fault; the first of an outage is logged. Jobs still run: the caller reports failure, never throws. */
 	fault(reason: string): void {
-		this.lastReason = reason;
-		if (this.warned) return;
-		this.warned = true;
+		const at = this.now();
+		const starts = this.current === undefined;
+		this.current = reason;
+		this.last = { reason, at };
+		if (!starts || at - this.lastLoggedAt < this.recentMs) return;
+		this.lastLoggedAt = at;
 		this.warn(`${reason}. Jobs still run, but results are not kept and re-runs pay again.`);
 	}
 
@@ -53,12 +69,35 @@ export class StoreFaults {
 		this.warn(message);
 	}
 
-	/** A later success clears the fault (the folder became writable again); the warning is not repeated. */
-	recovered(): void {
-		this.lastReason = undefined;
+	/** Like noteOnce, and the report says `message` for `recentMs` after the last time it was noted. */
+	note(key: string, message: string): void {
+		this.noteOnce(key, message);
+		this.notes.set(key, { message, at: this.now() });
 	}
 
+	/** A later success ends the outage (the folder became writable again); the report still says it for a while. */
+	recovered(): void {
+		this.current = undefined;
+	}
+
+	/** Not ok while the store fails (until a later success). */
 	health(): StoreHealth {
-		return this.lastReason === undefined ? { ok: true } : { ok: false, reason: this.lastReason };
+		return this.current === undefined ? { ok: true } : { ok: false, reason: this.current };
+	}
+
+	/** The report's warnings: the fault now or within `recentMs`, and recent notes. */
+	warnings(): string[] {
+		const now = this.now();
+		const out: string[] = [];
+		if (this.current !== undefined) {
+			out.push(`${this.current}. Jobs still ran and were delivered, but results were not kept: a re-run pays again.`);
+		} else if (this.last !== undefined && now - this.last.at < this.recentMs) {
+			out.push(`${this.last.reason} (last at ${clockTime(this.last.at)}). It works again since, but results of jobs that ended then were not kept: a re-run pays again for those.`);
+		}
+		for (const [key, note] of this.notes) {
+			if (now - note.at < this.recentMs) out.push(note.message);
+			else this.notes.delete(key);
+		}
+		return out;
 	}
 }

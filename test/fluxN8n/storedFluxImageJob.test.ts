@@ -196,7 +196,7 @@ describe('where the image goes (no image bytes held once they are on disk)', () 
 				throw Object.assign(new Error('ENOSPC: no space left on device, link'), { code: 'ENOSPC' });
 			},
 		};
-		const store = openStore({ dir, maxBytes: 1 << 30, ttlMs: 86_400_000, spareRecentMs: 0 }, { backend, journalBackend: cacacheBackend, warn: () => undefined });
+		const store = openStore({ dir, maxBytes: 1 << 30, ttlMs: 86_400_000, spareRecentMs: 0 }, { backend, warn: () => undefined });
 		try {
 			const job = prepared('a heron on a full disk');
 			const image = await obtainFluxImage(job, context('job-32'), store);

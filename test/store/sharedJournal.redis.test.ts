@@ -7,8 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SharedRedis } from '../../src/redis';
-import { cacacheBackend, JobJournal } from '../../src/store';
-import { sharedJournalBackend } from '../../src/store/sharedJournalBackend';
+import { JobJournal, redisJournalMirror } from '../../src/store';
 import { sharedRedisAt } from '../redis/sharedRedisAt';
 import { startTestRedis, type TestRedis } from '../support/redisServer';
 
@@ -26,8 +25,8 @@ let clock = 1_000_000;
 function worker(): JobJournal {
 	const connection = sharedRedisAt(redis.url);
 	connections.push(connection);
-	const backend = sharedJournalBackend(cacacheBackend, connection, 3_600_000);
-	return new JobJournal(mkdtempSync(path.join(os.tmpdir(), 'flux-shared-journal-')), { ttlMs: 3_600_000, backend, now: () => clock++ });
+	const mirror = redisJournalMirror(connection, 3_600_000);
+	return new JobJournal(mkdtempSync(path.join(os.tmpdir(), 'flux-shared-journal-')), { ttlMs: 3_600_000, mirror, now: () => clock++ });
 }
 
 const START = { jobId: 'job-1', apiStyle: 'relay', baseUrl: 'http://127.0.0.1:1', model: 'flux-3-image', apiKeyHash: 'abc' };

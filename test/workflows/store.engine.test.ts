@@ -178,6 +178,7 @@ describe('the journal after a crash (a fresh pool set stands for the restarted p
 	it('a job left at "submitting" fails its slot as maybe paid, never resent; Refresh sends it', async () => {
 		const first = await runPromptBatch(sim, ['a heron']);
 		const { jobKey, record } = await journalOf(first.outputOf('Submit')[0]);
+		await getStore().results.remove(jobKey);
 		await getStore().journal.submitting(jobKey, record); // crash between send and acknowledgement
 		newProcess();
 
@@ -304,21 +305,32 @@ describe('a store that cannot be used', () => {
 		expect(submits()).toBe(4); // nothing kept: a re-run pays again, and says so
 	});
 
-	it('a corrupt stored image is a miss: the job runs again and is delivered', async () => {
+	it('a corrupt stored image is a miss: fetched again from its upstream task while it is known there, else a new job', async () => {
+		const spoil = () => {
+			const content = path.join(String(process.env.COMFLY_STORE_DIR), 'results', 'content-v2');
+			const files = (readdirSync(content, { recursive: true }) as string[]).map((name) => path.join(content, name)).filter((file) => statSync(file).isFile());
+			expect(files.length).toBeGreaterThan(0);
+			for (const file of files) {
+				chmodSync(file, 0o600);
+				writeFileSync(file, 'garbage where an image was');
+			}
+		};
 		await runPromptBatch(sim, ['a moose']);
-		const content = path.join(String(process.env.COMFLY_STORE_DIR), 'results', 'content-v2');
-		const files = (readdirSync(content, { recursive: true }) as string[]).map((name) => path.join(content, name)).filter((file) => statSync(file).isFile());
-		expect(files.length).toBeGreaterThan(0);
-		for (const file of files) {
-			chmodSync(file, 0o600);
-			writeFileSync(file, 'garbage where an image was');
-		}
+		spoil();
 		newProcess();
 		const again = await runPromptBatch(sim, ['a moose']);
 		expect(again.status).toBe('success');
-		expect(submits()).toBe(2);
+		expect(submits()).toBe(1); // the upstream still had the task: its image was downloaded again, not paid again
 		expect(slots(again)[0].json.cached).toBe(false);
 		expect(readPromptFromPng((await pngsOf(again))[0])).toBe('a moose');
+
+		spoil();
+		sim.reset(); // the upstream forgot every task
+		newProcess();
+		const third = await runPromptBatch(sim, ['a moose']);
+		expect(third.status).toBe('success');
+		expect(submits()).toBe(1); // a new job (the log was reset with the tasks)
+		expect(readPromptFromPng((await pngsOf(third))[0])).toBe('a moose');
 	});
 
 	it('a missing store folder is created', async () => {

@@ -1,0 +1,68 @@
+/**
+ * The journal of one new FLUX job's submit (image or video), through the submit's hooks: `submitting` is written
+ * right before each POST leaves (SubmitHooks.beforeSend: after the job's worker, its account lease and any 429
+ * wait), so a job that never left is never "maybe paid" after a crash; a POST answered "not created" (429, 503,
+ * never connected) is journaled so at once (the job may wait long before it sends again); the acknowledgement is
+ * journaled as `submitted`. Writes go out in order. A failure is journaled by the one rule of journalFailure.ts,
+ * and only once this job wrote a record: a job that never sent leaves the key's record as it was.
+ */
+import type { FluxTask, GenerateOptions } from '../flux';
+import type { JobStart, Store } from '../store';
+import { journalJobFailure } from './journalFailure';
+
+/** The reason journaled when a POST proved no task was created and the job will send again. */
+export const NOT_CREATED_REASON = 'not created upstream (refused with 429/503, or no connection); waiting to send again';
+
+export class SubmitJournal {
+	private writes: Promise<unknown> = Promise.resolve();
+	/** A `submitting` record of this job is in the journal (or its write was attempted). */
+	private journaled = false;
+	/** A POST went on the wire and was not since proven refused. */
+	private posted = false;
+	private acknowledged?: Promise<unknown>;
+
+	constructor(
+		private readonly store: Store,
+		private readonly key: string,
+		private readonly start: JobStart,
+		private readonly secrets: string[],
+	) {}
+
+	/** The submit's hooks; `onSubmitted` is called once the acknowledgement is being journaled. */
+	hooks(onSubmitted: (task: FluxTask) => void = () => undefined): Required<Pick<GenerateOptions, 'beforeSend' | 'onSubmitting' | 'onNotCreated' | 'onSubmitted'>> {
+		return {
+			beforeSend: async () => {
+				this.journaled = true;
+				await this.enqueue(() => this.store.journal.submitting(this.key, this.start));
+			},
+			onSubmitting: () => {
+				this.posted = true;
+			},
+			onNotCreated: () => {
+				this.posted = false;
+				void this.enqueue(() => this.store.journal.failed(this.key, NOT_CREATED_REASON));
+			},
+			onSubmitted: (task) => {
+				this.acknowledged = this.enqueue(() => this.store.journal.submitted(this.key, task));
+				onSubmitted(task);
+			},
+		};
+	}
+
+	/** Awaits the journal writes made so far (the acknowledgement before the result is kept). */
+	async settled(): Promise<void> {
+		await this.writes;
+	}
+
+	/** Journals a final failure of the job by the one rule (journalJobFailure), once its writes are done. */
+	async failed(error: unknown): Promise<void> {
+		await this.writes;
+		if (!this.journaled) return; // nothing of this job in the journal: the key's record stays as it was
+		await journalJobFailure(this.store, this.key, error, { acknowledged: this.acknowledged !== undefined, posted: this.posted }, this.secrets);
+	}
+
+	private enqueue(write: () => Promise<unknown>): Promise<unknown> {
+		this.writes = this.writes.then(write, write);
+		return this.writes;
+	}
+}

@@ -1,0 +1,105 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/claims knows nothing of n8n nodes: an abort rejects with the signal's own reason. */
+/**
+ * One paid job, one owner: an atomic claim per job key, taken before anything about the job is decided or sent,
+ * held until its outcome is in the store and the journal. Always through the store folder (every process of a
+ * machine, fileClaims.ts), and also through Redis when it is configured (processes on other machines,
+ * redisClaims.ts; while Redis is not usable the folder claim alone, within one deadline). A second claimant waits
+ * for the owner's outcome (`waited`), then reads it; a dead owner's claim lapses and is taken over. A claim never
+ * stops a job: a folder that cannot hold one is reported (onFault) and the job goes on unclaimed.
+ */
+import * as path from 'node:path';
+
+import type { SharedRedis } from '../../redis';
+import type { ClaimOwner } from './claimOwner';
+import { DEFAULT_CLAIM_TIMING, type ClaimTiming } from './claimTiming';
+import { ClaimWakeups } from './claimWait';
+import { FileClaims, type FileClaim } from './fileClaims';
+import { RedisClaims, type RedisClaim } from './redisClaims';
+
+/** Folder of the claims inside the store folder. */
+export const CLAIMS_SUBFOLDER = 'claims';
+
+/** A job key's claim. */
+export interface ClaimHandle {
+	/** True when another owner held the key first: its outcome is in the store and the journal now. */
+	readonly waited: boolean;
+	/** Where the claim holds: the folder, Redis as well, or nowhere (the folder could not hold one). */
+	readonly through: { folder: boolean; redis: boolean };
+	/** False once the claim was taken over (this process was silent past its lapse). */
+	held(): boolean;
+	/** Lets the key go (a waiting claimant takes it); never rejects. */
+	release(): Promise<void>;
+}
+
+export interface ClaimsOptions {
+	redis?: SharedRedis;
+	timing?: Partial<ClaimTiming>;
+	/** A claim could not be made in the folder (e.g. read-only, disk full): the job goes on unclaimed. */
+	onFault?: (operation: string, error: unknown) => void;
+	/** A held claim was taken over by another owner. */
+	onLost?: (key: string, where: 'folder' | 'redis') => void;
+	owner?: ClaimOwner;
+	now?: () => number;
+}
+
+export class Claims {
+	readonly dir: string;
+	readonly timing: ClaimTiming;
+	private readonly files: FileClaims;
+	private readonly redis?: RedisClaims;
+
+	constructor(storeDir: string, options: ClaimsOptions = {}) {
+		this.dir = path.join(storeDir, CLAIMS_SUBFOLDER);
+		this.timing = { ...DEFAULT_CLAIM_TIMING, ...options.timing };
+		const wakeups = new ClaimWakeups();
+		const onLost = options.onLost ?? (() => undefined);
+		this.files = new FileClaims(this.dir, this.timing, wakeups, options.onFault ?? (() => undefined), (key) => onLost(key, 'folder'), options.owner, options.now);
+		if (options.redis) this.redis = new RedisClaims(options.redis, this.timing, wakeups, (key) => onLost(key, 'redis'), options.owner, options.now);
+	}
+
+	/** Claims `key`: the folder first, then Redis (when configured). Rejects with the signal's reason (nothing held). */
+	async acquire(key: string, signal?: AbortSignal): Promise<ClaimHandle> {
+		const folder = await this.files.acquire(key, signal);
+		let redis: { claim?: RedisClaim; waited: boolean } = { waited: false };
+		try {
+			if (this.redis) redis = await this.redis.acquire(key, signal);
+		} catch (error) {
+			await folder.claim?.release();
+			throw error;
+		}
+		const parts: Array<FileClaim | RedisClaim> = [redis.claim, folder.claim].filter((c): c is FileClaim | RedisClaim => c !== undefined);
+		return {
+			waited: folder.waited || redis.waited,
+			through: { folder: folder.claim !== undefined, redis: redis.claim !== undefined },
+			held: () => parts.every((part) => part.held()),
+			release: async () => {
+				for (const part of parts) await part.release().catch(() => undefined);
+			},
+		};
+	}
+
+	/** A folder claim of `key` if nobody holds it now (no wait, no Redis): e.g. one process of a machine prunes. */
+	async tryClaim(key: string): Promise<{ release(): Promise<void> } | undefined> {
+		return await this.files.tryAcquire(key);
+	}
+
+	/** Runs `work` under the claim of `key` (released however it ends); `work` learns whether the claim waited. */
+	async withClaim<T>(key: string, signal: AbortSignal | undefined, work: (claim: ClaimHandle) => Promise<T>): Promise<T> {
+		const claim = await this.acquire(key, signal);
+		try {
+			return await work(claim);
+		} finally {
+			await claim.release();
+		}
+	}
+
+	/** Removes claim files whose owner is gone (for the store's prune). */
+	async sweep(): Promise<void> {
+		await this.files.sweep();
+	}
+
+	/** How many claims this process holds (folder, Redis). */
+	stats(): { folder: number; redis: number } {
+		return { folder: this.files.size, redis: this.redis?.size ?? 0 };
+	}
+}

@@ -1,0 +1,231 @@
+/**
+ * Claims through the store folder, safe for every process of one machine (and processes elsewhere sharing the
+ * folder): one file per key, `<dir>/<key>.claim`, created exclusively (`wx`) with its owner (claimOwner.ts) and
+ * touched every heartbeat while held, removed on release. A claimant that finds the file waits: it is taken over
+ * at once when its owner's process is gone (same machine), and after `fileLapseMs` without a touch when its owner
+ * cannot be seen (elsewhere); never while its owner is alive on this machine, however slow. A takeover runs
+ * under `<key>.claim.takeover` (also `wx`), so two claimants that judged the same dead claim never both win (the
+ * second finds the first's live claim). A folder that cannot hold claims (read-only, full) is reported and the
+ * job goes on unclaimed: a claim never stops a job.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+import { ensureStoreFolder } from '../storeFolder';
+import { type ClaimOwner, ownerAlive, parseOwner, thisOwner } from './claimOwner';
+import type { ClaimTiming } from './claimTiming';
+import { backoff, type ClaimWakeups } from './claimWait';
+
+/** A held file claim. */
+export interface FileClaim {
+	/** False once another process took it over (this process was silent past the lapse, e.g. on another machine). */
+	held(): boolean;
+	release(): Promise<void>;
+}
+
+interface Held {
+	file: string;
+	ino: number;
+	dev: number;
+	lost: boolean;
+}
+
+/** A takeover lock older than this was left by a process killed during its takeover (which takes milliseconds). */
+const TAKEOVER_LAPSE_MS = 10_000;
+const SAFE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
+
+/** The claim file name of a key (a key that is not a plain name is hashed). */
+export function claimFileName(key: string): string {
+	return `${SAFE_NAME.test(key) ? key : createHash('sha256').update(key).digest('hex')}.claim`;
+}
+
+export class FileClaims {
+	private readonly held = new Map<string, Held>();
+	/** Claim files this process is creating right now (not yet in `held`, but not a leftover of ours either). */
+	private readonly creating = new Set<string>();
+	private heartbeat?: NodeJS.Timeout;
+
+	constructor(
+		readonly dir: string,
+		private readonly timing: ClaimTiming,
+		private readonly wakeups: ClaimWakeups,
+		/** A claim could not be made in the folder (the job goes on unclaimed). */
+		private readonly onFault: (operation: string, error: unknown) => void,
+		/** A held claim was taken over by another process. */
+		private readonly onLost: (key: string) => void = () => undefined,
+		private readonly owner: ClaimOwner = thisOwner(),
+		private readonly now: () => number = Date.now,
+	) {}
+
+	/**
+	 * Claims `key`, waiting while another live owner holds it. Resolves with the claim and whether it waited, or
+	 * without a claim when the folder cannot hold one (reported through onFault). Rejects with the signal's reason.
+	 */
+	async acquire(key: string, signal?: AbortSignal): Promise<{ claim?: FileClaim; waited: boolean }> {
+		const file = path.join(this.dir, claimFileName(key));
+		const pause = backoff(this.timing.waitMinMs, this.timing.waitMaxMs);
+		let waited = false;
+		for (;;) {
+			signal?.throwIfAborted();
+			this.creating.add(file);
+			try {
+				const made = await this.create(file);
+				if (made === 'unusable') return { waited };
+				if (made !== 'held') return { claim: this.hold(key, made), waited };
+			} finally {
+				this.creating.delete(file);
+			}
+			waited = true;
+			if (await this.judgeDead(file)) await this.takeOver(file);
+			else await this.wakeups.pause(key, pause(), signal);
+		}
+	}
+
+	/** Claims `key` if nobody holds it (a dead owner's claim is taken over); undefined when held or impossible. */
+	async tryAcquire(key: string): Promise<FileClaim | undefined> {
+		const file = path.join(this.dir, claimFileName(key));
+		for (let attempt = 0; attempt < 2; attempt++) {
+			this.creating.add(file);
+			try {
+				const made = await this.create(file);
+				if (made === 'unusable') return undefined;
+				if (made !== 'held') return this.hold(key, made);
+			} finally {
+				this.creating.delete(file);
+			}
+			if (!(await this.judgeDead(file))) return undefined;
+			await this.takeOver(file);
+		}
+		return undefined;
+	}
+
+	/** Claim files whose owner is gone (a process killed while holding them); for the store's prune. */
+	async sweep(): Promise<void> {
+		const names = await fs.readdir(this.dir).catch(() => [] as string[]);
+		for (const name of names) {
+			const file = path.join(this.dir, name);
+			if (name.endsWith('.claim') && (await this.judgeDead(file))) await this.takeOver(file);
+			else if (name.endsWith('.takeover')) await this.removeIfOlder(file, TAKEOVER_LAPSE_MS);
+		}
+	}
+
+	/** How many claims this process holds. */
+	get size(): number {
+		return this.held.size;
+	}
+
+	private async create(file: string): Promise<{ ino: number; dev: number } | 'held' | 'unusable'> {
+		const content = JSON.stringify(this.owner);
+		for (let attempt = 0; attempt < 2; attempt++) {
+			let handle: fs.FileHandle | undefined;
+			try {
+				handle = await fs.open(file, 'wx', 0o600);
+				await handle.writeFile(content);
+				const { ino, dev } = await handle.stat();
+				return { ino, dev };
+			} catch (error) {
+				if (codeOf(error) === 'EEXIST') return 'held';
+				if (handle) await fs.rm(file, { force: true }).catch(() => undefined); // created but not written (disk full)
+				if (codeOf(error) === 'ENOENT' && attempt === 0) {
+					const made = await ensureStoreFolder(this.dir).then(() => true, (mkdirError: unknown) => (this.onFault('making a claim', mkdirError), false));
+					if (made) continue;
+					return 'unusable';
+				}
+				this.onFault('making a claim', error);
+				return 'unusable';
+			} finally {
+				await handle?.close().catch(() => undefined);
+			}
+		}
+		return 'unusable';
+	}
+
+	private hold(key: string, id: { ino: number; dev: number }): FileClaim {
+		const held: Held = { file: path.join(this.dir, claimFileName(key)), ...id, lost: false };
+		this.held.set(key, held);
+		this.startHeartbeat();
+		return {
+			held: () => !held.lost,
+			release: async () => {
+				if (this.held.get(key) === held) this.held.delete(key);
+				if (this.held.size === 0) this.stopHeartbeat();
+				if (!held.lost && (await this.isMine(held))) await fs.rm(held.file, { force: true }).catch(() => undefined);
+				this.wakeups.released(key);
+			},
+		};
+	}
+
+	/** Gone: its owner's process is dead (this machine), its content unreadable or its owner elsewhere and silent past the lapse. */
+	private async judgeDead(file: string): Promise<boolean> {
+		let text: string;
+		let mtimeMs: number;
+		try {
+			[text, { mtimeMs }] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
+		} catch {
+			return false; // released meanwhile: create again
+		}
+		let owner: ClaimOwner | undefined;
+		try {
+			owner = parseOwner(JSON.parse(text));
+		} catch {
+			owner = undefined; // cut short (a crash while it was written): judged by its age
+		}
+		if (owner && owner.token === this.owner.token) return !this.creating.has(file) && ![...this.held.values()].some((h) => h.file === file); // ours, but no longer held
+		const alive = owner ? ownerAlive(owner, this.owner) : undefined;
+		if (alive !== undefined) return !alive;
+		return this.now() - mtimeMs > this.timing.fileLapseMs;
+	}
+
+	/** Removes a dead claim under the takeover lock, after judging it again there (never a claim made meanwhile). */
+	private async takeOver(file: string): Promise<void> {
+		const lock = `${file}.takeover`;
+		try {
+			await fs.writeFile(lock, JSON.stringify(this.owner), { flag: 'wx', mode: 0o600 });
+		} catch (error) {
+			if (codeOf(error) === 'EEXIST') await this.removeIfOlder(lock, TAKEOVER_LAPSE_MS);
+			return; // another claimant is taking it over, or the folder cannot be written (the next create says so)
+		}
+		try {
+			if (await this.judgeDead(file)) await fs.rm(file, { force: true });
+		} finally {
+			await fs.rm(lock, { force: true }).catch(() => undefined);
+		}
+	}
+
+	private async removeIfOlder(file: string, ageMs: number): Promise<void> {
+		const info = await fs.stat(file).catch(() => undefined);
+		if (info && this.now() - info.mtimeMs > ageMs) await fs.rm(file, { force: true }).catch(() => undefined);
+	}
+
+	private async isMine(held: Held): Promise<boolean> {
+		const info = await fs.stat(held.file).catch(() => undefined);
+		return info !== undefined && info.ino === held.ino && info.dev === held.dev;
+	}
+
+	private startHeartbeat(): void {
+		if (this.heartbeat) return;
+		this.heartbeat = setInterval(() => void this.touchAll(), this.timing.heartbeatMs);
+		this.heartbeat.unref();
+	}
+
+	private stopHeartbeat(): void {
+		clearInterval(this.heartbeat);
+		this.heartbeat = undefined;
+	}
+
+	/** Touches every held claim; one found replaced (taken over) is marked lost. */
+	private async touchAll(): Promise<void> {
+		const at = new Date(this.now());
+		for (const [key, held] of [...this.held]) {
+			if (held.lost) continue;
+			if (!(await this.isMine(held))) {
+				held.lost = true;
+				this.onLost(key);
+				continue;
+			}
+			await fs.utimes(held.file, at, at).catch(() => undefined);
+		}
+	}
+}

@@ -1,0 +1,150 @@
+/**
+ * Claims through Redis, for processes on different machines: redis-semaphore's Mutex (`SET key id NX PX lease`,
+ * released and extended by compare-and-set scripts), one key per job key, `mutex:flux-concurrent:claim:<key>`,
+ * whose value names its owner (claimOwner.ts). The owner extends the lease every heartbeat; an owner that died
+ * stops, and its claim lapses after the lease (at once when the claimant is on the owner's machine and sees
+ * its process gone). Every call goes through SharedRedis.run (its deadline and fallback): Redis not usable (down,
+ * stalled, refusing) resolves without a claim within one deadline and the caller goes on with its folder claim.
+ * When Redis answers again, held claims are asserted again at once (a Redis restarted empty forgot them), and
+ * new claims wait `redisGraceMs` first, so an owner re-asserts its claim before anyone else can take the key.
+ */
+import { randomUUID } from 'node:crypto';
+import { Mutex } from 'redis-semaphore';
+
+import type { SharedRedis } from '../../redis';
+import { type ClaimOwner, ownerAlive, parseOwner, thisOwner } from './claimOwner';
+import type { ClaimTiming } from './claimTiming';
+import { backoff, type ClaimWakeups } from './claimWait';
+
+/** Prefix of the claims' Redis keys (redis-semaphore puts `mutex:` before it). */
+export const CLAIM_REDIS_PREFIX = 'flux-concurrent:claim:';
+const MUTEX_PREFIX = 'mutex:';
+
+/** Deletes the claim only if it still holds the value judged dead (never a claim made meanwhile). */
+const DELETE_IF_EQUAL = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+
+/** A held Redis claim. */
+export interface RedisClaim {
+	/** False once Redis showed another owner (the lease lapsed while Redis or this process was silent). */
+	held(): boolean;
+	release(): Promise<void>;
+}
+
+interface Held {
+	key: string;
+	identifier: string;
+	lost: boolean;
+	timer: NodeJS.Timeout;
+}
+
+/** The value of a claim: a random id, then its owner as JSON. */
+function identifierOf(owner: ClaimOwner): string {
+	return `${randomUUID()}~${JSON.stringify(owner)}`;
+}
+
+function ownerOf(identifier: string): ClaimOwner | undefined {
+	try {
+		return parseOwner(JSON.parse(identifier.slice(identifier.indexOf('~') + 1)));
+	} catch {
+		return undefined;
+	}
+}
+
+export class RedisClaims {
+	private readonly held = new Set<Held>();
+	private upAt = Number.NEGATIVE_INFINITY;
+
+	constructor(
+		private readonly redis: SharedRedis,
+		private readonly timing: ClaimTiming,
+		private readonly wakeups: ClaimWakeups,
+		private readonly onLost: (key: string) => void = () => undefined,
+		private readonly owner: ClaimOwner = thisOwner(),
+		private readonly now: () => number = Date.now,
+	) {
+		redis.onUp(() => {
+			this.upAt = this.now();
+			void this.reassertAll();
+		});
+	}
+
+	/**
+	 * Claims `key` in Redis, waiting while another live owner holds it. Resolves without a claim when Redis is not
+	 * usable (now, or while waiting: within one deadline). Rejects with the signal's reason.
+	 */
+	async acquire(key: string, signal?: AbortSignal): Promise<{ claim?: RedisClaim; waited: boolean }> {
+		const redisKey = CLAIM_REDIS_PREFIX + key;
+		const identifier = identifierOf(this.owner);
+		const pause = backoff(this.timing.waitMinMs, this.timing.waitMaxMs);
+		let waited = false;
+		const grace = this.upAt + this.timing.redisGraceMs - this.now();
+		if (grace > 0) await this.wakeups.pause(`redis-grace:${key}`, grace, signal);
+		for (;;) {
+			signal?.throwIfAborted();
+			const mutex = this.mutex(redisKey, identifier, false);
+			const tried = await this.redis.run(async () => await mutex.tryAcquire());
+			if (!tried.ok) return { waited };
+			if (tried.value) return { claim: this.hold(key, identifier), waited };
+			waited = true;
+			const holder = await this.redis.run(async (client) => await client.get(MUTEX_PREFIX + redisKey));
+			if (!holder.ok) return { waited };
+			const owner = holder.value === null ? undefined : ownerOf(holder.value);
+			if (holder.value !== null && owner && ownerAlive(owner, this.owner) === false) {
+				await this.redis.eval(DELETE_IF_EQUAL, [MUTEX_PREFIX + redisKey], [holder.value]);
+			} else if (holder.value !== null) {
+				await this.wakeups.pause(key, pause(), signal);
+			}
+		}
+	}
+
+	/** How many claims this process holds in Redis. */
+	get size(): number {
+		return this.held.size;
+	}
+
+	private mutex(redisKey: string, identifier: string, held: boolean): Mutex {
+		const lease = { lockTimeout: this.timing.redisLeaseMs, refreshInterval: 0 };
+		return held
+			? new Mutex(this.redis.client, redisKey, { ...lease, identifier, acquiredExternally: true })
+			: new Mutex(this.redis.client, redisKey, { ...lease, identifier, acquireAttemptsLimit: 1, acquireTimeout: this.timing.redisLeaseMs, retryInterval: 0 });
+	}
+
+	private hold(key: string, identifier: string): RedisClaim {
+		const held: Held = { key, identifier, lost: false, timer: setInterval(() => void this.renew(held), this.timing.heartbeatMs) };
+		held.timer.unref();
+		this.held.add(held);
+		return {
+			held: () => !held.lost,
+			release: async () => {
+				clearInterval(held.timer);
+				this.held.delete(held);
+				// Not released (Redis away): it lapses after its lease.
+				if (!held.lost) await this.redis.run(async () => await this.mutex(CLAIM_REDIS_PREFIX + key, identifier, true).release()).catch(() => undefined);
+			},
+		};
+	}
+
+	/** Extends the lease; a claim Redis no longer has (lapsed, or Redis restarted empty) is asserted again. */
+	private async renew(held: Held): Promise<void> {
+		if (held.lost) return;
+		const renewed = await this.redis.run(async () => await this.mutex(CLAIM_REDIS_PREFIX + held.key, held.identifier, true).tryAcquire()).catch(() => undefined);
+		if (renewed?.ok && !renewed.value) await this.reassert(held);
+	}
+
+	private async reassertAll(): Promise<void> {
+		for (const held of [...this.held]) await this.reassert(held);
+	}
+
+	/** SET NX again: ours again, or lost to another owner (then it is never released by us). */
+	private async reassert(held: Held): Promise<void> {
+		if (held.lost) return;
+		const redisKey = MUTEX_PREFIX + CLAIM_REDIS_PREFIX + held.key;
+		const set = await this.redis.run(async (client) => await client.set(redisKey, held.identifier, 'PX', this.timing.redisLeaseMs, 'NX')).catch(() => undefined);
+		if (!set?.ok || set.value === 'OK') return;
+		const current = await this.redis.run(async (client) => await client.get(redisKey)).catch(() => undefined);
+		if (current?.ok && current.value !== held.identifier) {
+			held.lost = true;
+			this.onLost(held.key);
+		}
+	}
+}

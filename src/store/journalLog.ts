@@ -1,0 +1,225 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/store knows nothing of n8n nodes: filesystem errors go to the journal, which turns them into false/undefined plus a store warning. */
+/**
+ * The job journal's files: 256 append-only logs, `<dir>/<2 hex>.log` (an entry's bucket is the first byte of the
+ * sha256 of its name). One line per entry, `<crc32, 8 hex> <json { n: name, t: time, v: value }>`, written with
+ * a newline before and after it in ONE write to a file opened O_APPEND (atomic against the other appenders of
+ * this machine); of a name's lines the one with the highest time wins (equal times: the later line). A line whose
+ * checksum or JSON is wrong is damaged (counted); the last piece of a file without its newline is an append in
+ * progress and is skipped. `compact` rewrites a bucket into a temp file renamed over it; an append that raced
+ * the rename landed in the replaced file, which its appender notices (the bucket is another file now) and
+ * appends again, so no line is lost. Knows nothing of records: values are opaque JSON.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { crc32 } from 'node:zlib';
+
+import { ensureStoreFolder } from './storeFolder';
+
+export interface LogEntry {
+	name: string;
+	time: number;
+	value: unknown;
+}
+
+/** What one bucket holds: its entries in file order, how many lines were damaged, its size in bytes. */
+export interface BucketScan {
+	entries: LogEntry[];
+	damaged: number;
+	bytes: number;
+}
+
+/** A bucket's name for an entry name: 2 hex characters. */
+export function bucketOf(name: string): string {
+	return createHash('sha256').update(name).digest('hex').slice(0, 2);
+}
+
+const FILE_SUFFIX = '.log';
+const BUCKET_FILE = /^[0-9a-f]{2}\.log$/;
+/** An append that keeps landing in a replaced file (a compaction each time) gives up after this many tries. */
+const APPEND_TRIES = 4;
+const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
+
+function encode(entry: LogEntry): Buffer {
+	const json = JSON.stringify({ n: entry.name, t: entry.time, v: entry.value });
+	const sum = (crc32(json) >>> 0).toString(16).padStart(8, '0');
+	return Buffer.from(`\n${sum} ${json}\n`, 'utf8');
+}
+
+function decode(line: string): LogEntry | undefined {
+	const space = line.indexOf(' ');
+	if (space !== 8) return undefined;
+	const json = line.slice(9);
+	if ((crc32(json) >>> 0).toString(16).padStart(8, '0') !== line.slice(0, 8)) return undefined;
+	try {
+		const { n, t, v } = JSON.parse(json) as { n?: unknown; t?: unknown; v?: unknown };
+		return typeof n === 'string' && typeof t === 'number' && Number.isFinite(t) ? { name: n, time: t, value: v } : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The entries of a bucket's text (the last piece without its newline is an append in progress: skipped). */
+export function parseBucket(text: string): { entries: LogEntry[]; damaged: number } {
+	const pieces = text.split('\n');
+	pieces.pop(); // after the last newline: '' or an append in progress
+	const entries: LogEntry[] = [];
+	let damaged = 0;
+	for (const piece of pieces) {
+		if (piece === '') continue;
+		const entry = decode(piece);
+		if (entry) entries.push(entry);
+		else damaged += 1;
+	}
+	return { entries, damaged };
+}
+
+/** The latest entry of each name (highest time; equal times: the later one), in first-seen order. */
+export function latestByName(entries: readonly LogEntry[]): Map<string, LogEntry> {
+	const latest = new Map<string, LogEntry>();
+	for (const entry of entries) {
+		const seen = latest.get(entry.name);
+		if (!seen || entry.time >= seen.time) latest.set(entry.name, entry);
+	}
+	return latest;
+}
+
+export class JournalLog {
+	constructor(readonly dir: string) {}
+
+	/** The file of a bucket. */
+	fileOf(bucket: string): string {
+		return path.join(this.dir, bucket + FILE_SUFFIX);
+	}
+
+	/** Appends one entry; resolves with the bytes written. Rejects with the filesystem's error. */
+	async append(entry: LogEntry): Promise<number> {
+		const bytes = encode(entry);
+		const file = this.fileOf(bucketOf(entry.name));
+		for (let tries = 1; ; tries++) {
+			if (await this.appendOnce(file, bytes)) return bytes.length;
+			if (tries >= APPEND_TRIES) throw Object.assign(new Error(`${file} kept being replaced while appending`), { code: 'EAGAIN' });
+		}
+	}
+
+	/** The latest entry of `name` (or undefined), and how many damaged lines its bucket has. */
+	async latest(name: string): Promise<{ entry?: LogEntry; damaged: number; file: string }> {
+		const file = this.fileOf(bucketOf(name));
+		const { entries, damaged } = await this.scanFile(file);
+		let found: LogEntry | undefined;
+		for (const entry of entries) if (entry.name === name && (!found || entry.time >= found.time)) found = entry;
+		return { entry: found, damaged, file };
+	}
+
+	/** Every bucket file with its size (none when the folder does not exist). */
+	async buckets(): Promise<Array<{ bucket: string; bytes: number }>> {
+		let names: string[];
+		try {
+			names = await fs.readdir(this.dir);
+		} catch (error) {
+			if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return [];
+			throw error;
+		}
+		const found: Array<{ bucket: string; bytes: number }> = [];
+		for (const name of names.filter((n) => BUCKET_FILE.test(n))) {
+			const info = await fs.stat(path.join(this.dir, name)).catch(() => undefined);
+			if (info?.isFile()) found.push({ bucket: name.slice(0, 2), bytes: info.size });
+		}
+		return found;
+	}
+
+	/** One bucket's entries (file order), damaged lines and size. */
+	async scan(bucket: string): Promise<BucketScan> {
+		return await this.scanFile(this.fileOf(bucket));
+	}
+
+	/**
+	 * Rewrites a bucket with only the entries `keep` returns (given the latest entry of each name), through a temp
+	 * file renamed over it; lines appended meanwhile are carried over. Only one process may compact a folder at a
+	 * time (the caller holds the store's prune lock). Resolves with the sizes before and after, and the damaged
+	 * lines dropped.
+	 */
+	async compact(bucket: string, keep: (latest: LogEntry[]) => LogEntry[]): Promise<{ before: number; after: number; damaged: number }> {
+		const file = this.fileOf(bucket);
+		let handle: fs.FileHandle;
+		try {
+			handle = await fs.open(file, 'r');
+		} catch (error) {
+			if (codeOf(error) === 'ENOENT') return { before: 0, after: 0, damaged: 0 };
+			throw error;
+		}
+		try {
+			const text = await readFrom(handle, 0);
+			// Up to the last newline: a piece after it is an append in progress, read again below with what follows.
+			const read = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1));
+			const { entries, damaged } = parseBucket(text);
+			const kept = keep([...latestByName(entries).values()]);
+			const out = Buffer.concat(kept.map(encode));
+			const temp = path.join(this.dir, `.${bucket}.${process.pid}.${Date.now()}.tmp`);
+			await fs.writeFile(temp, out, { mode: 0o600 });
+			await fs.rename(temp, file);
+			// Lines appended to the old file after it was read: their appenders may not notice the rename (it came
+			// after their check), so they are carried over here (a line carried twice is the same line twice).
+			const late = await readFrom(handle, read);
+			for (const entry of parseBucket(late).entries) await this.append(entry);
+			return { before: Buffer.byteLength(text), after: out.length, damaged };
+		} finally {
+			await handle.close();
+		}
+	}
+
+	/** Removes the folder's temp files left by a compaction that was killed (older than `olderThanMs`). */
+	async sweepTemp(now: number, olderThanMs: number): Promise<void> {
+		const names = await fs.readdir(this.dir).catch(() => [] as string[]);
+		for (const name of names.filter((n) => n.endsWith('.tmp'))) {
+			const file = path.join(this.dir, name);
+			const info = await fs.stat(file).catch(() => undefined);
+			if (info && now - info.mtimeMs > olderThanMs) await fs.rm(file, { force: true });
+		}
+	}
+
+	/** One write of `bytes`; false when the file was replaced (compacted) meanwhile: append again. */
+	private async appendOnce(file: string, bytes: Buffer): Promise<boolean> {
+		let handle: fs.FileHandle;
+		try {
+			handle = await fs.open(file, 'a', 0o600);
+		} catch (error) {
+			if (codeOf(error) !== 'ENOENT') throw error;
+			await ensureStoreFolder(this.dir);
+			handle = await fs.open(file, 'a', 0o600);
+		}
+		try {
+			const { bytesWritten } = await handle.write(bytes);
+			if (bytesWritten !== bytes.length) throw Object.assign(new Error(`short write to ${file} (${bytesWritten} of ${bytes.length} bytes)`), { code: 'ENOSPC' });
+			const [mine, current] = await Promise.all([handle.stat(), fs.stat(file).catch(() => undefined)]);
+			return current !== undefined && current.ino === mine.ino && current.dev === mine.dev;
+		} finally {
+			await handle.close();
+		}
+	}
+
+	private async scanFile(file: string): Promise<BucketScan> {
+		let text: string;
+		try {
+			text = await fs.readFile(file, 'utf8');
+		} catch (error) {
+			if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return { entries: [], damaged: 0, bytes: 0 };
+			throw error;
+		}
+		return { ...parseBucket(text), bytes: Buffer.byteLength(text) };
+	}
+}
+
+/** The rest of an open file from `offset`, as text. */
+async function readFrom(handle: fs.FileHandle, offset: number): Promise<string> {
+	const chunks: Buffer[] = [];
+	let position = offset;
+	for (;;) {
+		const chunk = Buffer.alloc(64 * 1024);
+		const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+		if (bytesRead === 0) break;
+		chunks.push(chunk.subarray(0, bytesRead));
+		position += bytesRead;
+	}
+	return Buffer.concat(chunks).toString('utf8');
+}
