@@ -70,6 +70,15 @@ describe('fluxJobIdentity', () => {
 		expect(fluxJobIdentity(mixed, creds, request(), 0).key).toBe(inRun[1]);
 	});
 
+	it('counts per n8n execution: every run of a node (a loop) and every node continue the count; a new execution starts at 0', () => {
+		const firstBatch = { getExecutionId: () => 'exec-loop' }; // one node run, e.g. the first batch of Loop Over Items
+		const secondBatch = { getExecutionId: () => 'exec-loop' }; // the next run of the node (or another FLUX node)
+		const keys = [firstBatch, firstBatch, secondBatch, secondBatch].map((run) => fluxJobIdentity(run, creds, request(), 0).key);
+		expect(new Set(keys).size).toBe(4);
+		const rerun = { getExecutionId: () => 'exec-rerun' };
+		expect([0, 1, 2, 3].map(() => fluxJobIdentity(rerun, creds, request(), 0).key)).toEqual(keys);
+	});
+
 	it('keys a binary reference image by the digest of its bytes (same bytes, same key; never the base64)', () => {
 		const bytes = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 		const copy = sharedReferenceImages().encode(bytes, 'image/png');

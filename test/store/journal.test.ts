@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import * as cacache from 'cacache';
 import * as path from 'node:path';
 import { apiKeyHash } from '../../src/account';
 import { JobJournal, type JobStart, StoreFaults } from '../../src/store';
@@ -135,5 +136,59 @@ describe('JobJournal.link', () => {
 		} finally {
 			cleanup();
 		}
+	});
+});
+
+describe('a damaged or lost journal is never silent', () => {
+	it('a damaged line in a journal file: the earlier record stands, and one note says so (log and report)', async () => {
+		const faults = new StoreFaults((m) => warnings.push(m), () => clock);
+		const journal = new JobJournal(path.join(temp.dir, 'store'), { ttlMs: 30 * DAY, now: () => clock, faults });
+		await journal.submitting('k', start);
+		await journal.submitted('k', { taskId: 'task-1' });
+		for (const { file, bytes } of allFiles(path.join(temp.dir, 'store', 'journal'))) {
+			if (file.endsWith('.log')) writeFileSync(file, bytes.toString('utf8').replace('"task-1"', '"task-X"'));
+		}
+		expect(await journal.readChecked('k')).toMatchObject({ record: { state: 'submitting' }, damaged: true });
+		expect(await journal.read('k')).toMatchObject({ state: 'submitting' });
+		expect(warnings).toEqual([expect.stringMatching(/damaged line\(s\) in .*\.log .*may be sent \(and paid\) again/)]);
+		expect(faults.warnings()).toEqual(warnings);
+	});
+
+	it('a journal deleted while the store kept its folder: the next process notes it was lost', async () => {
+		const dir = path.join(temp.dir, 'store');
+		await makeJournal(dir).submitting('k', start);
+		rmSync(path.join(dir, 'journal'), { recursive: true, force: true });
+		const faults = new StoreFaults((m) => warnings.push(m), () => clock);
+		const next = new JobJournal(dir, { ttlMs: 30 * DAY, now: () => clock, faults });
+		expect(await next.read('k')).toBeUndefined();
+		expect(faults.warnings()).toEqual([expect.stringMatching(/job journal at .* was lost .* a re-run sends them again \(and pays again\)/)]);
+		// Noted once: the new journal has the store's identity again.
+		await next.submitting('k2', start);
+		const later = new JobJournal(dir, { ttlMs: 30 * DAY, now: () => clock, faults: new StoreFaults((m) => warnings.push(m)) });
+		expect(await later.read('k2')).toBeDefined();
+		expect(warnings).toHaveLength(1);
+	});
+
+	it('a new store is not a lost journal: no note', async () => {
+		const journal = makeJournal();
+		expect(await journal.read('k')).toBeUndefined();
+		await journal.submitting('k', start);
+		expect(await makeJournal().read('k')).toBeDefined();
+		expect(warnings).toEqual([]);
+	});
+});
+
+describe('the cacache journal of an earlier version', () => {
+	it('is moved into the logs on first use (records and job links), and its folders removed', async () => {
+		const dir = path.join(temp.dir, 'store');
+		const legacy = path.join(dir, 'journal');
+		const record = { ...start, jobKey: 'k', state: 'submitted', createdAt: clock, updatedAt: clock, taskId: 'task-old' };
+		await cacache.put(legacy, 'key:k', Buffer.alloc(0), { metadata: record, time: clock } as cacache.put.Options);
+		await cacache.put(legacy, 'job:job-7', Buffer.alloc(0), { metadata: { jobKey: 'k' }, time: clock } as cacache.put.Options);
+		const journal = makeJournal(dir);
+		expect(await journal.findByJobId('job-7')).toEqual({ jobKey: 'k', record });
+		expect(existsSync(path.join(legacy, 'index-v5'))).toBe(false);
+		expect(existsSync(path.join(legacy, 'content-v2'))).toBe(false);
+		expect(await makeJournal(dir).read('k')).toEqual(record);
 	});
 });

@@ -117,29 +117,40 @@ export class FileClaims {
 	}
 
 	private async create(file: string): Promise<{ ino: number; dev: number } | 'held' | 'unusable'> {
-		const content = JSON.stringify(this.owner);
 		for (let attempt = 0; attempt < 2; attempt++) {
-			let handle: fs.FileHandle | undefined;
+			let handle: fs.FileHandle;
 			try {
 				handle = await fs.open(file, 'wx', 0o600);
-				await handle.writeFile(content);
+			} catch (error) {
+				if (codeOf(error) === 'EEXIST') return 'held';
+				if (codeOf(error) === 'ENOENT' && attempt === 0 && (await this.ensureFolder())) continue;
+				if (codeOf(error) !== 'ENOENT') this.onFault('making a claim', error);
+				return 'unusable';
+			}
+			try {
+				// A disk too full for the owner's line keeps the claim anonymous: judged by its touches, not its owner.
+				await handle.writeFile(JSON.stringify(this.owner)).catch(() => undefined);
 				const { ino, dev } = await handle.stat();
 				return { ino, dev };
 			} catch (error) {
-				if (codeOf(error) === 'EEXIST') return 'held';
-				if (handle) await fs.rm(file, { force: true }).catch(() => undefined); // created but not written (disk full)
-				if (codeOf(error) === 'ENOENT' && attempt === 0) {
-					const made = await ensureStoreFolder(this.dir).then(() => true, (mkdirError: unknown) => (this.onFault('making a claim', mkdirError), false));
-					if (made) continue;
-					return 'unusable';
-				}
+				await fs.rm(file, { force: true }).catch(() => undefined);
 				this.onFault('making a claim', error);
 				return 'unusable';
 			} finally {
-				await handle?.close().catch(() => undefined);
+				await handle.close().catch(() => undefined);
 			}
 		}
 		return 'unusable';
+	}
+
+	private async ensureFolder(): Promise<boolean> {
+		try {
+			await ensureStoreFolder(this.dir);
+			return true;
+		} catch (error) {
+			this.onFault('making a claim', error);
+			return false;
+		}
 	}
 
 	private hold(key: string, id: { ino: number; dev: number }): FileClaim {

@@ -5,8 +5,9 @@
  * stops, and its claim lapses after the lease (at once when the claimant is on the owner's machine and sees
  * its process gone). Every call goes through SharedRedis.run (its deadline and fallback): Redis not usable (down,
  * stalled, refusing) resolves without a claim within one deadline and the caller goes on with its folder claim.
- * When Redis answers again, held claims are asserted again at once (a Redis restarted empty forgot them), and
- * new claims wait `redisGraceMs` first, so an owner re-asserts its claim before anyone else can take the key.
+ * When Redis answers again, held claims are asserted again at once; when it was restarted (another run_id: it
+ * forgot every claim), new claims wait `redisGraceMs` first, so an owner re-asserts its claim before anyone else
+ * can take the key.
  */
 import { randomUUID } from 'node:crypto';
 import { Mutex } from 'redis-semaphore';
@@ -52,7 +53,10 @@ function ownerOf(identifier: string): ClaimOwner | undefined {
 
 export class RedisClaims {
 	private readonly held = new Set<Held>();
-	private upAt = Number.NEGATIVE_INFINITY;
+	/** When Redis came back restarted (empty): new claims wait until the grace after it is over. */
+	private restartedAt = Number.NEGATIVE_INFINITY;
+	/** The run_id of the Redis server last seen (a new one: it restarted). */
+	private runId?: string;
 
 	constructor(
 		private readonly redis: SharedRedis,
@@ -62,10 +66,7 @@ export class RedisClaims {
 		private readonly owner: ClaimOwner = thisOwner(),
 		private readonly now: () => number = Date.now,
 	) {
-		redis.onUp(() => {
-			this.upAt = this.now();
-			void this.reassertAll();
-		});
+		redis.onUp(() => void this.cameBack());
 	}
 
 	/**
@@ -77,7 +78,8 @@ export class RedisClaims {
 		const identifier = identifierOf(this.owner);
 		const pause = backoff(this.timing.waitMinMs, this.timing.waitMaxMs);
 		let waited = false;
-		const grace = this.upAt + this.timing.redisGraceMs - this.now();
+		if (this.runId === undefined) await this.serverRunId();
+		const grace = this.restartedAt + this.timing.redisGraceMs - this.now();
 		if (grace > 0) await this.wakeups.pause(`redis-grace:${key}`, grace, signal);
 		for (;;) {
 			signal?.throwIfAborted();
@@ -131,8 +133,19 @@ export class RedisClaims {
 		if (renewed?.ok && !renewed.value) await this.reassert(held);
 	}
 
-	private async reassertAll(): Promise<void> {
+	/** Redis answers again: held claims asserted again; a restarted server (new run_id) starts the grace. */
+	private async cameBack(): Promise<void> {
+		const before = this.runId;
+		const now = await this.serverRunId();
+		if (before !== undefined && now !== undefined && now !== before) this.restartedAt = this.now();
 		for (const held of [...this.held]) await this.reassert(held);
+	}
+
+	private async serverRunId(): Promise<string | undefined> {
+		const info = await this.redis.run(async (client) => await client.info('server')).catch(() => undefined);
+		const found = info?.ok ? /run_id:([0-9a-f]+)/.exec(info.value)?.[1] : undefined;
+		if (found !== undefined) this.runId = found;
+		return found;
 	}
 
 	/** SET NX again: ours again, or lost to another owner (then it is never released by us). */

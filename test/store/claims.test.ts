@@ -1,0 +1,144 @@
+/**
+ * Claims through the store folder (src/store/claims/fileClaims.ts) with real files and real processes: one owner
+ * per key, a second claimant waits for it, a dead owner on this machine is taken over at once (not after the
+ * lapse), an owner elsewhere lapses after it stops touching its claim, several claimants racing for one dead
+ * claim never both win, and a folder that cannot hold claims never stops a job.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+import { Claims, claimFileName, type ClaimOwner, thisOwner } from '../../src/store/claims';
+import { until } from '../support/until';
+import { makeTempDir } from './tempStore';
+
+const FIXTURE = path.join(__dirname, 'fixtures', 'claimHolder.ts');
+const FAST = { heartbeatMs: 50, waitMinMs: 5, waitMaxMs: 20 };
+
+let temp: ReturnType<typeof makeTempDir>;
+let children: ChildProcess[] = [];
+beforeEach(() => {
+	temp = makeTempDir();
+});
+afterEach(() => {
+	for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+	children = [];
+	temp.cleanup();
+});
+
+type Reply = { ready?: boolean; held?: boolean; waited?: boolean; released?: boolean; from?: number; to?: number; pid?: number; error?: string };
+
+function holder(): { child: ChildProcess; replies: Reply[]; next: (test: (r: Reply) => boolean) => Promise<Reply> } {
+	const child = fork(FIXTURE, [], { execArgv: ['-r', 'ts-node/register/transpile-only'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+	children.push(child);
+	const replies: Reply[] = [];
+	child.on('message', (reply: Reply) => replies.push(reply));
+	const next = async (test: (r: Reply) => boolean) => {
+		await until(() => replies.some(test) || child.exitCode !== null, 'the claim holder replied', { limitMs: 30_000 });
+		const found = replies.find(test);
+		if (!found) throw new Error(`the claim holder exited (${child.exitCode})`);
+		return found;
+	};
+	return { child, replies, next };
+}
+
+const claimFile = (dir: string, key: string) => path.join(dir, 'claims', claimFileName(key));
+
+it('one owner per key: a second claimant waits until the first lets go, then holds it (waited)', async () => {
+	const a = new Claims(temp.dir, { timing: FAST });
+	const b = new Claims(temp.dir, { timing: FAST, owner: { ...thisOwner(), token: 'another-claims-instance' } });
+	const first = await a.acquire('job-key');
+	expect(first).toMatchObject({ waited: false, through: { folder: true, redis: false } });
+	let second: Awaited<ReturnType<Claims['acquire']>> | undefined;
+	const waiting = b.acquire('job-key').then((claim) => (second = claim));
+	await new Promise((resolve) => setTimeout(resolve, 100));
+	expect(second).toBeUndefined();
+	await first.release();
+	await waiting;
+	expect(second).toMatchObject({ waited: true, through: { folder: true } });
+	await second!.release();
+	expect((await a.acquire('job-key')).waited).toBe(false);
+});
+
+it('a claim of a process killed with SIGKILL on this machine is taken over at once, not after the lapse', async () => {
+	const { child, next } = holder();
+	await next((r) => r.ready === true);
+	child.send({ op: 'claim', dir: temp.dir, key: 'dead-key' });
+	await next((r) => r.held === true);
+	child.kill('SIGKILL');
+	await new Promise((resolve) => child.once('exit', resolve));
+	const claims = new Claims(temp.dir, { timing: { ...FAST, fileLapseMs: 60 * 60_000 } });
+	const claim = await claims.acquire('dead-key');
+	expect(claim).toMatchObject({ waited: true, through: { folder: true } });
+	expect(JSON.parse(readFileSync(claimFile(temp.dir, 'dead-key'), 'utf8')).pid).toBe(process.pid);
+	await claim.release();
+}, 60_000);
+
+it('an owner on another machine is judged by its touches: kept while touched, taken over once silent past the lapse', async () => {
+	const elsewhere: ClaimOwner = { token: 'remote', host: 'another-host|boot|pid:[1]', pid: 1 };
+	const file = claimFile(temp.dir, 'remote-key');
+	const claims = new Claims(temp.dir, { timing: { ...FAST, fileLapseMs: 400 } });
+	await claims.acquire('warm-up').then((c) => c.release()); // the folder exists
+	writeFileSync(file, JSON.stringify(elsewhere));
+	let got = false;
+	const waiting = claims.acquire('remote-key').then((claim) => ((got = true), claim));
+	const touches = setInterval(() => utimesSync(file, new Date(), new Date()), 50);
+	await new Promise((resolve) => setTimeout(resolve, 1000)); // 2.5 lapses, touched all along
+	expect(got).toBe(false);
+	clearInterval(touches);
+	const claim = await waiting; // silent now: lapses
+	expect(claim.waited).toBe(true);
+	await claim.release();
+});
+
+it('an unreadable claim (cut short by a crash) is judged by its age: fresh it holds, stale it is taken over', async () => {
+	let later = 0; // how far this claimant's clock is ahead of the file's touch
+	const claims = new Claims(temp.dir, { timing: { ...FAST, fileLapseMs: 60_000 }, now: () => Date.now() + later });
+	await claims.acquire('warm-up').then((c) => c.release());
+	writeFileSync(claimFile(temp.dir, 'torn-key'), '{"tok');
+	let got = false;
+	const waiting = claims.acquire('torn-key').then((claim) => ((got = true), claim));
+	await new Promise((resolve) => setTimeout(resolve, 200));
+	expect(got).toBe(false); // fresh: held
+	later = 61_000; // the lapse has passed without a touch
+	const claim = await waiting;
+	expect(claim.waited).toBe(true);
+	await claim.release();
+});
+
+it('four processes racing for the claim of a dead owner: it is held by one at a time, and each gets it once', async () => {
+	const dead = holder();
+	await dead.next((r) => r.ready === true);
+	dead.child.send({ op: 'claim', dir: temp.dir, key: 'raced' });
+	await dead.next((r) => r.held === true);
+	dead.child.kill('SIGKILL');
+	await new Promise((resolve) => dead.child.once('exit', resolve));
+	const racers = [holder(), holder(), holder(), holder()];
+	await Promise.all(racers.map((r) => r.next((reply) => reply.ready === true)));
+	for (const racer of racers) racer.child.send({ op: 'claim', dir: temp.dir, key: 'raced', holdMs: 150 });
+	const intervals = await Promise.all(racers.map(async (racer) => await racer.next((reply) => reply.released === true)));
+	const sorted = intervals.map((i) => [i.from!, i.to!]).sort((x, y) => x[0] - y[0]);
+	for (let i = 1; i < sorted.length; i++) expect(sorted[i][0]).toBeGreaterThanOrEqual(sorted[i - 1][1]);
+}, 60_000);
+
+it('a folder that cannot hold claims (the path is a file): the job goes on unclaimed, and the fault is reported', async () => {
+	const blocker = path.join(temp.dir, 'not-a-folder');
+	writeFileSync(blocker, 'x');
+	const faults: string[] = [];
+	const claims = new Claims(blocker, { timing: FAST, onFault: (operation, error) => faults.push(`${operation}: ${(error as { code?: string }).code}`) });
+	const claim = await claims.acquire('k');
+	expect(claim).toMatchObject({ waited: false, through: { folder: false, redis: false } });
+	expect(faults).toEqual(['making a claim: ENOTDIR']);
+	await claim.release();
+});
+
+it('a claimant whose execution is cancelled while it waits stops waiting (the signal reason) and holds nothing', async () => {
+	const claims = new Claims(temp.dir, { timing: FAST });
+	const held = await claims.acquire('busy');
+	const controller = new AbortController();
+	const waiting = new Claims(temp.dir, { timing: FAST, owner: { ...thisOwner(), token: 'other' } }).acquire('busy', controller.signal);
+	controller.abort(new Error('stopped'));
+	await expect(waiting).rejects.toThrow('stopped');
+	await held.release();
+	expect((await claims.acquire('busy')).waited).toBe(false);
+});

@@ -1,0 +1,99 @@
+/**
+ * The journal's compact logs (src/store/journalLog.ts) on real files: the latest line of a name wins, a damaged
+ * line is counted (never read as a record), a last line still being written is skipped, a crash's torn line
+ * never glues onto the next append, and compaction run while two other processes append loses no line.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+import { bucketOf, JournalLog } from '../../src/store/journalLog';
+import { makeTempDir } from './tempStore';
+
+let temp: ReturnType<typeof makeTempDir>;
+beforeEach(() => {
+	temp = makeTempDir();
+});
+afterEach(() => temp.cleanup());
+
+describe('JournalLog', () => {
+	it('the latest line of a name wins (highest time; equal times: the later line)', async () => {
+		const log = new JournalLog(path.join(temp.dir, 'journal'));
+		await log.append({ name: 'key:a', time: 5, value: { state: 'submitted' } });
+		await log.append({ name: 'key:a', time: 3, value: { state: 'submitting' } }); // carried over late by a compaction
+		await log.append({ name: 'key:b', time: 1, value: 'one' });
+		await log.append({ name: 'key:b', time: 1, value: 'two' });
+		expect((await log.latest('key:a')).entry?.value).toEqual({ state: 'submitted' });
+		expect((await log.latest('key:b')).entry?.value).toBe('two');
+		expect(await log.latest('key:none')).toMatchObject({ entry: undefined, damaged: 0 });
+	});
+
+	it('a damaged line (checksum or JSON wrong) is counted and never read as a record; the earlier line stands', async () => {
+		const dir = path.join(temp.dir, 'journal');
+		const log = new JournalLog(dir);
+		await log.append({ name: 'key:k', time: 1, value: { state: 'submitting' } });
+		await log.append({ name: 'key:k', time: 2, value: { state: 'submitted' } });
+		const file = log.fileOf(bucketOf('key:k'));
+		writeFileSync(file, readFileSync(file, 'utf8').replace('"submitted"', '"stored"')); // a changed byte
+		expect(await log.latest('key:k')).toMatchObject({ entry: { value: { state: 'submitting' } }, damaged: 1 });
+	});
+
+	it('a line cut by a crash (a truncated file) is skipped while last, counted once later lines follow, and never spoils the next line', async () => {
+		const log = new JournalLog(path.join(temp.dir, 'journal'));
+		await log.append({ name: 'key:k', time: 1, value: { state: 'submitting' } });
+		await log.append({ name: 'key:k', time: 2, value: { state: 'submitted' } });
+		const file = log.fileOf(bucketOf('key:k'));
+		truncateSync(file, readFileSync(file).length - 10);
+		expect(await log.latest('key:k')).toMatchObject({ entry: { value: { state: 'submitting' } }, damaged: 0 });
+		await log.append({ name: 'key:k', time: 3, value: { state: 'stored' } });
+		expect(await log.latest('key:k')).toMatchObject({ entry: { value: { state: 'stored' } }, damaged: 1 });
+		appendFileSync(file, '0000000'); // an append in progress (no newline yet)
+		expect((await log.latest('key:k')).damaged).toBe(1);
+	});
+
+	it('compact keeps what the filter keeps, one line per name, and drops damaged lines', async () => {
+		const log = new JournalLog(path.join(temp.dir, 'journal'));
+		for (let i = 0; i < 5; i++) await log.append({ name: 'key:keep', time: i, value: i });
+		await log.append({ name: 'key:drop', time: 1, value: 'x' });
+		const bucket = bucketOf('key:keep');
+		appendFileSync(log.fileOf(bucket), '\ngarbage\n');
+		const kept = await log.compact(bucket, (latest) => latest.filter((e) => e.name !== 'key:drop'));
+		expect(kept.damaged).toBe(1);
+		const scan = await log.scan(bucket);
+		expect(scan).toMatchObject({ damaged: 0 });
+		expect(scan.entries.filter((e) => e.name === 'key:keep')).toEqual([{ name: 'key:keep', time: 4, value: 4 }]);
+		expect(kept.after).toBeLessThan(kept.before);
+	});
+
+	it('compaction while two other processes append: no line is lost', async () => {
+		const dir = path.join(temp.dir, 'journal');
+		const log = new JournalLog(dir);
+		const fixture = path.join(__dirname, 'fixtures', 'journalAppender.ts');
+		const children: ChildProcess[] = ['A', 'B'].map(() => fork(fixture, [], { execArgv: ['-r', 'ts-node/register/transpile-only'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+		try {
+			await Promise.all(children.map((child) => new Promise((resolve) => child.once('message', resolve))));
+			const count = 3000;
+			const finished = children.map(
+				(child) =>
+					new Promise<void>((resolve, reject) => {
+						child.once('message', (reply: { error?: string }) => (reply.error ? reject(new Error(reply.error)) : resolve()));
+					}),
+			);
+			children.forEach((child, i) => child.send({ dir, me: ['A', 'B'][i], count }));
+			let done = false;
+			void Promise.all(finished).then(() => (done = true));
+			let compactions = 0;
+			while (!done) {
+				for (const { bucket } of await log.buckets()) await log.compact(bucket, (latest) => latest);
+				compactions += 1;
+			}
+			await Promise.all(finished);
+			expect(compactions).toBeGreaterThan(1);
+			const names = new Set((await Promise.all((await log.buckets()).map(async ({ bucket }) => (await log.scan(bucket)).entries))).flat().map((e) => e.name));
+			const lost = ['A', 'B'].flatMap((me) => Array.from({ length: count }, (_, i) => `${me}-${i}`)).filter((name) => !names.has(name));
+			expect(lost).toEqual([]);
+		} finally {
+			for (const child of children) if (child.exitCode === null) child.kill();
+		}
+	}, 60_000);
+});
