@@ -1,0 +1,103 @@
+/**
+ * Claims through a real redis-server (src/store/claims/redisClaims.ts), for processes whose store folders are
+ * not shared: one owner per key across folders, a frozen Redis (SIGSTOP) falls back to the folder claim within
+ * one deadline, a Redis restarted empty does not hand a held key to a second claimant (the owner asserts it
+ * again, new claims wait out the grace), and a claim of a dead process on this machine is taken over at once.
+ */
+import { mkdtempSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import type { SharedRedis } from '../../src/redis';
+import { Claims, type ClaimHandle, thisOwner } from '../../src/store/claims';
+import { CLAIM_REDIS_PREFIX } from '../../src/store/claims/redisClaims';
+import { sharedRedisAt } from '../redis/sharedRedisAt';
+import { useRedisServer } from '../redis/useRedisServer';
+import type { TestRedis } from '../support/redisServer';
+import { until } from '../support/until';
+
+let redis: TestRedis;
+useRedisServer((started) => (redis = started));
+
+const connections: SharedRedis[] = [];
+afterEach(async () => {
+	if (redis.frozen()) redis.thaw();
+	for (const c of connections.splice(0)) await c.close();
+});
+
+const TIMING = { heartbeatMs: 100, redisLeaseMs: 60_000, redisGraceMs: 600, waitMinMs: 5, waitMaxMs: 20 };
+
+/** A process of its own: its own store folder, its own Redis connection, its own owner token. */
+function processClaims(name: string, commandTimeoutMs = 2000): Claims {
+	const connection = sharedRedisAt(redis.url, { commandTimeoutMs, probeEveryMs: 50 });
+	connections.push(connection);
+	const folder = mkdtempSync(path.join(os.tmpdir(), `flux-claims-${name}-`));
+	return new Claims(folder, { redis: connection, timing: TIMING, owner: { ...thisOwner(), token: `${name}-${Math.random()}` } });
+}
+
+async function notYet(promise: Promise<unknown>, ms = 200): Promise<boolean> {
+	let settled = false;
+	void promise.then(() => (settled = true), () => (settled = true));
+	await new Promise((resolve) => setTimeout(resolve, ms));
+	return !settled;
+}
+
+it('two folders sharing one Redis: one owner per key, the second claimant waits for it', async () => {
+	const a = processClaims('a');
+	const b = processClaims('b');
+	const first = await a.acquire('shared-key');
+	expect(first).toMatchObject({ waited: false, through: { folder: true, redis: true } });
+	const second = b.acquire('shared-key');
+	expect(await notYet(second)).toBe(true);
+	await first.release();
+	expect(await second).toMatchObject({ waited: true, through: { folder: true, redis: true } });
+	await (await second).release();
+});
+
+it('Redis frozen (SIGSTOP): a claim falls back to the folder within one deadline, and later ones at once', async () => {
+	const a = processClaims('frozen', 300);
+	await (await a.acquire('warm')).release(); // connected
+	redis.freeze();
+	const claim = await a.acquire('during-freeze');
+	expect(claim.through).toEqual({ folder: true, redis: false });
+	await claim.release();
+	const next = await a.acquire('during-freeze-2');
+	expect(next.through).toEqual({ folder: true, redis: false });
+	await next.release();
+	redis.thaw();
+});
+
+it('Redis restarted empty while a key is held: a second claimant still waits for the owner (asserted again after the grace)', async () => {
+	const a = processClaims('owner');
+	const b = processClaims('other');
+	const held: ClaimHandle = await a.acquire('kept-key');
+	await b.acquire('warm').then((c) => c.release()); // b knows the server's run_id
+	await redis.kill();
+	await redis.restart(); // an empty Redis: the claim is gone there
+	const watcher = redis.client();
+	try {
+		await until(async () => (await watcher.get(`mutex:${CLAIM_REDIS_PREFIX}kept-key`)) !== null, 'the owner asserted its claim again');
+	} finally {
+		watcher.disconnect();
+	}
+	const second = b.acquire('kept-key');
+	expect(await notYet(second, 800)).toBe(true);
+	expect(held.held()).toBe(true);
+	await held.release();
+	expect(await second).toMatchObject({ waited: true, through: { redis: true } });
+	await (await second).release();
+});
+
+it('a Redis claim whose owner process is gone (this machine) is taken over at once, not after its lease', async () => {
+	const a = processClaims('live');
+	const ghost = { ...thisOwner(), token: 'ghost', pid: 2 ** 22 - 3, start: '1' }; // no such process here
+	const client = redis.client();
+	try {
+		await client.set(`mutex:${CLAIM_REDIS_PREFIX}ghost-key`, `x~${JSON.stringify(ghost)}`, 'PX', 60_000);
+	} finally {
+		client.disconnect();
+	}
+	const claim = await a.acquire('ghost-key');
+	expect(claim).toMatchObject({ waited: true, through: { redis: true } });
+	await claim.release();
+});
