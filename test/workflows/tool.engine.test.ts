@@ -127,6 +127,17 @@ describe('FLUX 3 Image as an AI Agent tool', () => {
 		expect(JSON.stringify(answer)).not.toContain(sim.apiKey);
 	});
 
+	it('asked twice for the same image in one execution, the tool makes two (the 1st and 2nd occurrence); a re-run of the execution gets the same two', async () => {
+		const taskIds = (run: Awaited<ReturnType<typeof runAgent>>) =>
+			run.outputOf('Agent').map((item) => (JSON.parse(String(item.json.answer)) as Array<{ taskId?: string; cached?: boolean }>)[0]);
+		const first = taskIds(await runAgent(['a blue heron', 'a blue heron']));
+		expect(new Set(first.map((answer) => answer.taskId)).size).toBe(2);
+		expect(sim.log.submits).toHaveLength(2);
+		const again = taskIds(await runAgent(['a blue heron', 'a blue heron']));
+		expect(again.map((answer) => [answer.taskId, answer.cached])).toEqual(first.map((answer) => [answer.taskId, true]));
+		expect(sim.log.submits).toHaveLength(2);
+	});
+
 	it('the image itself stays on the tool node’s item (n8n drops it from what the agent reads)', async () => {
 		const run = await runAgent(['a red kite']);
 		const answer = JSON.parse(String(run.outputOf('Agent')[0].json.answer)) as Array<Record<string, unknown>>;
