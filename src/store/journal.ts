@@ -305,8 +305,8 @@ export class JobJournal {
 	private noteDamaged(file: string, lines: number, dropped: boolean): void {
 		const what = dropped ? `${lines} damaged line(s) were dropped from` : `${lines} damaged line(s) in`;
 		this.faults.note(
-			`journal-damaged:${file}`,
-			`The job journal at ${this.rootDir}: ${what} ${path.basename(file)} (the file was cut or changed outside n8n). Stored results are still served; a job whose record was lost cannot be told from a new one and may be sent (and paid) again.`,
+			'journal-damaged',
+			`The job journal at ${this.cacheDir} is damaged: ${what} ${path.basename(file)} (cut or changed outside n8n). Stored results are still served; a job whose record was lost cannot be told from a new one and may be sent (and paid) again.`,
 		);
 	}
 
