@@ -15,6 +15,7 @@ import type { RateLimits } from './scenarios/rateLimits';
 import type { SharedReference } from './scenarios/sharedReference';
 import type { Speedup } from './scenarios/speedup';
 import type { StoreScenario } from './scenarios/store';
+import type { ClaimsScenario } from './scenarios/claims';
 import type { ScaleOut } from './scenarios/scaleOut';
 import type { SubmitOverhead } from './scenarios/submitOverhead';
 import type { Comparison } from './scenarios/compare';
@@ -56,6 +57,8 @@ export interface BenchResults {
 	memRows: MemoryRow[];
 	reference: SharedReference;
 	store: StoreScenario;
+	/** Scenario 14 (bench/scenarios/claims.ts). */
+	claims: ClaimsScenario;
 	comparison: Comparison;
 	scaling: ScalingRow[];
 	/** Scenario 9 (bench/scenarios/video.ts). */
@@ -92,6 +95,7 @@ export function resultsJson(r: BenchResults, goals: readonly Goal[], totalMs: nu
 			rateLimits: rateLimitsJson(r),
 			sharedReference: sharedReferenceJson(r),
 			store: storeJson(r),
+			claims: claimsJson(r),
 			comparison: comparisonJson(r),
 			scaling: r.scaling,
 			scaleOut: r.scaleOut,
@@ -220,6 +224,15 @@ function storeJson(r: BenchResults) {
 		imageBytes,
 		rerun,
 		missPath: miss,
+	};
+}
+
+function claimsJson(r: BenchResults) {
+	return {
+		how:
+			'(a) a fresh worker with its own store folder: alternating fresh batches of 30 with Cache `reuse` (every job misses the store, claims its key, sends, stores), claims on and off (the claim\'s acquire and release do nothing); cost = (median on − median off) / median off. ' +
+			'(b) another fresh worker, COMFLY_STORE_MAX_MB small: batches of fresh jobs one after another (latency 0), the store folder measured after every batch (apparent bytes and bytes on disk), no prune forced from outside',
+		...r.claims,
 	};
 }
 

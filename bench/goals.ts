@@ -14,6 +14,7 @@ import { modelAt } from './scenarios/pollPolicies';
 import { SHARED_REFERENCE_GOAL_RATIO } from './scenarios/sharedReference';
 import { latencyRangeGoals, scalingGoals, arrivalOrderGoal, collectorOverheadGoal } from './goalsIssue14';
 import { STORE_MISS_COST_GOAL } from './scenarios/store';
+import { BOUND_SLACK, CLAIM_COST_GOAL } from './scenarios/claims';
 import { videoGoals } from './scenarios/video';
 import { scaleOutGoals } from './scenarios/scaleOutGoals';
 import { mean, median, p95, quantile } from './stats';
@@ -39,6 +40,7 @@ export function allGoals(r: BenchResults): Goal[] {
 		rateLimitGoal(r),
 		sharedReferenceGoal(r),
 		...storeGoals(r),
+		...claimsGoals(r),
 		...latencyRangeGoals(r),
 		...scalingGoals(r),
 		...videoGoals(r.video),
@@ -285,6 +287,34 @@ function storeGoals(r: BenchResults): Goal[] {
 				`with reuse each result is written to the store (${mib(imageBytes)} per slot) and the collector reads it back; with off neither happens (both journal the job). ` +
 				`Makespans with reuse ${miss.reuse.map((run) => s(run.wallMs)).join(', ')}; with off ${miss.off.map((run) => s(run.wallMs)).join(', ')} ` +
 				`(longest latencies ${miss.reuse.map((run) => s(run.idealMs)).join(', ')} and ${miss.off.map((run) => s(run.idealMs)).join(', ')}). On a shared 2-core machine one run's noise can exceed the difference.`,
+		},
+	];
+}
+
+function claimsGoals(r: BenchResults): Goal[] {
+	const { miss, bound } = r.claims;
+	const medianOf = (runs: ReadonlyArray<{ wallMs: number }>) => median(runs.map((run) => run.wallMs));
+	const limit = bound.maxBytes * (1 + BOUND_SLACK);
+	return [
+		{
+			id: '14a',
+			goal: `The claim's cost on the miss path: fresh batches of 30, Cache reuse, claims on vs off (${miss.on.length} alternating pairs, medians)`,
+			measured: `${fixed(miss.cost, 3)} of the makespan (on ${s(medianOf(miss.on))} vs off ${s(medianOf(miss.off))})`,
+			target: `≤ ${fixed(CLAIM_COST_GOAL)}`,
+			result: miss.cost <= CLAIM_COST_GOAL ? 'PASS' : 'MISS',
+			why:
+				`with claims on each job creates its claim file in the store folder (exclusive create), touches it every 2 s while it runs and removes it when its result is kept; off, acquire and release do nothing. ` +
+				`Makespans on ${miss.on.map((run) => s(run.wallMs)).join(', ')}; off ${miss.off.map((run) => s(run.wallMs)).join(', ')}. On a shared 2-core machine one run's noise can exceed the difference.`,
+		},
+		{
+			id: '14b',
+			goal: `The store folder under COMFLY_STORE_MAX_MB=${fixed(bound.maxBytes / (1024 * 1024), 0)}: ${bound.batches} batches of ${bound.jobs / bound.batches} fresh jobs (${mib(bound.imageBytes)} images), measured after every batch`,
+			measured: `peak ${mib(bound.peakBytes)} (on disk ${mib(bound.peakDiskBytes)}), after the last batch ${mib(bound.lastBytes)} (on disk ${mib(bound.lastDiskBytes)}); ${mib(bound.writtenBytes)} written; ${bound.failedSlots} failed slots`,
+			target: `peak ≤ ${mib(limit)} (the bound + ${fixed(BOUND_SLACK * 100, 0)} %: pruned in the background every eighth of the bound written), 0 failed`,
+			result: bound.peakBytes <= limit && bound.failedSlots === 0 ? 'PASS' : 'MISS',
+			why:
+				`results, journal, kept downloads and claims count together; the store prunes itself (results oldest first, the journal compacted) each time an eighth of the bound was written; ` +
+				`${bound.jobs} jobs in ${s(bound.wallMs)}. Bytes on disk count whole blocks (small files, e.g. cacache's index, take one 4 KiB block each).`,
 		},
 	];
 }

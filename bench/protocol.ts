@@ -25,6 +25,8 @@ export interface NodesBatchTask {
 	suffix?: string;
 	/** Measure the event loop's delay (perf_hooks.monitorEventLoopDelay) over the run. */
 	loopDelay?: boolean;
+	/** `off`: every job runs without its claim (the claim's acquire and release do nothing): the claim's cost, by difference. */
+	claims?: 'on' | 'off';
 }
 
 /** trigger → FLUX 3 Image (serial node). */

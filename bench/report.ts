@@ -16,6 +16,7 @@ export function printReport(r: BenchResults, goals: readonly Goal[], totalMs: nu
 	printRateLimits(r);
 	printSharedReference(r);
 	printStore(r);
+	printClaims(r);
 	printComparison(r);
 	printScaling(r);
 	console.log('');
@@ -247,6 +248,23 @@ function printStore(r: BenchResults): void {
 	console.log(
 		`   Re-run: ${fixed(rerun.ratio)}× the first run, ${mib(rerun.bytesRead)} read from the store (folder ${mib(rerun.storeFolderBytes)}). ` +
 			`Miss-path cost (median reuse − median off) / median off: ${fixed(miss.cost, 3)}.`,
+	);
+}
+
+function printClaims(r: BenchResults): void {
+	const { miss, bound } = r.claims;
+	console.log('');
+	console.log('14. One paid job, one owner (fresh workers, their own store folders)');
+	console.log(
+		table(
+			['Run', 'Wall', 'Submits'],
+			[...miss.on.map((run, i) => [`fresh ${i + 1}, claims on`, s(run.wallMs), run.submits]), ...miss.off.map((run, i) => [`fresh ${i + 1}, claims off`, s(run.wallMs), run.submits])],
+		),
+	);
+	console.log(`   Claim cost (median on − median off) / median off: ${fixed(miss.cost, 3)}.`);
+	console.log(
+		`   Store folder under ${mib(bound.maxBytes)}: ${bound.batches} batches × ${bound.jobs / bound.batches} jobs (${mib(bound.writtenBytes)} of images written): ` +
+			`peak ${mib(bound.peakBytes)} (${mib(bound.peakDiskBytes)} on disk), last ${mib(bound.lastBytes)} (${mib(bound.lastDiskBytes)} on disk), ${bound.failedSlots} failed.`,
 	);
 }
 

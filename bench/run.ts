@@ -23,6 +23,7 @@ import { runRateLimits } from './scenarios/rateLimits';
 import { runSharedReference } from './scenarios/sharedReference';
 import { runSpeedup } from './scenarios/speedup';
 import { runStore } from './scenarios/store';
+import { runClaims } from './scenarios/claims';
 import { runSubmitOverhead } from './scenarios/submitOverhead';
 import { runComparison } from './scenarios/compare';
 import { runScaling } from './scenarios/scaling';
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
 		const memRows = await runMemory(bench); // 5 (fresh workers)
 		const reference = await runSharedReference(bench); // 7 (fresh worker)
 		const store = await runStore(bench); // 8 (fresh worker, its own store folder)
+		const claims = await runClaims(bench); // 14 (fresh workers, their own store folders)
 		const scaling = await runScaling(bench); // 13 (fresh worker)
 		const video = await runVideo(bench); // 9 (fresh worker, 10 clips of 50 MB)
 		const scaleOut = await runScaleOut({ quick: config.quick, log }); // 10 (its own redis-server, simulators, processes)
@@ -79,6 +81,7 @@ async function main(): Promise<void> {
 			memRows,
 			reference,
 			store,
+			claims,
 			comparison,
 			scaling,
 			video,

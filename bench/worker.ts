@@ -43,6 +43,7 @@ const nodeTypes = makeNodeTypes(timings);
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded after n8n-core, in this order */
 const flux = require('../src/flux') as typeof import('../src/flux');
 const pool = require('../src/pool') as typeof import('../src/pool');
+const store = require('../src/store') as typeof import('../src/store');
 
 /** When each status poll left this process (undici's request:create, epoch ms): the poll rate as the client sends it (goal 12c). */
 const pollStarts: number[] = [];
@@ -173,6 +174,22 @@ async function startMemorySampler(sampleMs: number) {
 
 type BatchRun = { run: Awaited<ReturnType<Harness['runWorkflow']>>; wallMs: number };
 
+/** A claim that holds nothing (`claims: 'off'`): the jobs run exactly as with claims, minus acquiring and releasing them. */
+const NO_CLAIM = { waited: false, through: { folder: false, redis: false }, held: () => true, release: async () => undefined };
+
+/** Runs `work` with the process store's claims switched off (`off`) or as they are. */
+async function withClaims<T>(mode: NodesBatchTask['claims'], work: () => Promise<T>): Promise<T> {
+	if (mode !== 'off') return await work();
+	const claims = store.getStore().claims;
+	const acquire = claims.acquire;
+	claims.acquire = async () => NO_CLAIM;
+	try {
+		return await work();
+	} finally {
+		claims.acquire = acquire;
+	}
+}
+
 async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	const credentials = fluxCredentials(task.sim.url, task.sim.apiKey);
 	const reference = task.referenceImage ? referenceBase64(task.referenceImage.bytes) : undefined;
@@ -202,11 +219,13 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 		return { run, wallMs: performance.now() - started };
 	};
 	const runs: BatchRun[] = [];
-	if (task.concurrent) {
-		runs.push(...(await Promise.all(specs.map(runOne))));
-	} else {
-		for (const spec of specs) runs.push(await runOne(spec));
-	}
+	await withClaims(task.claims, async () => {
+		if (task.concurrent) {
+			runs.push(...(await Promise.all(specs.map(runOne))));
+		} else {
+			for (const spec of specs) runs.push(await runOne(spec));
+		}
+	});
 	const wallMs = performance.now() - t0;
 	const cpu = cpuSince(cpuStart);
 	sampler?.stop();

@@ -1,8 +1,8 @@
 /**
  * The whole store folder within its size bound (COMFLY_STORE_MAX_MB) while n8n runs: results, journal, kept
- * downloads (Cache Off, or a store fault) and claims together. Pruned in the background as the folder grows
- * (every eighth of the bound written) and at least every PRUNE_EVERY_MS while it grows at all, never by a scan
- * per job; one process of a machine prunes a folder at a time (the `store-prune` claim). What a running batch
+ * downloads (Cache Off, or a store fault) and claims together. Pruned in the background down to 7/8 of the bound
+ * each time an eighth of it was written (so it stays within the bound between prunes), and at least every
+ * PRUNE_EVERY_MS while it grows at all, never by a scan per job; one process of a machine prunes a folder at a time (the `store-prune` claim). What a running batch
  * still needs is never removed: results and files in use (ResultsInUse), results another process wrote within
  * `spareRecentMs`, download files still being written, journal records of jobs not settled (`submitting`,
  * `submitted`) and claims. Order when over the bound: expired things, then the oldest results not needed, then
@@ -89,20 +89,21 @@ export class StoreBound {
 
 	private async fit(): Promise<StoreSize> {
 		const { config, results, journal, claims } = this.parts;
+		const target = config.maxBytes - Math.floor(config.maxBytes / 8); // room for the next eighth before the next prune
 		await claims.sweep();
 		await journal.prune();
 		let journalBytes = await journal.bytes();
 		const downloads = await this.downloads();
 		let downloadBytes = downloads.reduce((sum, d) => sum + d.bytes, 0);
-		let resultBytes = (await results.prune(config.maxBytes - journalBytes - downloadBytes))?.keptBytes ?? 0;
-		const over = () => resultBytes + journalBytes + downloadBytes > config.maxBytes;
-		if (over()) downloadBytes -= await this.dropDownloads(downloads, resultBytes + journalBytes + downloadBytes - config.maxBytes);
+		let resultBytes = (await results.prune(target - journalBytes - downloadBytes))?.keptBytes ?? 0;
+		const over = () => resultBytes + journalBytes + downloadBytes > target;
+		if (over()) downloadBytes -= await this.dropDownloads(downloads, resultBytes + journalBytes + downloadBytes - target);
 		if (over()) {
 			const now = this.parts.now();
 			const kept = await results.keys();
 			await journal.prune({ drop: (r) => r.updatedAt < now - SETTLED_KEPT_MS && (r.state === 'failed' || (r.state === 'stored' && !kept.has(r.jobKey))) });
 			journalBytes = await journal.bytes();
-			resultBytes = (await results.prune(config.maxBytes - journalBytes - downloadBytes))?.keptBytes ?? resultBytes;
+			resultBytes = (await results.prune(target - journalBytes - downloadBytes))?.keptBytes ?? resultBytes;
 		}
 		return { resultBytes, journalBytes, downloadBytes, totalBytes: resultBytes + journalBytes + downloadBytes };
 	}

@@ -8,7 +8,7 @@
  * (4) Redis frozen with SIGSTOP mid-batch: the batch finishes while Redis is still frozen, each job paid once,
  *     and the report says Redis stopped answering.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
