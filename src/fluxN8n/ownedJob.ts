@@ -50,14 +50,14 @@ function outcomeSince(before: JournalRecord | undefined, now: JournalRecord | un
 	return now;
 }
 
-/** The result of the job `key` under `cacheMode`, through the store and the claim (see the file's comment). */
-export async function obtainOwned<R>(store: Store, key: string, cacheMode: CacheMode, signal: AbortSignal, steps: OwnedJobSteps<R>): Promise<R> {
+/** The result of the job `key` under `cacheMode`, through the store and the claim (see the file's comment); a claim is waited for at most `waitMs` (the job's timeout). */
+export async function obtainOwned<R>(store: Store, key: string, cacheMode: CacheMode, signal: AbortSignal, steps: OwnedJobSteps<R>, waitMs?: number): Promise<R> {
 	if (cacheMode === 'reuse') {
 		const hit = await steps.readStored();
 		if (hit) return hit;
 	}
 	const before = await store.journal.read(key);
-	const claim = await claimKey(store, key, signal);
+	const claim = await claimKey(store, key, signal, waitMs);
 	try {
 		const { record } = await store.journal.readChecked(key); // a damaged file is noted (report) by the journal
 		const outcome = outcomeSince(before, record);
@@ -85,12 +85,20 @@ export async function obtainOwned<R>(store: Store, key: string, cacheMode: Cache
 	}
 }
 
-/** The key's claim; a job cancelled while it waits for another owner ends as cancelled (nothing was sent). */
-async function claimKey(store: Store, key: string, signal: AbortSignal) {
+/**
+ * The key's claim. A job cancelled while it waits for another owner ends cancelled; one that waited longer than
+ * `waitMs` (the job's timeout: the owner is stalled, or Redis stopped answering while an owner elsewhere held
+ * it) ends as a timeout. Either way nothing was sent.
+ */
+async function claimKey(store: Store, key: string, signal: AbortSignal, waitMs?: number) {
+	const limit = waitMs === undefined ? signal : AbortSignal.any([signal, AbortSignal.timeout(waitMs)]);
 	try {
-		return await store.claims.acquire(key, signal);
+		return await store.claims.acquire(key, limit);
 	} catch (error) {
 		if (signal.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted (while another execution ran the same job)');
+		if (limit.aborted) {
+			throw new FluxError('timeout', `Another n8n execution ran this same job (one key, one owner) for longer than the job timeout (${Math.round((waitMs ?? 0) / 1000)} s); it was not sent from here. Run it again to take its result.`);
+		}
 		throw error;
 	}
 }

@@ -131,7 +131,7 @@ async function obtain(store: Store, job: PreparedFluxImageJob, context: JobConte
 		readStored: () => readStored(store, key),
 		reattach: (record) => reattach(store, job, context, record),
 		sendNew: (attemptsBefore) => sendNew(store, job, context, attemptsBefore),
-	});
+	}, job.timeoutMs);
 }
 
 /**

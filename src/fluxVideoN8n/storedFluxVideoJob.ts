@@ -100,7 +100,7 @@ async function obtain(store: Store, job: PreparedFluxVideoJob, context: JobConte
 		readStored: () => readStored(store, key),
 		reattach: (record) => reattach(store, job, context, record),
 		sendNew: (attemptsBefore) => sendNew(store, job, context, attemptsBefore),
-	});
+	}, job.timeoutMs);
 }
 
 /**

@@ -9,9 +9,10 @@ import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
 import { accountId } from '../../src/account';
 import { limitName } from '../../src/accountLimit';
 import { IMAGE_MODEL } from '../../src/flux/options';
-import { cacacheBackend, getStore, openStore, type CacheBackend } from '../../src/store';
+import { cacacheBackend, Claims, getStore, openStore, type CacheBackend } from '../../src/store';
+import { thisOwner } from '../../src/store/claims';
 import { imageDownloadDir, imageSource } from '../../src/fluxN8n/imageJobResult';
-import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
+import { makePromptPng, readPromptFromPng, type RelaySimulator } from '../../relay-sim';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -206,5 +207,37 @@ describe('where the image goes (no image bytes held once they are on disk)', () 
 		} finally {
 			rmSync(dir, { recursive: true, force: true });
 		}
+	});
+});
+
+describe('the claim on the job key', () => {
+	it('a job whose key another live owner holds waits for it, never sends; past its own timeout it fails "timeout", still unsent', async () => {
+		const store = getStore();
+		const job = prepared('an owned heron', { timeoutMs: 400 });
+		const other = new Claims(store.config.dir, { owner: { ...thisOwner(), token: 'another-n8n-on-this-machine' } });
+		const held = await other.acquire(job.identity.key);
+		try {
+			await expect(obtainFluxImage(job, context('job-41'))).rejects.toMatchObject({ kind: 'timeout', message: expect.stringMatching(/Another n8n execution ran this same job .* it was not sent from here/) });
+			expect(sim.log.submits).toHaveLength(0);
+		} finally {
+			await held.release();
+		}
+	});
+
+	it('a claimant that waited for the owner of its key takes the image the owner stored (cached), without sending', async () => {
+		const store = getStore();
+		const job = prepared('a shared kestrel');
+		const { key, apiStyle, baseUrl, model, apiKeyHash } = job.identity;
+		const other = new Claims(store.config.dir, { owner: { ...thisOwner(), token: 'the-owner-process' } });
+		const held = await other.acquire(key);
+		const waiting = obtainFluxImage(job, context('job-42'));
+		// What the owner (another n8n process) does under its claim: journal, send, store.
+		await store.journal.submitting(key, { jobId: 'owner-job', apiStyle, baseUrl, model, apiKeyHash });
+		await store.journal.submitted(key, { taskId: 'owner-task' });
+		await store.results.put(key, makePromptPng('a shared kestrel'), { mimeType: 'image/png', fileExtension: 'png', taskId: 'owner-task' });
+		await store.journal.stored(key);
+		await held.release();
+		expect(await waiting).toMatchObject({ outcome: 'success', cached: true, taskId: 'owner-task' });
+		expect(sim.log.submits).toHaveLength(0);
 	});
 });

@@ -101,3 +101,17 @@ it('a Redis claim whose owner process is gone (this machine) is taken over at on
 	expect(claim).toMatchObject({ waited: true, through: { redis: true } });
 	await claim.release();
 });
+
+it('a claimant waiting for an owner elsewhere keeps waiting while Redis is frozen (never sends), and gets the key once Redis answers and the owner lets go', async () => {
+	const a = processClaims('holder', 300);
+	const b = processClaims('waiter', 300);
+	const held = await a.acquire('frozen-key');
+	const second = b.acquire('frozen-key');
+	expect(await notYet(second)).toBe(true); // waiting for a, through Redis
+	redis.freeze();
+	expect(await notYet(second, 1500)).toBe(true); // five deadlines later: still waiting, not on its own folder claim alone
+	redis.thaw();
+	await held.release();
+	expect(await second).toMatchObject({ waited: true, through: { folder: true, redis: true } });
+	await (await second).release();
+});

@@ -53,6 +53,8 @@ function ownerOf(identifier: string): ClaimOwner | undefined {
 
 export class RedisClaims {
 	private readonly held = new Set<Held>();
+	/** Claims let go while Redis did not answer: released when it answers again (else they lapse after their lease). */
+	private readonly unreleased = new Map<string, string>();
 	/** When Redis came back restarted (empty): new claims wait until the grace after it is over. */
 	private restartedAt = Number.NEGATIVE_INFINITY;
 	/** The run_id of the Redis server last seen (a new one: it restarted). */
@@ -71,7 +73,9 @@ export class RedisClaims {
 
 	/**
 	 * Claims `key` in Redis, waiting while another live owner holds it. Resolves without a claim when Redis is not
-	 * usable (now, or while waiting: within one deadline). Rejects with the signal's reason.
+	 * usable (within one deadline), unless another owner was seen holding the key: then it keeps waiting for Redis
+	 * to answer (that owner, on another machine, may be paying for the job right now), until the signal ends it.
+	 * Rejects with the signal's reason.
 	 */
 	async acquire(key: string, signal?: AbortSignal): Promise<{ claim?: RedisClaim; waited: boolean }> {
 		const redisKey = CLAIM_REDIS_PREFIX + key;
@@ -79,23 +83,24 @@ export class RedisClaims {
 		const pause = backoff(this.timing.waitMinMs, this.timing.waitMaxMs);
 		let waited = false;
 		if (this.runId === undefined) await this.serverRunId();
-		const grace = this.restartedAt + this.timing.redisGraceMs - this.now();
-		if (grace > 0) await this.wakeups.pause(`redis-grace:${key}`, grace, signal);
 		for (;;) {
 			signal?.throwIfAborted();
+			const grace = this.restartedAt + this.timing.redisGraceMs - this.now();
+			if (grace > 0) await this.wakeups.pause(`redis-grace:${key}`, grace, signal);
 			const mutex = this.mutex(redisKey, identifier, false);
 			const tried = await this.redis.run(async () => await mutex.tryAcquire());
-			if (!tried.ok) return { waited };
-			if (tried.value) return { claim: this.hold(key, identifier), waited };
-			waited = true;
-			const holder = await this.redis.run(async (client) => await client.get(MUTEX_PREFIX + redisKey));
-			if (!holder.ok) return { waited };
-			const owner = holder.value === null ? undefined : ownerOf(holder.value);
-			if (holder.value !== null && owner && ownerAlive(owner, this.owner) === false) {
-				await this.redis.eval(DELETE_IF_EQUAL, [MUTEX_PREFIX + redisKey], [holder.value]);
-			} else if (holder.value !== null) {
-				await this.wakeups.pause(key, pause(), signal);
+			if (tried.ok && tried.value) return { claim: this.hold(key, identifier), waited };
+			const holder = tried.ok ? await this.redis.run(async (client) => await client.get(MUTEX_PREFIX + redisKey)) : tried;
+			if (!holder.ok) {
+				if (!waited) return { waited }; // Redis not usable and nobody seen holding the key: the folder claim alone
+				await this.wakeups.pause(key, this.timing.waitMaxMs * 4, signal); // an owner elsewhere holds it: wait for Redis
+				continue;
 			}
+			if (holder.value === null) continue; // released meanwhile
+			waited = true;
+			const owner = ownerOf(holder.value);
+			if (owner && ownerAlive(owner, this.owner) === false) await this.redis.eval(DELETE_IF_EQUAL, [MUTEX_PREFIX + redisKey], [holder.value]);
+			else await this.wakeups.pause(key, pause(), signal);
 		}
 	}
 
@@ -120,8 +125,9 @@ export class RedisClaims {
 			release: async () => {
 				clearInterval(held.timer);
 				this.held.delete(held);
-				// Not released (Redis away): it lapses after its lease.
-				if (!held.lost) await this.redis.run(async () => await this.mutex(CLAIM_REDIS_PREFIX + key, identifier, true).release()).catch(() => undefined);
+				if (held.lost) return;
+				const released = await this.redis.run(async () => await this.mutex(CLAIM_REDIS_PREFIX + key, identifier, true).release()).catch(() => undefined);
+				if (!released?.ok) this.unreleased.set(key, identifier); // released when Redis answers again (else it lapses after its lease)
 			},
 		};
 	}
@@ -138,6 +144,10 @@ export class RedisClaims {
 		const before = this.runId;
 		const now = await this.serverRunId();
 		if (before !== undefined && now !== undefined && now !== before) this.restartedAt = this.now();
+		for (const [key, identifier] of [...this.unreleased]) {
+			const released = await this.redis.run(async () => await this.mutex(CLAIM_REDIS_PREFIX + key, identifier, true).release()).catch(() => undefined);
+			if (released?.ok) this.unreleased.delete(key);
+		}
 		for (const held of [...this.held]) await this.reassert(held);
 	}
 
