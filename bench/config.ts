@@ -48,7 +48,7 @@ export function benchConfig(quick: boolean): BenchConfig {
 		STORE_MISS_PAIRS: quick ? 2 : 4,
 		REPEATS_30: quick ? 2 : 3,
 		OVERHEAD_RUNS: quick ? { warmup: 1, reps: 5 } : { warmup: 3, reps: 30 },
-		BENCH_DEADLINE_MS: 25 * 60_000,
+		BENCH_DEADLINE_MS: 35 * 60_000,
 		TASK_DEADLINE_MS: 330_000,
 		MODEL_LATENCIES: [2_000, 10_000, 30_000, 60_000],
 		BFL_EXAMPLE_POLLS_PER_SECOND: 2,

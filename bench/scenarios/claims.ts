@@ -27,7 +27,7 @@ export const CLAIM_COST_GOAL = 0.02;
 export const BOUND_MB = 8;
 export const BOUND_IMAGE_BYTES = 64 * 1024;
 export const BOUND_JOBS_PER_BATCH = 5;
-/** Goal 14b: the folder never exceeds the bound by more than this share (it is pruned every eighth of the bound written, in the background). */
+/** Scenario 14b: the margin the peak may take over the bound while a background prune runs (reported with the peak). */
 export const BOUND_SLACK = 0.25;
 
 export interface ClaimRun {
