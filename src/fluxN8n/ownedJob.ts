@@ -6,7 +6,8 @@
  * anything is decided or sent, and holds the claim until its outcome is kept. A claimant that waited for another
  * owner takes that owner's outcome: the result it stored meanwhile (whatever the Cache mode: it is the one new job
  * both asked for at the same moment), or its upstream task (re-attached, e.g. from another machine whose folder is
- * not shared), or its failure when sending again would fail the same way; it sends only when the owner left nothing
+ * not shared, or when the owner could not keep its result: Cache Off, a full disk), or its failure when sending
+ * again would fail the same way; it sends only when the owner left nothing
  * (it died before sending, or never sent). Then, by the journal: `submitting` (the submit may have left, nothing
  * came back) fails "maybe paid"; `submitted` re-attaches; otherwise a new job is sent (Refresh: always).
  */
@@ -37,6 +38,9 @@ const SAME_AGAIN: ReadonlySet<string> = new Set<FluxErrorKind>([
 	'invalid_response',
 ]);
 
+/** The `errorKind` of a job delivered but not kept (Cache Off, or the store could not): its task is still upstream. */
+export const NOT_KEPT = 'not_kept';
+
 /** A stored result whose image is not in this folder is fetched from its upstream task within this time. */
 export const REFETCH_WITHIN_MS = 10 * 60_000;
 
@@ -63,6 +67,10 @@ export async function obtainOwned<R>(store: Store, key: string, cacheMode: Cache
 		const outcome = outcomeSince(before, record);
 		if (outcome?.state === 'stored') {
 			const taken = (await steps.readStored()) ?? (await refetch(outcome, steps, 0));
+			if (taken) return taken;
+		}
+		if (outcome?.state === 'failed' && outcome.errorKind === NOT_KEPT) {
+			const taken = await refetch(outcome, steps, 0); // delivered to its owner's slot, not kept: its task is still upstream
 			if (taken) return taken;
 		}
 		if (outcome?.state === 'failed' && outcome.errorKind !== undefined && SAME_AGAIN.has(outcome.errorKind)) {

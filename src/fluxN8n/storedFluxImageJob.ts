@@ -14,7 +14,7 @@ import { readyImageDownloadDir, sweepImageDownloadsNowAndThen, type ImageJobResu
 import type { PreparedFluxImageJob } from './prepareFluxImageJob';
 import { accountAdmission } from './accountAdmission';
 import { journalJobFailure } from './journalFailure';
-import { obtainOwned } from './ownedJob';
+import { NOT_KEPT, obtainOwned } from './ownedJob';
 import { SubmitJournal } from './submitJournal';
 import { IMAGE_MODEL } from '../flux/options';
 import { processWide } from '../processWide';
@@ -51,7 +51,7 @@ export async function keepImage(store: Store, key: string, cacheMode: string, im
 	if (placed.storeKey !== undefined && (await store.journal.stored(key))) return placed;
 	// Cache Off leaves an earlier stored result of this key reusable; otherwise a re-run is a new job.
 	if (cacheMode === 'off' && (await store.results.has(key)) && (await store.journal.stored(key))) return placed;
-	await store.journal.failed(key, cacheMode === 'off' ? 'delivered; not kept (Cache: Off)' : 'delivered; the result store could not keep it');
+	await store.journal.failed(key, cacheMode === 'off' ? 'delivered; not kept (Cache: Off)' : 'delivered; the result store could not keep it', [], NOT_KEPT);
 	return placed; // stored but not journaled: the reference still reads the bytes
 }
 

@@ -15,7 +15,7 @@ import { getStore, SingleFlight, type JournalRecord, type Store } from '../store
 import type { PreparedFluxVideoJob } from './prepareFluxVideoJob';
 import { accountAdmission } from '../fluxN8n/accountAdmission';
 import { journalJobFailure } from '../fluxN8n/journalFailure';
-import { obtainOwned } from '../fluxN8n/ownedJob';
+import { NOT_KEPT, obtainOwned } from '../fluxN8n/ownedJob';
 import { SubmitJournal } from '../fluxN8n/submitJournal';
 import { VIDEO_MODEL } from '../flux/videoOptions';
 import { processWide } from '../processWide';
@@ -40,7 +40,7 @@ export async function keepVideo(store: Store, key: string, cacheMode: string, vi
 		return { ...base, storeKey: key };
 	}
 	if (cacheMode === 'off' && (await store.results.has(key)) && (await store.journal.stored(key))) return { ...base, filePath: video.filePath };
-	await store.journal.failed(key, cacheMode === 'off' ? 'delivered; not kept (Cache: Off)' : 'delivered; the result store could not keep it');
+	await store.journal.failed(key, cacheMode === 'off' ? 'delivered; not kept (Cache: Off)' : 'delivered; the result store could not keep it', [], NOT_KEPT);
 	return { ...base, filePath: video.filePath };
 }
 

@@ -51,7 +51,8 @@ export interface JournalRecord extends JobStart {
 /** Where entries are mirrored (Redis in queue mode): reads take the newer of the local and the mirrored entry. */
 export interface JournalMirror {
 	get(name: string): Promise<LogEntry | undefined>;
-	put(entry: LogEntry): Promise<void>;
+	/** False when the entry could not be mirrored (the mirror is away): it is put again by `remirror`. */
+	put(entry: LogEntry): Promise<boolean>;
 }
 
 export interface JobJournalOptions {
@@ -113,8 +114,10 @@ export class JobJournal {
 	private readonly faults: StoreFaults;
 	private opened?: Promise<void>;
 	private markerWritten = false;
-	/** Records of this process's jobs still submitting or submitted, to mirror again after the mirror lost them. */
+	/** Records of this process's jobs still submitting or submitted, to mirror again after the mirror lost them (restarted empty). */
 	private readonly unfinished = new Map<string, LogEntry>();
+	/** Entries the mirror did not take (it was away): the latest per name, put again when it answers. */
+	private readonly unmirrored = new Map<string, LogEntry>();
 	/** Per bucket: its size and oldest entry right after this process compacted it (unchanged since: skipped). */
 	private readonly compacted = new Map<string, { bytes: number; oldest: number }>();
 
@@ -180,11 +183,19 @@ export class JobJournal {
 		return record && { jobKey: link.data.jobKey, record };
 	}
 
-	/** Puts the records of this process's unfinished jobs in the mirror again (e.g. Redis came back empty). */
+	/**
+	 * Puts in the mirror what it missed or may have lost: entries written while it was away (a waiting claimant
+	 * elsewhere must not read a stale `submitting`), and this process's unfinished jobs (Redis restarted empty).
+	 */
 	async remirror(): Promise<void> {
 		const mirror = this.options.mirror;
 		if (!mirror) return;
-		for (const entry of [...this.unfinished.values()]) await mirror.put(entry).catch(() => undefined);
+		const entries = new Map([...this.unfinished, ...this.unmirrored]);
+		for (const [name, entry] of entries) {
+			if (await mirror.put(entry).catch(() => false)) {
+				if (this.unmirrored.get(name) === entry) this.unmirrored.delete(name);
+			}
+		}
 	}
 
 	/** The journal's bytes on disk (its logs). */
@@ -277,7 +288,10 @@ export class JobJournal {
 			return false;
 		}
 		this.faults.recovered();
-		await this.options.mirror?.put(entry).catch(() => undefined);
+		if (this.options.mirror) {
+			if (await this.options.mirror.put(entry).catch(() => false)) this.unmirrored.delete(name);
+			else this.unmirrored.set(name, entry);
+		}
 		if (!this.markerWritten) await this.writeMarkers();
 		return true;
 	}

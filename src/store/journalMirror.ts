@@ -35,7 +35,8 @@ export function redisJournalMirror(redis: JournalRedis, ttlMs: number): JournalM
 		},
 		put: async (entry) => {
 			const text = JSON.stringify({ time: entry.time, metadata: entry.value });
-			await redis.run(async (client) => await client.set(redisKey(entry.name), text, 'PX', ttlMs)).catch(() => undefined);
+			const set = await redis.run(async (client) => await client.set(redisKey(entry.name), text, 'PX', ttlMs)).catch(() => undefined);
+			return set?.ok === true;
 		},
 	};
 }

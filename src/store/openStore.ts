@@ -69,10 +69,11 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions = {}): 
 		timing: options.claimTiming,
 		now,
 		onFault: (operation, error) => faults.fault(describeStoreError(operation, config.dir, error)),
+		// Redis answers again: what the journal wrote meanwhile is mirrored before a claim let go meanwhile is released there.
+		beforeRedisRelease: () => journal.remirror(),
 		onLost: (key, where) =>
 			faults.noteOnce(`claim-lost:${key}`, `The claim on job ${key.slice(0, 12)}… (${where === 'redis' ? 'in Redis' : `in ${config.dir}`}) was taken over by another process while this one still ran it (it was silent past the claim's lapse).`),
 	});
-	options.redis?.onUp(() => void journal.remirror());
 	const bound = new StoreBound({ config, results, journal, claims, inUse, faults, now });
 	growth.to = (bytes) => bound.grew(bytes);
 	return {

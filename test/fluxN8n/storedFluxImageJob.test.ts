@@ -11,6 +11,7 @@ import { limitName } from '../../src/accountLimit';
 import { IMAGE_MODEL } from '../../src/flux/options';
 import { cacacheBackend, Claims, getStore, openStore, type CacheBackend } from '../../src/store';
 import { thisOwner } from '../../src/store/claims';
+import { NOT_KEPT } from '../../src/fluxN8n/ownedJob';
 import { imageDownloadDir, imageSource } from '../../src/fluxN8n/imageJobResult';
 import { makePromptPng, readPromptFromPng, type RelaySimulator } from '../../relay-sim';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -141,14 +142,14 @@ describe('single flight and the Cache option', () => {
 	});
 });
 
-describe('where the image goes (no image bytes held once they are on disk)', () => {
-	const readAll = async (source: Buffer | NodeJS.ReadableStream) => {
-		if (Buffer.isBuffer(source)) return source;
-		const chunks: Buffer[] = [];
-		for await (const chunk of source) chunks.push(chunk as Buffer);
-		return Buffer.concat(chunks);
-	};
+async function readAll(source: Buffer | NodeJS.ReadableStream): Promise<Buffer> {
+	if (Buffer.isBuffer(source)) return source;
+	const chunks: Buffer[] = [];
+	for await (const chunk of source) chunks.push(chunk as Buffer);
+	return Buffer.concat(chunks);
+}
 
+describe('where the image goes (no image bytes held once they are on disk)', () => {
 	it('Cache Reuse: the downloaded file becomes the stored content; the result is a store key (fresh), no bytes, no file left', async () => {
 		const job = prepared('a streamed lark');
 		const image = await obtainFluxImage(job, context('job-30'));
@@ -239,5 +240,29 @@ describe('the claim on the job key', () => {
 		await held.release();
 		expect(await waiting).toMatchObject({ outcome: 'success', cached: true, taskId: 'owner-task' });
 		expect(sim.log.submits).toHaveLength(0);
+	});
+
+	it('a claimant whose owner delivered but could not keep its image (Cache Off, a full disk) re-attaches to the owner\'s task: one paid job', async () => {
+		const store = getStore();
+		const ownerDir = mkdtempSync(path.join(tmpdir(), 'flux-owner-'));
+		try {
+			// The owner, another process with its own folder: Cache Off, its image delivered and not kept.
+			const owned = await obtainFluxImage(prepared('an unkept wren', { cacheMode: 'off' }), context('job-50'), openStore({ ...store.config, dir: ownerDir }, { warn: () => undefined }));
+			const job = prepared('an unkept wren');
+			const { key, apiStyle, baseUrl, model, apiKeyHash } = job.identity;
+			const other = new Claims(store.config.dir, { owner: { ...thisOwner(), token: 'the-off-owner' } });
+			const held = await other.acquire(key);
+			const waiting = obtainFluxImage(job, context('job-51'));
+			await store.journal.submitting(key, { jobId: 'owner-job', apiStyle, baseUrl, model, apiKeyHash });
+			await store.journal.submitted(key, { taskId: String(owned.taskId) });
+			await store.journal.failed(key, 'delivered; not kept (Cache: Off)', [], NOT_KEPT);
+			await held.release();
+			const taken = await waiting;
+			expect(taken).toMatchObject({ outcome: 'success', taskId: owned.taskId });
+			expect(readPromptFromPng(await readAll(await imageSource(taken)))).toBe('an unkept wren');
+			expect(sim.log.submits).toHaveLength(1);
+		} finally {
+			rmSync(ownerDir, { recursive: true, force: true });
+		}
 	});
 });

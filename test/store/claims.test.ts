@@ -9,6 +9,7 @@ import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 import { Claims, claimFileName, type ClaimOwner, thisOwner } from '../../src/store/claims';
+import { ownerRecord, readOwnerRecord } from '../../src/store/claims/claimOwner';
 import { until } from '../support/until';
 import { makeTempDir } from './tempStore';
 
@@ -70,7 +71,7 @@ it('a claim of a process killed with SIGKILL on this machine is taken over at on
 	const claims = new Claims(temp.dir, { timing: { ...FAST, fileLapseMs: 60 * 60_000 } });
 	const claim = await claims.acquire('dead-key');
 	expect(claim).toMatchObject({ waited: true, through: { folder: true } });
-	expect(JSON.parse(readFileSync(claimFile(temp.dir, 'dead-key'), 'utf8')).pid).toBe(process.pid);
+	expect(readOwnerRecord(readFileSync(claimFile(temp.dir, 'dead-key'), 'utf8'))?.pid).toBe(process.pid);
 	await claim.release();
 }, 60_000);
 
@@ -79,7 +80,7 @@ it('an owner on another machine is judged by its touches: kept while touched, ta
 	const file = claimFile(temp.dir, 'remote-key');
 	const claims = new Claims(temp.dir, { timing: { ...FAST, fileLapseMs: 400 } });
 	await claims.acquire('warm-up').then((c) => c.release()); // the folder exists
-	writeFileSync(file, JSON.stringify(elsewhere));
+	writeFileSync(file, ownerRecord(elsewhere));
 	let got = false;
 	const waiting = claims.acquire('remote-key').then((claim) => ((got = true), claim));
 	const touches = setInterval(() => utimesSync(file, new Date(), new Date()), 50);
@@ -105,6 +106,25 @@ it('an unreadable claim (cut short by a crash) is judged by its age: fresh it ho
 	expect(claim.waited).toBe(true);
 	await claim.release();
 });
+
+it('a claim whose bytes were changed (its checksum fails) never passes for another owner: judged by its touches, kept while its owner touches it', async () => {
+	const { child, next } = holder();
+	await next((r) => r.ready === true);
+	child.send({ op: 'claim', dir: temp.dir, key: 'changed-key' });
+	await next((r) => r.held === true);
+	const file = claimFile(temp.dir, 'changed-key');
+	// The digits of the pid changed (a process that does not exist): without the checksum it would look dead.
+	writeFileSync(file, readFileSync(file, 'utf8').replace(/\\"pid\\":(\d+)/, (_m, pid: string) => `\\"pid\\":${pid}9`));
+	expect(readOwnerRecord(readFileSync(file, 'utf8'))).toBeUndefined();
+	const claims = new Claims(temp.dir, { timing: { ...FAST, fileLapseMs: 60_000 } });
+	const waiting = claims.acquire('changed-key');
+	let got = false;
+	void waiting.then(() => (got = true));
+	await new Promise((resolve) => setTimeout(resolve, 300));
+	expect(got).toBe(false); // its (live) owner keeps it
+	child.kill('SIGKILL');
+	await new Promise((resolve) => child.once('exit', resolve));
+}, 60_000);
 
 it('four processes racing for the claim of a dead owner: it is held by one at a time, and each gets it once', async () => {
 	const dead = holder();

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import type { SharedRedis } from '../../src/redis';
 import { JobJournal, redisJournalMirror } from '../../src/store';
 import { sharedRedisAt } from '../redis/sharedRedisAt';
+import { until } from '../support/until';
 import { startTestRedis, type TestRedis } from '../support/redisServer';
 
 let redis: TestRedis;
@@ -59,4 +60,24 @@ describe('the journal shared through Redis', () => {
 			await redis.restart();
 		}
 	});
+
+	it('records written while Redis was away reach it when it answers again: another worker never reads a stale "submitting"', async () => {
+		const a = worker();
+		const b = worker();
+		expect(await a.submitting('key-3', { ...START, jobId: 'job-3' })).toBe(true);
+		await redis.kill();
+		try {
+			expect(await a.submitted('key-3', { taskId: 'task-3' })).toBe(true);
+			expect(await a.stored('key-3')).toBe(true);
+		} finally {
+			await redis.restart();
+		}
+		// What the store does each time Redis answers again (openStore: before claims are released there).
+		await until(async () => {
+			await a.remirror();
+			return (await b.read('key-3'))?.state === 'stored';
+		}, 'the records written meanwhile are mirrored');
+		expect(await b.read('key-3')).toMatchObject({ state: 'stored', taskId: 'task-3' });
+	});
+
 });

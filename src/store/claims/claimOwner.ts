@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { crc32 } from 'node:zlib';
 
 export interface ClaimOwner {
 	/** Random per process: tells this process's claims from a dead process's with the same pid. */
@@ -44,6 +45,23 @@ export function thisOwner(): ClaimOwner {
 		start: processStartTime(process.pid),
 	};
 	return own;
+}
+
+/** The owner as a claim file holds it: its JSON with a checksum, so a changed byte never passes for another owner. */
+export function ownerRecord(owner: ClaimOwner): string {
+	const json = JSON.stringify({ token: owner.token, host: owner.host, pid: owner.pid, start: owner.start });
+	return JSON.stringify({ owner: json, sum: crc32(json) >>> 0 });
+}
+
+/** The owner of a claim file's text, or undefined when it is unreadable (cut short, or changed: its checksum fails). */
+export function readOwnerRecord(text: string): ClaimOwner | undefined {
+	try {
+		const { owner, sum } = JSON.parse(text) as { owner?: unknown; sum?: unknown };
+		if (typeof owner !== 'string' || sum !== crc32(owner) >>> 0) return undefined;
+		return parseOwner(JSON.parse(owner));
+	} catch {
+		return undefined;
+	}
 }
 
 /** An owner read back from a claim (file or Redis), or undefined when it is not one. */

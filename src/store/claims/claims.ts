@@ -40,6 +40,8 @@ export interface ClaimsOptions {
 	onLost?: (key: string, where: 'folder' | 'redis') => void;
 	owner?: ClaimOwner;
 	now?: () => number;
+	/** Awaited each time Redis answers again before claims let go meanwhile are released there (e.g. the journal re-mirrored). */
+	beforeRedisRelease?: () => Promise<void>;
 }
 
 export class Claims {
@@ -54,7 +56,7 @@ export class Claims {
 		const wakeups = new ClaimWakeups();
 		const onLost = options.onLost ?? (() => undefined);
 		this.files = new FileClaims(this.dir, this.timing, wakeups, options.onFault ?? (() => undefined), (key) => onLost(key, 'folder'), options.owner, options.now);
-		if (options.redis) this.redis = new RedisClaims(options.redis, this.timing, wakeups, (key) => onLost(key, 'redis'), options.owner, options.now);
+		if (options.redis) this.redis = new RedisClaims(options.redis, this.timing, wakeups, (key) => onLost(key, 'redis'), options.owner, options.now, options.beforeRedisRelease);
 	}
 
 	/** Claims `key`: the folder first, then Redis (when configured). Rejects with the signal's reason (nothing held). */

@@ -13,7 +13,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import { ensureStoreFolder } from '../storeFolder';
-import { type ClaimOwner, ownerAlive, parseOwner, thisOwner } from './claimOwner';
+import { type ClaimOwner, ownerAlive, ownerRecord, readOwnerRecord, thisOwner } from './claimOwner';
 import type { ClaimTiming } from './claimTiming';
 import { backoff, type ClaimWakeups } from './claimWait';
 
@@ -129,7 +129,7 @@ export class FileClaims {
 			}
 			try {
 				// A disk too full for the owner's line keeps the claim anonymous: judged by its touches, not its owner.
-				await handle.writeFile(JSON.stringify(this.owner)).catch(() => undefined);
+				await handle.writeFile(ownerRecord(this.owner)).catch(() => undefined);
 				const { ino, dev } = await handle.stat();
 				return { ino, dev };
 			} catch (error) {
@@ -177,12 +177,7 @@ export class FileClaims {
 		} catch {
 			return false; // released meanwhile: create again
 		}
-		let owner: ClaimOwner | undefined;
-		try {
-			owner = parseOwner(JSON.parse(text));
-		} catch {
-			owner = undefined; // cut short (a crash while it was written): judged by its age
-		}
+		const owner = readOwnerRecord(text); // undefined: cut short by a crash, or changed: judged by its age
 		if (owner && owner.token === this.owner.token) return !this.creating.has(file) && ![...this.held.values()].some((h) => h.file === file); // ours, but no longer held
 		const alive = owner ? ownerAlive(owner, this.owner) : undefined;
 		if (alive !== undefined) return !alive;
@@ -193,7 +188,7 @@ export class FileClaims {
 	private async takeOver(file: string): Promise<void> {
 		const lock = `${file}.takeover`;
 		try {
-			await fs.writeFile(lock, JSON.stringify(this.owner), { flag: 'wx', mode: 0o600 });
+			await fs.writeFile(lock, ownerRecord(this.owner), { flag: 'wx', mode: 0o600 });
 		} catch (error) {
 			if (codeOf(error) === 'EEXIST') await this.removeIfOlder(lock, TAKEOVER_LAPSE_MS);
 			return; // another claimant is taking it over, or the folder cannot be written (the next create says so)

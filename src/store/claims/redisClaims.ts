@@ -59,6 +59,8 @@ export class RedisClaims {
 	private restartedAt = Number.NEGATIVE_INFINITY;
 	/** The run_id of the Redis server last seen (a new one: it restarted). */
 	private runId?: string;
+	/** Redis was away since the run_id was last read: read it again before the next claim (a restart forgot every claim). */
+	private recheck = false;
 
 	constructor(
 		private readonly redis: SharedRedis,
@@ -67,8 +69,13 @@ export class RedisClaims {
 		private readonly onLost: (key: string) => void = () => undefined,
 		private readonly owner: ClaimOwner = thisOwner(),
 		private readonly now: () => number = Date.now,
+		/** Awaited when Redis answers again, before claims let go meanwhile are released (the journal re-mirrored first). */
+		private readonly beforeRelease: () => Promise<void> = async () => undefined,
 	) {
-		redis.onUp(() => void this.cameBack());
+		redis.onUp(() => {
+			this.recheck = true; // at once: a claim asked from now on checks for a restart first
+			void this.cameBack();
+		});
 	}
 
 	/**
@@ -82,9 +89,9 @@ export class RedisClaims {
 		const identifier = identifierOf(this.owner);
 		const pause = backoff(this.timing.waitMinMs, this.timing.waitMaxMs);
 		let waited = false;
-		if (this.runId === undefined) await this.serverRunId();
 		for (;;) {
 			signal?.throwIfAborted();
+			if (this.recheck || this.runId === undefined) await this.checkRestart();
 			const grace = this.restartedAt + this.timing.redisGraceMs - this.now();
 			if (grace > 0) await this.wakeups.pause(`redis-grace:${key}`, grace, signal);
 			const mutex = this.mutex(redisKey, identifier, false);
@@ -93,6 +100,7 @@ export class RedisClaims {
 			const holder = tried.ok ? await this.redis.run(async (client) => await client.get(MUTEX_PREFIX + redisKey)) : tried;
 			if (!holder.ok) {
 				if (!waited) return { waited }; // Redis not usable and nobody seen holding the key: the folder claim alone
+				this.recheck = true; // when it answers: restarted (empty)?
 				await this.wakeups.pause(key, this.timing.waitMaxMs * 4, signal); // an owner elsewhere holds it: wait for Redis
 				continue;
 			}
@@ -139,11 +147,19 @@ export class RedisClaims {
 		if (renewed?.ok && !renewed.value) await this.reassert(held);
 	}
 
-	/** Redis answers again: held claims asserted again; a restarted server (new run_id) starts the grace. */
-	private async cameBack(): Promise<void> {
+	/** A restarted server (another run_id than last seen) starts the grace for new claims. */
+	private async checkRestart(): Promise<void> {
 		const before = this.runId;
 		const now = await this.serverRunId();
-		if (before !== undefined && now !== undefined && now !== before) this.restartedAt = this.now();
+		if (now === undefined) return;
+		this.recheck = false;
+		if (before !== undefined && now !== before) this.restartedAt = this.now();
+	}
+
+	/** Redis answers again: a restart noticed, claims let go meanwhile released, held claims asserted again. */
+	private async cameBack(): Promise<void> {
+		await this.checkRestart();
+		await this.beforeRelease().catch(() => undefined);
 		for (const [key, identifier] of [...this.unreleased]) {
 			const released = await this.redis.run(async () => await this.mutex(CLAIM_REDIS_PREFIX + key, identifier, true).release()).catch(() => undefined);
 			if (released?.ok) this.unreleased.delete(key);

@@ -1,0 +1,316 @@
+/**
+ * The hostile review of "one paid job, one owner" (issue 22), as a hostile network and operator would attack it:
+ * real processes (test/fluxN8n/fixtures/batchWorker.ts: each stands for one n8n), the relay simulator on 127.0.0.1
+ * (random latencies, slow downloads, a reset submit, a moderated job), real store folders, a real redis-server.
+ * Not a jest test (it takes minutes and reports counts, not pass/fail):
+ *   npx ts-node --transpile-only test/hostile/hostileReview.ts [--rounds N]
+ * Every round runs a batch of 30 jobs (identical rows included) and counts, from the simulator's request log and
+ * every delivered PNG: jobs paid twice (accepted submits beyond the rows that asked for them), wrong or duplicate
+ * images in any slot, slots refused "maybe paid" by whether their submit left (none reached the simulator; only
+ * refused ones, whose refusal the killed process never read; one accepted or cut off), and the other failures.
+ */
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { startRelaySimulator, type RelaySimulator } from '../../relay-sim';
+import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
+import { openStore } from '../../src/store';
+import type { BatchCommand, SlotOutcome } from '../fluxN8n/fixtures/batchWorker';
+import { startTestRedis, type TestRedis } from '../support/redisServer';
+
+const FIXTURE = path.join(__dirname, '..', 'fluxN8n', 'fixtures', 'batchWorker.ts');
+const ROUNDS = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 3;
+const say = (line: string) => process.stderr.write(`[hostile] ${line}\n`);
+
+interface Tally {
+	rounds: number;
+	slots: number;
+	paidTwice: number;
+	wrongImages: number;
+	duplicateImages: number;
+	maybePaidNeverLeft: number;
+	maybePaidRefusedUnseen: number;
+	maybePaidSent: number;
+	otherFailures: number;
+	failureKinds: Record<string, number>;
+}
+
+const tallies = new Map<string, Tally>();
+function tally(name: string): Tally {
+	let t = tallies.get(name);
+	if (!t) tallies.set(name, (t = { rounds: 0, slots: 0, paidTwice: 0, wrongImages: 0, duplicateImages: 0, maybePaidNeverLeft: 0, maybePaidRefusedUnseen: 0, maybePaidSent: 0, otherFailures: 0, failureKinds: {} }));
+	return t;
+}
+
+let sim: RelaySimulator;
+
+/** The simulator cleared for a round (log, tasks), its faults set again: a slow download, a reset submit, a moderated job. */
+function resetSim(): void {
+	sim.reset();
+	sim.setFault('slowdl', { on: 'download', slowBytesPerSecond: 48 * 1024 });
+	sim.setFault('flaky', { on: 'submit', reset: true });
+	sim.setFault('moderated', { on: 'poll', finalStatus: 'Content Moderated' });
+}
+let redis: TestRedis;
+const children = new Set<ChildProcess>();
+const folders: string[] = [];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function folder(): string {
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'flux-hostile-'));
+	folders.push(dir);
+	return dir;
+}
+
+/** 30 rows: 24 distinct prompts, two of them three times each (occurrences 0, 1, 2); a slow download, a reset submit, a moderated job. */
+function batch(round: string): string[] {
+	const rows = Array.from({ length: 24 }, (_, i) => `${round} job ${i}`);
+	rows[20] = `${round} slowdl 20`;
+	rows[21] = `${round} flaky 21`;
+	rows[22] = `${round} moderated 22`;
+	return [...rows, `${round} job 0`, `${round} job 0`, `${round} job 1`, `${round} job 1`, `${round} job 2`, `${round} job 2`];
+}
+
+interface Worker {
+	child: ChildProcess;
+	done: Promise<SlotOutcome[] | undefined>;
+	go(): void;
+}
+
+async function worker(env: Record<string, string>, command: Omit<BatchCommand, 'baseUrl' | 'apiKey'>): Promise<Worker> {
+	const child = fork(FIXTURE, [], { execArgv: ['-r', 'ts-node/register/transpile-only'], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+	children.add(child);
+	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+	const next = (phase: string) =>
+		new Promise<{ slots?: SlotOutcome[] } | undefined>((resolve) => {
+			const onMessage = (m: { phase: string; slots?: SlotOutcome[]; error?: string }) => {
+				if (m.phase === 'failed') say(`worker failed: ${m.error}`);
+				if (m.phase === phase || m.phase === 'failed') {
+					child.off('message', onMessage);
+					resolve(m);
+				}
+			};
+			child.on('message', onMessage);
+			void exited.then(() => resolve(undefined));
+		});
+	await next('ready');
+	child.send({ run: { baseUrl: sim.url, apiKey: sim.apiKey, ...command } });
+	await next('armed');
+	const done = next('done').then((m) => m?.slots);
+	return { child, done, go: () => child.send({ go: true }) };
+}
+
+async function kill(w: Worker): Promise<void> {
+	if (w.child.exitCode !== null || w.child.signalCode !== null) return;
+	const exited = new Promise((resolve) => w.child.once('exit', resolve));
+	w.child.kill('SIGKILL');
+	await exited;
+}
+
+/**
+ * Counts a round's outcome: `runs` are the slot lists of every run that finished, all of the same rows. `rerun`:
+ * the round ran the batch again after the first run ended (a moderated job, failed for good, is then sent again
+ * as any re-run would: not counted as paid twice).
+ */
+function count(name: string, rows: string[], runs: SlotOutcome[][], rerun = false): void {
+	const t = tally(name);
+	t.rounds += 1;
+	const asked = new Map<string, number>();
+	for (const row of rows) asked.set(row, (asked.get(row) ?? 0) + 1);
+	for (const [prompt, times] of asked) {
+		if (rerun && prompt.includes('moderated')) continue;
+		const accepted = sim.log.submits.filter((s) => s.prompt === prompt && s.status === 200).length;
+		t.paidTwice += Math.max(0, accepted - times);
+	}
+	for (const slots of runs) {
+		const tasks = new Map<string, number>();
+		for (const slot of slots) {
+			t.slots += 1;
+			const expected = rows[slot.slot - 1];
+			if (slot.status === 'success') {
+				if (slot.prompt !== expected) t.wrongImages += 1;
+				if (slot.task) tasks.set(slot.task, (tasks.get(slot.task) ?? 0) + 1);
+				continue;
+			}
+			const kind = slot.errorKind ?? slot.status;
+			t.failureKinds[kind] = (t.failureKinds[kind] ?? 0) + 1;
+			if (slot.errorKind === 'maybe_submitted') {
+				// Did a request of this prompt leave? One accepted, reset or left hanging may have created a task; one
+				// refused (429 / 503) created none, but a process killed before it read the refusal cannot know that.
+				const requests = sim.log.submits.filter((s) => s.prompt === expected);
+				if (requests.some((s) => s.status === 200 || s.status <= 0)) t.maybePaidSent += 1;
+				else if (requests.length > 0) t.maybePaidRefusedUnseen += 1;
+				else t.maybePaidNeverLeft += 1;
+			} else if (!(expected.includes('moderated') && kind === 'content_moderated')) {
+				t.otherFailures += 1;
+			}
+		}
+		for (const n of tasks.values()) if (n > 1) t.duplicateImages += n - 1;
+	}
+}
+
+/** The journal states of a batch's keys, read from `dir` as another process would. */
+async function states(dir: string, rows: string[], executionId: string): Promise<Array<string | undefined>> {
+	const journal = openStore({ dir, maxBytes: 1 << 30, ttlMs: 86_400_000 }, { warn: () => undefined }).journal;
+	const credentials = { apiStyle: 'relay' as const, baseUrl: sim.url, apiKey: sim.apiKey };
+	const run = { getExecutionId: () => executionId };
+	const keys = rows.map((prompt) => fluxJobIdentity(run, credentials, { prompt, resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images: [] }, 1).key);
+	return await Promise.all(keys.map(async (key) => (await journal.read(key))?.state));
+}
+
+/** kill -9 once the batch's journal shows `state` for some job (or at a random moment: 'random'), then a re-run in a new process. */
+async function killAt(state: 'none' | 'submitting' | 'submitted' | 'stored' | 'random' | 'waiting-429', round: number): Promise<void> {
+	const name = `kill -9 at ${state}`;
+	const rows = batch(`kill-${state}-${round}`);
+	const dir = folder();
+	resetSim();
+	sim.setMaxActiveTasks(state === 'waiting-429' ? 6 : undefined);
+	const first = await worker({ COMFLY_STORE_DIR: dir }, { prompts: rows, executionId: `exec-${state}-${round}` });
+	first.go();
+	const deadline = Date.now() + 20_000;
+	if (state === 'random') await sleep(Math.random() * 2500);
+	else if (state === 'waiting-429') {
+		while (Date.now() < deadline && !sim.log.submits.some((s) => s.status === 429)) await sleep(2);
+		await sleep(300);
+	} else if (state !== 'none') {
+		while (Date.now() < deadline && !(await states(dir, rows, `exec-${state}-${round}`)).includes(state)) await sleep(1);
+	}
+	await kill(first);
+	sim.setMaxActiveTasks(undefined);
+	const again = await worker({ COMFLY_STORE_DIR: dir }, { prompts: rows, executionId: `exec-rerun-${round}` });
+	again.go();
+	const slots = await again.done;
+	count(name, rows, slots ? [slots] : [], true);
+}
+
+/** `n` processes start the same batch 0–150 ms apart: one folder, or each its own folder on one Redis (`redisEvent`: what happens to Redis mid-batch). */
+async function together(n: number, round: number, shared: 'folder' | 'redis', redisEvent: 'none' | 'freeze' | 'kill' = 'none'): Promise<void> {
+	const name = `${n} processes, ${shared === 'folder' ? 'one folder' : 'own folders + one Redis'}${redisEvent === 'none' ? '' : `, Redis ${redisEvent === 'freeze' ? 'frozen (SIGSTOP) mid-batch' : 'killed and restarted empty mid-batch'}`}`;
+	const rows = batch(`together-${n}-${shared}-${redisEvent}-${round}`);
+	resetSim();
+	const sharedDir = folder();
+	const env = (): Record<string, string> => (shared === 'folder' ? { COMFLY_STORE_DIR: sharedDir } : { COMFLY_STORE_DIR: folder(), COMFLY_REDIS_URL: redis.url });
+	const workers = await Promise.all(Array.from({ length: n }, (_, i) => worker(env(), { prompts: rows, executionId: `exec-${round}-${i}` })));
+	for (const w of workers) {
+		w.go();
+		await sleep(Math.random() * 150);
+	}
+	if (redisEvent === 'freeze') {
+		await sleep(300 + Math.random() * 1000);
+		redis.freeze();
+		await sleep(4000);
+		redis.thaw();
+	} else if (redisEvent === 'kill') {
+		await sleep(300 + Math.random() * 1000);
+		await redis.kill();
+		await sleep(1000);
+		await redis.restart();
+	}
+	const runs = (await Promise.all(workers.map((w) => w.done))).filter((slots): slots is SlotOutcome[] => slots !== undefined);
+	count(name, rows, runs);
+}
+
+/** Two processes on one folder that is read-only, or on a disk with no room left. */
+async function badDisk(kind: 'read-only' | 'full', round: number): Promise<void> {
+	const name = `2 processes, one folder on a ${kind} disk`;
+	const rows = batch(`disk-${kind}-${round}`);
+	const mount = mkdtempSync(path.join(os.tmpdir(), 'flux-hostile-tmpfs-'));
+	execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2048k', 'tmpfs', mount]);
+	try {
+		if (kind === 'full') writeFileSync(path.join(mount, 'filler'), Buffer.alloc(2048 * 1024 - 16 * 1024));
+		else execFileSync('mount', ['-o', 'remount,ro', mount]);
+		resetSim();
+		const dir = path.join(mount, 'store');
+		const workers = await Promise.all([0, 1].map((i) => worker({ COMFLY_STORE_DIR: dir }, { prompts: rows, executionId: `exec-disk-${i}` })));
+		for (const w of workers) w.go();
+		const runs = (await Promise.all(workers.map((w) => w.done))).filter((slots): slots is SlotOutcome[] => slots !== undefined);
+		count(name, rows, runs);
+	} finally {
+		execFileSync('umount', ['-l', mount]);
+		rmSync(mount, { recursive: true, force: true });
+	}
+}
+
+/** Two processes on one folder while journal logs and claim files are overwritten with garbage, then a re-run. */
+async function corrupted(round: number): Promise<void> {
+	const name = '2 processes, journal and claim files corrupted mid-batch, then a re-run';
+	const rows = batch(`corrupt-${round}`);
+	const dir = folder();
+	resetSim();
+	const workers = await Promise.all([0, 1].map((i) => worker({ COMFLY_STORE_DIR: dir }, { prompts: rows, executionId: `exec-corrupt-${i}` })));
+	for (const w of workers) w.go();
+	for (let i = 0; i < 6; i++) {
+		await sleep(250);
+		for (const sub of ['journal', 'claims']) {
+			const at = path.join(dir, sub);
+			for (const name of readdirSync(at, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name)) {
+				if (Math.random() > 0.3) continue;
+				const file = path.join(at, name);
+				try {
+					// One byte changed in place (the file is not rewritten: appends made meanwhile stay).
+					const fd = openSync(file, 'r+');
+					try {
+						const size = fstatSync(fd).size;
+						if (size === 0) continue;
+						const at = Math.floor(Math.random() * size);
+						const byte = Buffer.alloc(1);
+						readSync(fd, byte, 0, 1, at);
+						byte[0] ^= 0x5a;
+						writeSync(fd, byte, 0, 1, at);
+					} finally {
+						closeSync(fd);
+					}
+				} catch {
+					// removed meanwhile
+				}
+			}
+		}
+	}
+	const runs = (await Promise.all(workers.map((w) => w.done))).filter((slots): slots is SlotOutcome[] => slots !== undefined);
+	const again = await worker({ COMFLY_STORE_DIR: dir }, { prompts: rows, executionId: 'exec-corrupt-rerun' });
+	again.go();
+	const rerun = await again.done;
+	count(name, rows, rerun ? [...runs, rerun] : runs, true);
+}
+
+async function main(): Promise<void> {
+	const latency = (prompt: string) => 300 + (Math.abs([...prompt].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 7)) % 2200);
+	sim = await startRelaySimulator({ latencyMs: latency, imageBytes: 64 * 1024, imageSize: { width: 8, height: 8 } });
+	redis = await startTestRedis();
+	try {
+		for (let round = 0; round < ROUNDS; round++) {
+			for (const state of ['none', 'submitting', 'submitted', 'stored', 'waiting-429', 'random'] as const) await killAt(state, round);
+			await together(2, round, 'folder');
+			await together(3, round, 'folder');
+			await together(2, round, 'redis');
+			await together(3, round, 'redis');
+			await together(2, round, 'redis', 'freeze');
+			await together(2, round, 'redis', 'kill');
+			await corrupted(round);
+			if (round === 0) {
+				await badDisk('read-only', round);
+				await badDisk('full', round);
+			}
+			say(`round ${round + 1} of ${ROUNDS} done`);
+		}
+	} finally {
+		for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+		await sim.close();
+		if (redis.frozen()) redis.thaw();
+		await redis.stop();
+		for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+	}
+	const rows = [...tallies].map(([name, t]) => ({ scenario: name, ...t, failureKinds: JSON.stringify(t.failureKinds) }));
+	console.table(rows);
+	console.log(JSON.stringify([...tallies], null, 1));
+}
+
+void main().then(
+	() => process.exit(0),
+	(error: unknown) => {
+		console.error(error);
+		process.exit(1);
+	},
+);
