@@ -48,7 +48,7 @@ export interface OpenStoreOptions {
 export function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Store {
 	const now = options.now ?? Date.now;
 	const faults = new StoreFaults(options.warn ?? logWarning, now);
-	const inUse = new ResultsInUse(config.spareRecentMs ?? 60 * 60_000, now);
+	const inUse = new ResultsInUse(config.spareRecentMs || 60 * 60_000, now); // the pool's result TTL (0: the default hour)
 	const growth = { to: (bytes: number): void => void bytes }; // the bound, once it exists
 	const grew = (bytes: number) => growth.to(bytes);
 	const results = new ResultStore(config.dir, {
