@@ -62,14 +62,20 @@ export class StoreBound {
 	/** `bytes` were written into the folder: past an eighth of the bound (or PRUNE_EVERY_MS), a prune starts in the background. */
 	grew(bytes: number): void {
 		this.growth += bytes;
-		const due = this.growth > this.parts.config.maxBytes / 8 || (this.growth > 0 && this.parts.now() - this.lastPrune > PRUNE_EVERY_MS);
-		if (due && !this.running) void this.prune();
+		if (this.due() && !this.running) void this.prune();
 	}
 
 	/** Prunes the folder now (joins a prune in progress); never rejects (failures show in the store's health). */
 	prune(): Promise<StoreSize | undefined> {
-		this.running ??= this.pruneOnce().finally(() => (this.running = undefined));
+		this.running ??= this.pruneOnce().finally(() => {
+			this.running = undefined;
+			if (this.due()) void this.prune(); // what was written while it ran
+		});
 		return this.running;
+	}
+
+	private due(): boolean {
+		return this.growth > this.parts.config.maxBytes / 8 || (this.growth > 0 && this.parts.now() - this.lastPrune > PRUNE_EVERY_MS);
 	}
 
 	private async pruneOnce(): Promise<StoreSize | undefined> {
