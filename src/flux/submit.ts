@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { z } from 'zod';
 import { apiErrorMessage, drainBody, headerValue, readBodyText } from './body';
 import type { RequestPayload } from './request';
@@ -19,9 +19,10 @@ export interface FluxTask {
 /** Observers of a submit (e.g. a durable job journal). Exceptions they throw are ignored. */
 export interface SubmitHooks {
 	/**
-	 * Awaited right before every submit POST goes on the wire, after the job's turn (its account admission and any
-	 * 429 wait): where a write-ahead journal records `submitting` and a budget reserves the job's share. Rejecting
-	 * stops the submit unsent: the job fails with that error (a FluxError as is; nothing reached the API).
+	 * Awaited right before every submit's body goes on the wire, after the job's turn (its account admission and any
+	 * 429 wait) and with the request's connection already open (only its headers sent): where a write-ahead journal
+	 * records `submitting` and a budget reserves the job's share. Rejecting stops the submit before its body: the job
+	 * fails with that error (a FluxError as is; no task can have been created).
 	 */
 	beforeSend?: () => Promise<void>;
 	/** Called right before every submit POST goes on the wire (from then on the job may exist upstream). */
@@ -114,7 +115,13 @@ function rateLimited(rt: JobRuntime, headers: Record<string, string | string[] |
 	return waitForTurn;
 }
 
-/** Sends one submit on a fresh connection and reads its answer; `submitInFlight` is true until the outcome is known. */
+/**
+ * Sends one submit on a fresh connection and reads its answer; `submitInFlight` is true until the outcome is known.
+ * With a `beforeSend` hook the connection is opened and the headers sent first, the body held back until the hook
+ * resolved: the job's record is written before anything that could create a task leaves (a server creates none
+ * from a request whose body never came), and the body leaves right after it, not a connection later. A hook that
+ * rejects aborts the request before its body.
+ */
 async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks) {
 	const headers = {
 		...rt.endpoints.authHeaders,
@@ -123,14 +130,26 @@ async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks)
 		accept: 'application/json',
 	};
 	// A new stream over the same parts for every attempt: shared reference-image bytes are never copied per job.
-	if (hooks.beforeSend) await beforeSend(rt, hooks.beforeSend);
-	const body = Readable.from(payload.parts, { objectMode: false });
+	const gate = hooks.beforeSend ? new PassThrough() : undefined;
+	const body = gate ?? Readable.from(payload.parts, { objectMode: false });
+	const sending = rt.send('submit', rt.endpoints.submitUrl, { method: 'POST', headers, body, dispatcher: 'submit', reset: true });
+	sending.catch(() => undefined); // awaited below; a connection lost while the hook runs must not surface as unhandled
+	if (gate && hooks.beforeSend) {
+		try {
+			await beforeSend(rt, hooks.beforeSend);
+		} catch (err) {
+			gate.destroy(); // the body never leaves: no task
+			await sending.catch(() => undefined);
+			throw err;
+		}
+		Readable.from(payload.parts, { objectMode: false }).pipe(gate);
+	}
 	rt.notify(hooks.onSubmitting);
 	rt.submitInFlight = true;
 	const sentAt = rt.now();
 	let res;
 	try {
-		res = await rt.send('submit', rt.endpoints.submitUrl, { method: 'POST', headers, body, dispatcher: 'submit', reset: true });
+		res = await sending;
 	} catch (err) {
 		return requestFailure(rt, err);
 	}
