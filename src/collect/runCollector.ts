@@ -104,7 +104,9 @@ export async function runCollector<Result extends CollectableResult>(
 		const items: INodeExecutionData[] = [];
 		for (const outcome of outcomes) items.push(await handOver.item(outcome));
 		pool.markCollected(outcomes.flatMap((outcome) => (outcome.result && outcome.slot.jobId ? [outcome.slot.jobId] : [])));
-		return [items, [reportItem(outcomes, spec.reportWarnings?.() ?? [])]];
+		const jobIds = slots.flatMap((slot) => (slot.jobId === undefined ? [] : [slot.jobId]));
+		const extras = (await spec.reportExtras?.(ctx, jobIds)) ?? { fields: {}, warnings: [] };
+		return [items, [reportItem(outcomes, [...(spec.reportWarnings?.() ?? []), ...extras.warnings], extras.fields)]];
 	} finally {
 		release();
 	}

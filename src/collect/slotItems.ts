@@ -49,9 +49,9 @@ export async function slotItem<Result extends CollectableResult>(
 }
 
 /** The collector's "Report" output item, paired to every slot's task item. */
-export function reportItem(outcomes: readonly SlotOutcome[], warnings: readonly string[] = []): INodeExecutionData {
+export function reportItem(outcomes: readonly SlotOutcome[], warnings: readonly string[] = [], extra: Record<string, unknown> = {}): INodeExecutionData {
 	return {
-		json: buildReport(outcomes, warnings) as unknown as IDataObject,
+		json: buildReport(outcomes, warnings, extra) as unknown as IDataObject,
 		pairedItem: outcomes.map((outcome) => pairedItemOf(outcome.slot)),
 	};
 }

@@ -11,6 +11,9 @@ import type { CacheMode } from '../store';
 import { fluxJobIdentity, type FluxJobIdentity } from './fluxJobKey';
 import { FluxCredentialsError, InvalidParameterError } from './invalidInput';
 import { resolveReferenceImages, type GetBinary, type KnownBinaries } from './referenceImages';
+import type { SpendTerms } from '../spend';
+import { IMAGE_MODEL } from '../flux/options';
+import { imagePriceFields, jobSpendTerms } from './spendTerms';
 
 /** One item's job, validated and ready to run anywhere (no n8n context needed). */
 export interface PreparedFluxImageJob {
@@ -25,6 +28,8 @@ export interface PreparedFluxImageJob {
 	cacheMode: CacheMode;
 	/** The result store's key and what the journal records about the job. */
 	identity: FluxJobIdentity;
+	/** Its account's daily limits, price key and the node's Max New Jobs per Execution (src/spend). */
+	spend?: SpendTerms;
 }
 
 /** What one node run (one execute call: the same n8n context object for every item) reads and checks once. */
@@ -75,7 +80,8 @@ function itemBinaries(ctx: IExecuteFunctions, itemIndex: number, copies: KnownBi
 export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxImageJob> {
 	const run = fluxRun(ctx);
 	try {
-		const credentials = run.parseCredentials(await ctx.getCredentials('fluxApi', itemIndex));
+		const rawCredentials = await ctx.getCredentials('fluxApi', itemIndex);
+		const credentials = run.parseCredentials(rawCredentials);
 		const params = run.parameters.read(itemIndex);
 		const known = itemBinaries(ctx, itemIndex, run.binaries);
 		const images = await resolveReferenceImages(params.referenceImages, itemBinary(ctx, itemIndex), { known });
@@ -89,6 +95,7 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 			maxDownloadBytes: params.maxDownloadBytes,
 			cacheMode: params.cacheMode,
 			identity: fluxJobIdentity(ctx, credentials, request, params.seed),
+			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: IMAGE_MODEL, priceFields: imagePriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
 		};
 	} catch (error) {
 		if (error instanceof InvalidParameterError || error instanceof FluxCredentialsError) {
