@@ -22,6 +22,9 @@ const LOCK_REFRESH_MS = 1000;
 /** Waiting for the lock: retries this far apart at most, about this long in all (longer than a dead holder's lock lives). */
 const LOCK_RETRY = { retries: 250, factor: 1.2, minTimeout: 5, maxTimeout: 40, randomize: true } as const;
 
+/** A temporary file older than this is what a process killed while writing left behind (a write takes milliseconds). */
+const TEMPORARY_KEPT_MS = 60 * 60_000;
+
 /** The ledger could not be used: damaged, or its folder could not be written or locked. Limits fail closed. */
 export class LedgerUnusableError extends Error {
 	override readonly name = 'LedgerUnusableError';
@@ -87,11 +90,28 @@ export class FileLedger {
 	}
 
 	private async ensureFolder(): Promise<void> {
-		this.folderReady ??= ensureStoreFolder(this.dir).catch((error: unknown) => {
-			this.folderReady = undefined;
-			throw new LedgerUnusableError(`the spend ledger folder ${this.dir} could not be created (${reasonOf(error)})`);
-		});
+		this.folderReady ??= ensureStoreFolder(this.dir).then(
+			() => void this.sweepTemporaries(),
+			(error: unknown) => {
+				this.folderReady = undefined;
+				throw new LedgerUnusableError(`the spend ledger folder ${this.dir} could not be created (${reasonOf(error)})`);
+			},
+		);
 		await this.folderReady;
+	}
+
+	/** Removes temporary files a killed process left (once per process; never throws). */
+	private async sweepTemporaries(): Promise<void> {
+		try {
+			for (const name of await fs.readdir(this.dir)) {
+				if (!name.endsWith('.tmp')) continue;
+				const file = path.join(this.dir, name);
+				const info = await fs.stat(file).catch(() => undefined);
+				if (info && Date.now() - info.mtimeMs > TEMPORARY_KEPT_MS) await fs.rm(file, { force: true });
+			}
+		} catch {
+			// nothing to sweep
+		}
 	}
 
 	private async readFile(file: string): Promise<LedgerState> {

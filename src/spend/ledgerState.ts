@@ -89,14 +89,24 @@ export function parseLedger(text: string): LedgerState {
 	return ledgerStateSchema.parse(JSON.parse(text));
 }
 
-/** The entries still in the 24-hour window, and what they add up to. */
+/**
+ * The entries still in the 24-hour window, and what they add up to. An entry whose cost was never told (a clip still
+ * generating, or an ambiguous submit whose price was unknown) counts at the price learned since for its key, else at
+ * the highest price the account has seen, else 0 (it counts as a job either way).
+ */
 export function spentIn(state: LedgerState, clock: LedgerClock): Spent {
 	let credits = 0;
 	let jobs = 0;
+	let highest: number | undefined;
 	for (const entry of state.entries) {
 		if (!inWindow(entry, clock)) continue;
 		jobs++;
-		credits += entry.credits ?? 0;
+		if (entry.credits !== null) {
+			credits += entry.credits;
+			continue;
+		}
+		highest ??= Math.max(0, ...Object.values(state.prices).map((price) => price.credits));
+		credits += state.prices[entry.priceKey]?.credits ?? highest;
 	}
 	return { credits: roundCredits(credits), jobs };
 }
@@ -176,7 +186,7 @@ export function refund(state: LedgerState, id: string, clock: LedgerClock): Ledg
 		...current,
 		rev: current.rev + 1,
 		entries: current.entries.filter((entry) => entry.id !== id),
-		removed: [...(current.removed ?? []), { id, at: clock.wall }],
+		removed: [...(current.removed ?? []), { id, at: clock.wall }].slice(-REMOVED_KEPT_MAX),
 	};
 }
 

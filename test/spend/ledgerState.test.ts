@@ -231,3 +231,19 @@ describe('two copies of one ledger (Redis and the local mirror)', () => {
 		expect(spentIn(state, clock.now())).toEqual({ credits: 4, jobs: 1 });
 	});
 });
+
+describe('an entry whose cost was never told', () => {
+	it('counts at the price learned since for its key, else the highest price the account has seen', () => {
+		const clock = fakeClock();
+		const ambiguous = reserveOne(emptyLedger(), clock.now(), { credits: 100 });
+		if (ambiguous.outcome.kind !== 'reserved') throw new Error('unreachable');
+		let state = settle(ambiguous.state, { id: ambiguous.outcome.entry.id, final: true, ready: false }, clock.now()); // maybe_submitted, price unknown
+		expect(spentIn(state, clock.now())).toEqual({ credits: 0, jobs: 1 });
+		const known = { id: 'other', at: clock.now().wall, credits: 9, state: 'reserved' as const, priceKey: 'flux-3-image:4k' };
+		state = settle(state, { id: 'other', cost: 9, final: true, ready: true, known }, clock.now());
+		expect(spentIn(state, clock.now())).toEqual({ credits: 18, jobs: 2 }); // the highest price seen: 9
+		const learned = { id: 'same-key', at: clock.now().wall, credits: 4, state: 'reserved' as const, priceKey: 'flux-3-image:a' };
+		state = settle(state, { id: 'same-key', cost: 4, final: true, ready: true, known: learned }, clock.now());
+		expect(spentIn(state, clock.now())).toEqual({ credits: 17, jobs: 3 }); // its own key's price now: 4
+	});
+});
