@@ -14,6 +14,8 @@ import { useRedisServer } from '../redis/useRedisServer';
 import type { TestRedis } from '../support/redisServer';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'ledgerWorker.ts');
+// Each test forks ts-node processes (seconds each to start on a busy machine).
+jest.setTimeout(180_000);
 type Reply = { phase: string; reserved?: number; places?: string[]; warnings?: string[]; error?: string };
 const log = (line: string) => process.stderr.write(`[spend faults] ${line}\n`);
 const ACCOUNT = 'c'.repeat(32);

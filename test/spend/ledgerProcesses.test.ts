@@ -14,6 +14,8 @@ import { useRedisServer } from '../redis/useRedisServer';
 import type { TestRedis } from '../support/redisServer';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'ledgerWorker.ts');
+// Each test forks ts-node processes (seconds each to start on a busy machine).
+jest.setTimeout(180_000);
 type Reply = { phase: string; reserved?: number; waits?: number; places?: string[]; error?: string };
 
 let redis: TestRedis;
@@ -62,14 +64,16 @@ async function race(workers: ChildProcess[]): Promise<Reply[]> {
 
 const ACCOUNT = 'a'.repeat(32);
 
-it('three processes on one store folder: a 40-credit limit at 4 credits buys exactly 10 in all; the job limit too', async () => {
+it('three processes on one store folder: a 40-credit limit at 4 credits buys exactly 10 in all', async () => {
 	const dir = folder();
 	const command = { dir, account: ACCOUNT, limits: { credits: 40 }, cost: 4, listPrice: 4, mode: 'race' };
 	const replies = await race(await startWorkers([command, command, command]));
 	expect(replies.reduce((sum, r) => sum + (r.reserved ?? 0), 0)).toBe(10);
 	const ledger = new SpendLedger({ dir });
 	expect(await ledger.balance(ACCOUNT)).toMatchObject({ spent: { credits: 40, jobs: 10 }, place: 'shared' });
+});
 
+it('three processes on one store folder: a job limit of 25 buys exactly 25 in all', async () => {
 	const jobs = { dir: folder(), account: ACCOUNT, limits: { jobs: 25 }, cost: 4, listPrice: 4, mode: 'race' };
 	const byJobs = await race(await startWorkers([jobs, jobs, jobs]));
 	expect(byJobs.reduce((sum, r) => sum + (r.reserved ?? 0), 0)).toBe(25);
