@@ -23,7 +23,7 @@ async function collectorAccount(ctx: IExecuteFunctions): Promise<{ account: stri
 /** CollectorSpec.reportExtras of the FLUX collectors. */
 export async function collectorSpendReport(ctx: IExecuteFunctions, jobIds: readonly string[]): Promise<{ fields: Record<string, unknown>; warnings: string[] }> {
 	try {
-		const { fields, warnings } = await spendReport(jobIds, await collectorAccount(ctx));
+		const { fields, warnings } = await spendReport(jobIds, async () => await collectorAccount(ctx));
 		return { fields: { ...fields }, warnings };
 	} catch (error) {
 		return { fields: {}, warnings: [`What the account spent could not be read: ${error instanceof Error ? error.message : String(error)}.`] };

@@ -13,21 +13,26 @@ import type { SpendLimits } from './ledgerState';
 import { NewJobsPerExecution } from './newJobsPerExecution';
 import { SpendLedger, spendFolder } from './spendLedger';
 
-/** The account and daily limits of recent jobs under a daily limit, by pool job id; bounded (the oldest leave first). */
+/** The account and daily limits of recent jobs (none: the job had no daily limit), by pool job id; bounded (the oldest leave first). */
 export class RecentAccounts {
-	private readonly jobs = new Map<string, { account: string; limits: SpendLimits }>();
+	private readonly jobs = new Map<string, { account: string; limits: SpendLimits } | undefined>();
 
 	constructor(private readonly max = 10_000) {}
 
-	/** Remembers the job's account, when the job is under a daily limit. */
+	/** Remembers the job's account when it is under a daily limit, and that this process ran it either way. */
 	note(jobId: string, terms: SpendTerms | undefined): void {
-		if (!terms || (terms.limits.credits === undefined && terms.limits.jobs === undefined)) return;
+		const daily = terms !== undefined && (terms.limits.credits !== undefined || terms.limits.jobs !== undefined);
 		this.jobs.delete(jobId);
-		this.jobs.set(jobId, { account: terms.account, limits: terms.limits });
+		this.jobs.set(jobId, daily ? { account: terms.account, limits: terms.limits } : undefined);
 		while (this.jobs.size > this.max) this.jobs.delete(this.jobs.keys().next().value as string);
 	}
 
-	/** The accounts (with their latest limits) of the given jobs that this process knows. */
+	/** True when this process ran any of the jobs. */
+	knowsAny(jobIds: readonly string[]): boolean {
+		return jobIds.some((id) => this.jobs.has(id));
+	}
+
+	/** The accounts (with their latest limits) of the given jobs that ran here under a daily limit. */
 	accountsOf(jobIds: readonly string[]): Map<string, SpendLimits> {
 		const found = new Map<string, SpendLimits>();
 		for (const id of jobIds) {

@@ -26,13 +26,18 @@ export interface SpendReportFields {
 
 const limitsOf = (limits: SpendLimits): DailyLimits => ({ dailyCreditLimit: limits.credits ?? null, dailyJobLimit: limits.jobs ?? null });
 
-/** The spend fields and notes of a report over `jobIds`; `fallback`: the collector's credential, when the jobs are not known here. */
+/**
+ * The spend fields and notes of a report over `jobIds`; `fallback` (asked only when this process ran none of the jobs,
+ * e.g. a collector retried in a new process): the collector's own credential's account and limits.
+ */
 export async function spendReport(
 	jobIds: readonly string[],
-	fallback?: { account: string; limits: SpendLimits },
+	fallback?: () => Promise<{ account: string; limits: SpendLimits } | undefined>,
 ): Promise<{ fields: SpendReportFields; warnings: string[] }> {
-	const accounts = recentAccounts().accountsOf(jobIds);
-	if (accounts.size === 0 && fallback && (fallback.limits.credits !== undefined || fallback.limits.jobs !== undefined)) accounts.set(fallback.account, fallback.limits);
+	const recent = recentAccounts();
+	const accounts = recent.accountsOf(jobIds);
+	const own = recent.knowsAny(jobIds) ? undefined : await fallback?.();
+	if (own && (own.limits.credits !== undefined || own.limits.jobs !== undefined)) accounts.set(own.account, own.limits);
 	if (accounts.size === 0) return { fields: {}, warnings: [] };
 	const ledger = spendLedger();
 	const rows: Array<{ account: string; spent: SpentInWindow; limits: DailyLimits }> = [];

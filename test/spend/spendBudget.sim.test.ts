@@ -178,3 +178,18 @@ it('without any limit nothing is counted and no ledger file is written', async (
 	await spendLedger().idle();
 	expect((await spendLedger().file.read(account())).entries).toHaveLength(0);
 });
+
+it("the report of a collector whose jobs ran in another process uses the collector's own credential, and only then", async () => {
+	await obtainFluxImage(imageJob('counted elsewhere', { jobs: 5 }), jobContext('elsewhere-1'));
+	let asked = 0;
+	const collectorCredential = async () => {
+		asked++;
+		return { account: account(), limits: { jobs: 5 } };
+	};
+	const fromElsewhere = await spendReport(['a-job-this-process-never-ran'], collectorCredential);
+	expect(fromElsewhere.fields).toEqual({ spent: { credits: 4, jobs: 1, window: '24h' }, limits: { dailyCreditLimit: null, dailyJobLimit: 5 } });
+	expect(asked).toBe(1);
+	recentAccounts().note('ran-here-without-limits', undefined);
+	expect((await spendReport(['ran-here-without-limits'], collectorCredential)).fields).toEqual({});
+	expect(asked).toBe(1);
+});
