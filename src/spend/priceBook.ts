@@ -39,7 +39,7 @@ function perMegapixel(first: number, further: number) {
 	return (fields: Readonly<Record<string, unknown>>): number => {
 		const width = typeof fields.width === 'number' ? fields.width : 1024;
 		const height = typeof fields.height === 'number' ? fields.height : 1024;
-		const outputMp = Math.max(1, Math.ceil((width * height) / 1_000_000));
+		const outputMp = Math.max(1, Math.ceil((width * height) / 1024 ** 2)); // 1024 × 1024 is "1 MP" in the table
 		const inputs = Object.keys(fields).filter((name) => /^input_image(_\d+)?$/.test(name) && Boolean(fields[name])).length;
 		return Math.round((first + further * (outputMp - 1 + inputs)) * 100) / 100;
 	};
