@@ -88,6 +88,7 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 		const request = toFluxImageRequest(params, images);
 		return {
 			credentials,
+			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: IMAGE_MODEL, priceFields: imagePriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
 			request,
 			skipError: params.skipError,
 			seed: params.seed,
@@ -95,7 +96,6 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 			maxDownloadBytes: params.maxDownloadBytes,
 			cacheMode: params.cacheMode,
 			identity: fluxJobIdentity(ctx, credentials, request, params.seed),
-			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: IMAGE_MODEL, priceFields: imagePriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
 		};
 	} catch (error) {
 		if (error instanceof InvalidParameterError || error instanceof FluxCredentialsError) {

@@ -80,13 +80,13 @@ export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: num
 		const { request, params } = await toRequest(ctx, itemIndex, readRawParameters(ctx, itemIndex));
 		return {
 			credentials,
+			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: VIDEO_MODEL, priceFields: videoPriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
 			request,
 			skipError: params.skipError,
 			timeoutMs: params.timeoutMs,
 			maxDownloadBytes: params.maxDownloadBytes,
 			cacheMode: params.cacheMode,
 			identity: fluxVideoJobIdentity(ctx, credentials, request, params.seed),
-			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: VIDEO_MODEL, priceFields: videoPriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
 		};
 	} catch (error) {
 		if (error instanceof InvalidParameterError || error instanceof FluxCredentialsError) {

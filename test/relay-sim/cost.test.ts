@@ -13,7 +13,7 @@ useRelaySimulator({ latencyMs: 0 }, (started) => (sim = started));
 
 async function submit(body: unknown, model: 'flux-3-image' | 'flux-3-video', style: 'relay' | 'bfl') {
 	const url = style === 'relay' ? `${sim.url}/bfl/v1/${model}` : `${sim.url}/v1/${model}`;
-	const auth = style === 'relay' ? { authorization: `Bearer ${sim.apiKey}` } : { 'x-key': sim.apiKey };
+	const auth: Record<string, string> = style === 'relay' ? { authorization: `Bearer ${sim.apiKey}` } : { 'x-key': sim.apiKey };
 	const res = await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 	return (await res.json()) as Record<string, unknown>;
 }
