@@ -72,6 +72,7 @@ export class SpendLedger {
 	private readonly mirrors = new Map<string, LedgerState>();
 	private readonly inFlight = new Set<Promise<unknown>>();
 	private lastFallback?: { at: number; reason: string };
+	private mirrorWarned = false;
 
 	constructor(private readonly options: SpendLedgerOptions) {
 		this.file = new FileLedger(options.dir);
@@ -221,6 +222,8 @@ export class SpendLedger {
 				.catch((error: unknown) => {
 					this.mirrors.delete(account);
 					if (!(error instanceof LedgerUnusableError)) throw error;
+					if (this.mirrorWarned) return;
+					this.mirrorWarned = true;
 					this.warn(`The local mirror of the spend ledger could not be written (${error.message}); if Redis becomes unusable, jobs under a daily limit are refused until it can be.`);
 				}),
 		);
