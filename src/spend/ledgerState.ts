@@ -34,8 +34,11 @@ export const ledgerStateSchema = z.object({
 	entries: z.array(entrySchema),
 	/** The cost this account last saw per price key (model and the parameters that set the price). */
 	prices: z.record(z.object({ credits: z.number().nonnegative(), at: z.number() })),
-	/** When a job last reached Ready without the API saying what it cost (the credit limit cannot be enforced). */
-	noCostAt: z.number().optional(),
+	/**
+	 * Per model: when a job last reached Ready without the API saying what it cost (for that model the credit limit
+	 * cannot be enforced; a relay may price images and not clips). Cleared by the model's next reported cost.
+	 */
+	noCost: z.record(z.number()).optional(),
 	/** Entries removed (refunds) that another copy of the ledger must remove too (the Redis sync), with when. */
 	removed: z.array(z.object({ id: z.string(), at: z.number() })).optional(),
 });
@@ -77,6 +80,18 @@ export type ReserveOutcome =
  */
 const REMOVED_KEPT_MS = 60 * 60_000;
 const REMOVED_KEPT_MAX = 2000;
+/** The model of a price key (`<model>:<digest>`). */
+export function modelOf(priceKey: string): string {
+	const colon = priceKey.indexOf(':');
+	return colon < 0 ? priceKey : priceKey.slice(0, colon);
+}
+
+/** True when the API reported no cost for this model's last finished job of the account. */
+export function reportsNoCost(state: LedgerState, model?: string): boolean {
+	const noCost = state.noCost ?? {};
+	return model === undefined ? Object.keys(noCost).length > 0 : noCost[model] !== undefined;
+}
+
 /** Credits are compared with this slack (costs like 4.5 add up in binary floating point). */
 const EPSILON = 1e-9;
 
@@ -148,7 +163,7 @@ export function reserve(
 	const spent = spentIn(current, clock);
 	const { limits } = request;
 	if (limits.jobs !== undefined && spent.jobs + 1 > limits.jobs) return { state: current, outcome: { kind: 'refused', limit: 'jobs', spent } };
-	const creditLimitEnforced = limits.credits !== undefined && current.noCostAt === undefined;
+	const creditLimitEnforced = limits.credits !== undefined && !reportsNoCost(current, modelOf(request.priceKey));
 	const estimate = estimateFor(current, request.priceKey, request.listPrice);
 	let credits: number | null = estimate ?? null;
 	if (creditLimitEnforced) {
@@ -193,8 +208,9 @@ export function refund(state: LedgerState, id: string, clock: LedgerClock): Ledg
 /** A cost the API reported for an entry: the entry's credits, and the price of its key from now on. */
 function priced(state: LedgerState, entry: LedgerEntry, cost: number, clock: LedgerClock): LedgerState {
 	const prices = { ...state.prices, [entry.priceKey]: { credits: cost, at: clock.wall } };
-	const { noCostAt: _dropped, ...rest } = state;
-	return { ...rest, prices };
+	const { [modelOf(entry.priceKey)]: _dropped, ...noCost } = state.noCost ?? {};
+	const { noCost: _all, ...rest } = state;
+	return { ...rest, prices, ...(Object.keys(noCost).length > 0 ? { noCost } : {}) };
 }
 
 /**
@@ -224,7 +240,10 @@ export function settle(
 		current = { ...current, entries: current.entries.map((e) => (e.id === entry!.id ? changed : e)) };
 		if (update.cost !== undefined) current = priced(current, entry, update.cost, clock);
 	}
-	if (update.final && update.cost === undefined && update.ready) current = { ...current, noCostAt: clock.wall };
+	if (update.final && update.cost === undefined && update.ready) {
+		const model = modelOf(entry?.priceKey ?? update.known?.priceKey ?? '');
+		current = { ...current, noCost: { ...current.noCost, [model]: clock.wall } };
+	}
 	return { ...current, rev: current.rev + 1 };
 }
 
@@ -243,15 +262,17 @@ export function merge(state: LedgerState, other: LedgerState, clock: LedgerClock
 	}
 	const prices = { ...state.prices };
 	for (const [key, price] of Object.entries(other.prices)) if (!prices[key] || prices[key].at < price.at) prices[key] = price;
-	const noCost = [state.noCostAt, other.noCostAt].filter((at): at is number => at !== undefined);
-	const newestPrice = Math.max(0, ...Object.values(prices).map((p) => p.at));
-	const noCostAt = noCost.length > 0 && Math.max(...noCost) > newestPrice ? Math.max(...noCost) : undefined;
+	const noCost: Record<string, number> = {};
+	for (const [model, at] of [...Object.entries(state.noCost ?? {}), ...Object.entries(other.noCost ?? {})]) {
+		const newestPrice = Math.max(0, ...Object.entries(prices).filter(([key]) => modelOf(key) === model).map(([, p]) => p.at));
+		if (at > newestPrice) noCost[model] = Math.max(at, noCost[model] ?? 0);
+	}
 	const merged: LedgerState = {
 		v: LEDGER_VERSION,
 		rev: Math.max(state.rev, other.rev) + 1,
 		entries: [...byId.values()],
 		prices,
-		...(noCostAt === undefined ? {} : { noCostAt }),
+		...(Object.keys(noCost).length > 0 ? { noCost } : {}),
 		...(removed.size > 0 ? { removed: [...removed].map(([id, at]) => ({ id, at })) } : {}),
 	};
 	return pruned(merged, clock);

@@ -16,7 +16,7 @@ import * as path from 'node:path';
 
 import { FileLedger, LedgerUnusableError, type LedgerChange } from './fileLedger';
 import { systemClock, type LedgerClock } from './ledgerClock';
-import { merge, refund, reserve, settle, spentIn, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
+import { merge, refund, reportsNoCost, reserve, settle, spentIn, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
 import { RedisLedger, type LedgerRedis } from './redisLedger';
 
 /** Where a change was made: the shared ledger (Redis, or the folder when there is no Redis), or this machine's only (Redis away). */
@@ -43,8 +43,8 @@ export interface SpendLedgerOptions {
 
 export interface Balance {
 	spent: Spent;
-	/** The API reported no cost for a finished job of this account (the credit limit cannot be enforced). */
-	noCost: boolean;
+	/** The models of this account whose finished jobs the API reported no cost for (the credit limit cannot be enforced for them). */
+	noCost: string[];
 	place: LedgerPlace;
 }
 
@@ -116,10 +116,10 @@ export class SpendLedger {
 		const clock = this.clock();
 		if (this.shared) {
 			const read = await this.shared.read(account);
-			if (read.ok) return { spent: spentIn(read.value, clock), noCost: read.value.noCostAt !== undefined, place: 'shared' };
+			if (read.ok) return { spent: spentIn(read.value, clock), noCost: Object.keys(read.value.noCost ?? {}), place: 'shared' };
 		}
 		const state = await this.file.read(account);
-		return { spent: spentIn(state, clock), noCost: state.noCostAt !== undefined, place: this.shared ? 'machine' : 'shared' };
+		return { spent: spentIn(state, clock), noCost: Object.keys(state.noCost ?? {}), place: this.shared ? 'machine' : 'shared' };
 	}
 
 	/**
@@ -197,7 +197,7 @@ export class SpendLedger {
 		}
 		const clock = this.clock();
 		const done = await this.shared.update(account, (state) => {
-			if (local.entries.length === 0 && (local.removed ?? []).length === 0 && local.noCostAt === undefined && Object.keys(local.prices).length === 0) {
+			if (local.entries.length === 0 && (local.removed ?? []).length === 0 && !reportsNoCost(local) && Object.keys(local.prices).length === 0) {
 				return { state, result: undefined };
 			}
 			return { state: merge(state, local, clock), result: undefined };

@@ -46,9 +46,9 @@ export async function spendReport(
 		try {
 			const balance = await ledger.balance(account);
 			rows.push({ account, spent: { credits: balance.spent.credits, jobs: balance.spent.jobs, window: '24h' }, limits: limitsOf(limits) });
-			if (balance.noCost && limits.credits !== undefined) {
+			if (balance.noCost.length > 0 && limits.credits !== undefined) {
 				const jobLimit = limits.jobs === undefined ? 'no Daily Job Limit is set' : `its Daily Job Limit (${limits.jobs}) still is`;
-				warnings.push(`The API reports no cost for this account's jobs, so the Daily Credit Limit (${limits.credits}) of its FLUX API credential cannot be enforced; ${jobLimit}.`);
+				warnings.push(`The API reports no cost for this account's ${balance.noCost.join(', ')} jobs, so the Daily Credit Limit (${limits.credits}) of its FLUX API credential cannot be enforced for them; ${jobLimit}.`);
 			}
 		} catch (error) {
 			warnings.push(`What the account spent could not be read: ${error instanceof Error ? error.message : String(error)}.`);

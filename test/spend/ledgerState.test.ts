@@ -183,7 +183,7 @@ describe('an API that reports no cost', () => {
 		state = settle(first.state, { id: first.outcome.entry.id, final: false }, clock.now()); // acknowledged, no cost
 		expect(reserveOne(state, clock.now(), { credits: 10, jobs: 4 }).outcome.kind).toBe('wait');
 		state = settle(state, { id: first.outcome.entry.id, final: true, ready: true }, clock.now()); // Ready, still no cost
-		expect(state.noCostAt).toBe(clock.now().wall);
+		expect(state.noCost).toEqual({ 'flux-3-image': clock.now().wall });
 		const outcomes: string[] = [];
 		for (let i = 0; i < 4; i++) {
 			const step = reserveOne(state, clock.now(), { credits: 10, jobs: 4 });
@@ -193,13 +193,22 @@ describe('an API that reports no cost', () => {
 		expect(outcomes).toEqual(['reserved:false', 'reserved:false', 'reserved:false', 'refused']);
 	});
 
+	it('per model: a relay that prices images but not clips still has its images held to the credit limit', () => {
+		const clock = fakeClock();
+		const state: LedgerState = { ...emptyLedger(), noCost: { 'flux-3-video': clock.now().wall } };
+		const clip = reserve(state, { id: 'clip', priceKey: 'flux-3-video:x', limits: { credits: 8 }, blockMs: 1000, pid: 1 }, clock.now());
+		expect(clip.outcome).toMatchObject({ kind: 'reserved', creditLimitEnforced: false });
+		const image = reserveOne(clip.state, clock.now(), { credits: 8 }, { listPrice: 4 });
+		expect(image.outcome).toMatchObject({ kind: 'reserved', creditLimitEnforced: true });
+	});
+
 	it('a cost reported again makes the credit limit hold again', () => {
 		const clock = fakeClock();
-		let state: LedgerState = { ...emptyLedger(), noCostAt: clock.now().wall };
+		let state: LedgerState = { ...emptyLedger(), noCost: { 'flux-3-image': clock.now().wall } };
 		const step = reserveOne(state, clock.now(), { credits: 8 });
 		if (step.outcome.kind !== 'reserved') throw new Error('unreachable');
 		state = settle(step.state, { id: step.outcome.entry.id, cost: 4, final: true, ready: true }, clock.now());
-		expect(state.noCostAt).toBeUndefined();
+		expect(state.noCost).toBeUndefined();
 		state = reserveOne(state, clock.now(), { credits: 8 }).state;
 		expect(reserveOne(state, clock.now(), { credits: 8 }).outcome).toMatchObject({ kind: 'refused', limit: 'credits' });
 	});

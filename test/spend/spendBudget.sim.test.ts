@@ -165,7 +165,7 @@ it('a relay that never reports cost: the credit limit cannot be enforced, the jo
 		recentAccounts().note('nc-1', imageJob('x', limits).spend);
 		const report = await spendReport(['nc-1']);
 		expect(report.fields).toEqual({ spent: { credits: 0, jobs: 3, window: '24h' }, limits: { dailyCreditLimit: 8, dailyJobLimit: 3 } });
-		expect(report.warnings.join('\n')).toMatch(/reports no cost .* Daily Credit Limit \(8\) .* cannot be enforced; its Daily Job Limit \(3\) still is/);
+		expect(report.warnings.join('\n')).toMatch(/reports no cost for this account's flux-3-image jobs, so the Daily Credit Limit \(8\) .* cannot be enforced for them; its Daily Job Limit \(3\) still is/);
 	} finally {
 		sim.setReportCost(true);
 	}
