@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 
+import { failedSlotWorkflow, findTheNodesWorkflow, REFUSED_MARK } from '../../scripts/editorScenes';
 import { REPO_ROOT, EXAMPLE_CREDENTIAL_NAME } from '../../scripts/examples';
 import { ensureN8nInstalled } from '../../scripts/n8n';
 import { launchEditorBrowser, N8nEditor, type EditorBrowser } from '../../scripts/n8n/editorBrowser';
@@ -45,17 +46,6 @@ async function check(name: string, body: () => Promise<void>): Promise<void> {
 	await editor.screenshot(file);
 }
 
-const submitNode = (credential: { id: string; name: string }, position: [number, number], prompt: string) => ({
-	id: 'b0c1d2e3-0000-4000-8000-000000000002',
-	name: 'Submit',
-	type: 'n8n-nodes-flux-concurrent.fluxConcurrentSubmit',
-	typeVersion: 1,
-	position,
-	parameters: { prompt },
-	credentials: { fluxApi: credential },
-});
-const trigger = { id: 'b0c1d2e3-0000-4000-8000-000000000001', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
-
 beforeAll(async () => {
 	await ensureN8nInstalled({ log });
 	e2e = await startSimulatedN8n({ name: 'editor', apiKey: API_KEY, sim: { latencyMs: 300 }, credentialName: EXAMPLE_CREDENTIAL_NAME, log });
@@ -78,11 +68,7 @@ describe('the nodes panel', () => {
 	let workflowId: string;
 
 	beforeAll(async () => {
-		workflowId = await editor.createWorkflow({
-			name: 'find the nodes',
-			nodes: [trigger, submitNode(e2e!.credential, [300, 0], 'a red fox in the snow')],
-			connections: { Start: { main: [[{ node: 'Submit', type: 'main', index: 0 }]] } },
-		});
+		workflowId = await editor.createWorkflow(findTheNodesWorkflow(e2e!.credential));
 		await editor.openWorkflow(workflowId, 2);
 	});
 
@@ -134,35 +120,8 @@ describe('the nodes panel', () => {
 
 describe('a Placeholder run with a refused slot', () => {
 	it('shows on the collector: how many slots failed and that the Report says why', async () => {
-		e2e!.sim.setFault('refused', { on: 'poll', finalStatus: 'Content Moderated' });
-		const id = await editor.createWorkflow({
-			name: 'a failed slot',
-			nodes: [
-				trigger,
-				{
-					id: 'b0c1d2e3-0000-4000-8000-000000000003',
-					name: 'Prompts',
-					type: 'n8n-nodes-base.code',
-					typeVersion: 2,
-					position: [250, 0],
-					parameters: { jsCode: "return ['a heron at dawn', 'refused: a forbidden picture', 'a kettle on a stove'].map((prompt) => ({ json: { prompt } }));" },
-				},
-				{ ...submitNode(e2e!.credential, [500, 0], '={{ $json.prompt }}') },
-				{
-					id: 'b0c1d2e3-0000-4000-8000-000000000004',
-					name: 'Collect',
-					type: 'n8n-nodes-flux-concurrent.concurrentCollect',
-					typeVersion: 1,
-					position: [750, 0],
-					parameters: { failureMode: 'placeholder' },
-				},
-			],
-			connections: {
-				Start: { main: [[{ node: 'Prompts', type: 'main', index: 0 }]] },
-				Prompts: { main: [[{ node: 'Submit', type: 'main', index: 0 }]] },
-				Submit: { main: [[{ node: 'Collect', type: 'main', index: 0 }]] },
-			},
-		});
+		e2e!.sim.setFault(REFUSED_MARK, { on: 'poll', finalStatus: 'Content Moderated' });
+		const id = await editor.createWorkflow(failedSlotWorkflow(e2e!.credential));
 		await editor.openWorkflow(id, 4);
 		await check('placeholder-failed-slot', async () => {
 			await editor.executeWorkflow();
