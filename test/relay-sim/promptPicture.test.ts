@@ -5,37 +5,13 @@
  */
 import { request } from 'undici';
 
-import { CELL_WIDTH, GLYPH_HEIGHT, GLYPH_WIDTH, LINE_HEIGHT, drawableText, glyphRows, wrapText } from '../../relay-sim/bitmapFont';
+import { drawableText, wrapText } from '../../relay-sim/bitmapFont';
 import { simulatedImageSize, SIMULATED_SIDE } from '../../relay-sim/imageSize';
 import { decodeRgbPng } from '../../relay-sim/pngCodec';
 import { promptTextBlock } from '../../relay-sim/promptPicture';
 import { makePromptPng, readPromptFromPng, startRelaySimulator, verifyPng, type RelaySimulator } from '../../relay-sim';
 import { RESOLUTIONS } from '../../src/flux/options';
-
-const FONT = ' ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,:;!?\'"-_()/&+=#%*<>[]@$';
-
-/** Reads the text written on a decoded picture: each character cell matched against the font's glyphs (white pixels). */
-function readWords(pixels: Buffer, width: number, height: number, prompt: string): string[] {
-	const block = promptTextBlock(prompt, width, height)!;
-	const white = (x: number, y: number) => pixels[3 * (y * width + x)] === 255 && pixels[3 * (y * width + x) + 1] === 255 && pixels[3 * (y * width + x) + 2] === 255;
-	return block.lines.map((line, lineIndex) => {
-		let read = '';
-		for (let column = 0; column < line.length; column++) {
-			const rows = Array.from({ length: GLYPH_HEIGHT }, (_, row) => {
-				let bits = 0;
-				for (let bit = 0; bit < GLYPH_WIDTH; bit++) {
-					const x = block.x + column * CELL_WIDTH * block.scale + bit * block.scale;
-					const y = block.y + lineIndex * LINE_HEIGHT * block.scale + row * block.scale;
-					bits = (bits << 1) | (white(x, y) ? 1 : 0);
-				}
-				return bits;
-			});
-			const match = [...FONT].find((char) => glyphRows(char).every((bits, row) => bits === rows[row]));
-			read += match ?? '¿';
-		}
-		return read;
-	});
-}
+import { readWords } from '../support/pictureWords';
 
 describe('the words on the picture', () => {
 	it.each([
