@@ -35,6 +35,16 @@ export function findTheNodesWorkflow(credential: CredentialRef): EditorWorkflow 
 	};
 }
 
+/** Start → Submit with no credential yet: where a user creates the FLUX API credential. */
+export function newCredentialWorkflow(): EditorWorkflow {
+	const { credentials: _none, ...node } = submit({ id: '', name: '' }, [300, 0], 'a red fox in the snow');
+	return {
+		name: 'A new FLUX credential',
+		nodes: [trigger, node],
+		connections: { Start: { main: [[{ node: 'Submit', type: 'main', index: 0 }]] } },
+	};
+}
+
 /** The three prompts of the failed-slot batch; the second one is refused. */
 export const FAILED_SLOT_PROMPTS = ['a heron at dawn', `${REFUSED_MARK}: a forbidden picture`, 'a kettle on a stove'];
 

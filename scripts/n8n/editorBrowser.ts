@@ -135,12 +135,14 @@ export class N8nEditor {
 		await this.page.locator('[data-test-id="node-creator-search-bar"]').waitFor();
 	}
 
-	/** Closes the nodes panel and any node details (Escape, as often as it takes). */
+	/** Closes the nodes panel and any node details (their close button, else Escape), as often as it takes. */
 	async closePanels(): Promise<void> {
 		for (let attempt = 0; attempt < 3; attempt++) {
 			const open = this.page.locator('[data-test-id="node-creator"], [data-test-id="ndv"]');
 			if ((await open.count()) === 0) return;
-			await this.page.keyboard.press('Escape');
+			const close = this.page.locator('[data-test-id="ndv-close-button"]:visible, [data-test-id="back-to-canvas"]:visible').first();
+			if (await close.count()) await close.click().catch(() => undefined);
+			else await this.page.keyboard.press('Escape');
 			await this.page.waitForTimeout(300);
 		}
 	}
@@ -184,6 +186,24 @@ export class N8nEditor {
 	async openNode(name: string): Promise<void> {
 		await this.page.locator('[data-test-id="canvas-node"]', { hasText: name }).first().dblclick();
 		await this.page.locator('[data-test-id="ndv"]').first().waitFor({ timeout: 15_000 });
+	}
+
+	/**
+	 * The name n8n gives a new credential for the open node (its credential button, "Connect to …" in 2.41 or the
+	 * select's "Create new credential" in 2.0): the name the credential dialog shows. The dialog is closed again.
+	 */
+	async newCredentialName(): Promise<string> {
+		const connect = this.page.getByText(/^Connect to /).first();
+		if (await connect.isVisible().catch(() => false)) await connect.click();
+		else {
+			await this.page.locator('[data-test-id="node-credentials-select"]').first().click();
+			await this.page.locator('[data-test-id="node-credentials-select-item-new"]').first().click();
+		}
+		const name = this.page.locator('[data-test-id="credential-name"]').first();
+		await name.waitFor({ timeout: 15_000 });
+		const text = (await name.innerText()).trim();
+		await this.page.keyboard.press('Escape');
+		return text;
 	}
 
 	/** Switches the open node details' output panel to a view (Schema, Table, JSON, Binary). */

@@ -4,7 +4,7 @@
  * `n8n execute` against the relay simulator on 127.0.0.1.
  *
  * The examples are used as they ship except for the Settings node's outputFolder; their credential
- * reference ({ id: placeholder, name: 'FLUX API account' }) is resolved by n8n's import, by name.
+ * reference ({ id: placeholder, name: 'FLUX account' }) is resolved by n8n's import, by name.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, promises as fsp, readdirSync, readFileSync } from 'node:fs';

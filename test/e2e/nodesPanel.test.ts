@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 
-import { failedSlotWorkflow, findTheNodesWorkflow, REFUSED_MARK } from '../../scripts/editorScenes';
+import { failedSlotWorkflow, findTheNodesWorkflow, newCredentialWorkflow, REFUSED_MARK } from '../../scripts/editorScenes';
 import { REPO_ROOT, EXAMPLE_CREDENTIAL_NAME } from '../../scripts/examples';
 import { ensureN8nInstalled } from '../../scripts/n8n';
 import { launchEditorBrowser, N8nEditor, type EditorBrowser } from '../../scripts/n8n/editorBrowser';
@@ -48,7 +48,8 @@ async function check(name: string, body: () => Promise<void>): Promise<void> {
 
 beforeAll(async () => {
 	await ensureN8nInstalled({ log });
-	e2e = await startSimulatedN8n({ name: 'editor', apiKey: API_KEY, sim: { latencyMs: 300 }, credentialName: EXAMPLE_CREDENTIAL_NAME, log });
+	// Not the default name: the new-credential check reads the name n8n proposes, which must not be taken yet.
+	e2e = await startSimulatedN8n({ name: 'editor', apiKey: API_KEY, sim: { latencyMs: 300 }, credentialName: 'FLUX (simulator)', log });
 	shots = path.join(REPO_ROOT, 'test-results', `editor-n8n-${e2e.home.n8nVersion}`);
 	await fsp.rm(shots, { recursive: true, force: true });
 	server = await startN8nServer(e2e.home, { log });
@@ -113,6 +114,17 @@ describe('the nodes panel', () => {
 			expect(binary).not.toMatch(/slots? failed/);
 			await editor.showOutputAs('JSON');
 			expect(await editor.outputPanelText(/"status":\s*"success"/)).toMatch(/"slot":\s*1,[\s\S]*"status":\s*"success"/);
+		});
+		await editor.closePanels();
+	});
+});
+
+describe('a new FLUX API credential', () => {
+	it('is named as the examples expect, so importing them matches it', async () => {
+		await editor.openWorkflow(await editor.createWorkflow(newCredentialWorkflow()), 2);
+		await check('new-credential-name', async () => {
+			await editor.openNode('Submit');
+			expect(await editor.newCredentialName()).toBe(EXAMPLE_CREDENTIAL_NAME);
 		});
 		await editor.closePanels();
 	});
