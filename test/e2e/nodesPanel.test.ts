@@ -119,6 +119,17 @@ describe('the nodes panel', () => {
 	});
 });
 
+describe('the AI Agent’s tools', () => {
+	it('FLUX 3 Image stays an AI Agent tool: n8n lists its tool variant among the AI tools, apart from the nodes panel’s own filing', async () => {
+		const tool = await editor.page.evaluate(async () => {
+			const types = (await (await fetch('/types/nodes.json')).json()) as Array<{ name: string; codex?: { categories?: string[]; subcategories?: Record<string, string[]> } }>;
+			return types.find((type) => type.name === 'n8n-nodes-flux-concurrent.fluxImageTool') ?? null;
+		});
+		expect(tool?.codex?.categories).toContain('AI');
+		expect(tool?.codex?.subcategories?.AI).toContain('Tools');
+	});
+});
+
 describe('a new FLUX API credential', () => {
 	it('is named as the examples expect, so importing them matches it', async () => {
 		await editor.openWorkflow(await editor.createWorkflow(newCredentialWorkflow()), 2);
