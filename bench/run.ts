@@ -27,7 +27,7 @@ import { runSubmitOverhead } from './scenarios/submitOverhead';
 import { runComparison } from './scenarios/compare';
 import { runScaling } from './scenarios/scaling';
 import { comparisonSvg } from './chart';
-import { DEFAULT_POLL_RATE } from '../src/flux/pollRate';
+import { DEFAULT_POLL_RATE } from '../src/config';
 import { runVideo } from './scenarios/video';
 import { runScaleOut } from './scenarios/scaleOut';
 import { openBench } from './session';

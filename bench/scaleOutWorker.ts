@@ -3,8 +3,11 @@
  * runs that many FLUX image jobs at once (src/flux generateImage, each admitted by the account limiter on
  * the given Redis), answers `{ startedAt, finishedAt, failed }` and exits.
  */
-import { accountKey, createAccountLimiter } from '../src/accountLimit';
+import { accountId } from '../src/account';
+import { createAccountLimiter, limitName } from '../src/accountLimit';
+import { readRedisTarget } from '../src/config';
 import { closeFluxAgent, generateImage } from '../src/flux';
+import { SharedRedis } from '../src/redis';
 
 export interface ScaleOutRun {
 	type: 'run';
@@ -24,21 +27,23 @@ export interface ScaleOutDone {
 }
 
 async function run(msg: ScaleOutRun): Promise<ScaleOutDone> {
-	const built = createAccountLimiter({ COMFLY_REDIS_URL: msg.redisUrl }, { warn: (m) => process.stderr.write(`${m}\n`), info: () => undefined });
+	const warn = (m: string) => process.stderr.write(`${m}\n`);
+	const redis = new SharedRedis(readRedisTarget({ COMFLY_REDIS_URL: msg.redisUrl })!, { warn });
+	const limiter = createAccountLimiter(redis, { warn });
 	const creds = { apiStyle: 'relay' as const, baseUrl: msg.simUrl, apiKey: msg.apiKey };
-	const name = accountKey(msg.apiKey, 'flux-3-image');
+	const name = limitName(accountId(creds), 'flux-3-image');
 	const startedAt = Date.now();
 	const outcomes = await Promise.allSettled(
 		Array.from({ length: msg.jobs }, (_, i) =>
 			generateImage(
 				creds,
 				{ prompt: `${msg.prefix} ${i}`, resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images: [] },
-				{ admission: built.limiter.admission(name, msg.limit) },
+				{ admission: limiter.admission(name, msg.limit) },
 			),
 		),
 	);
 	const finishedAt = Date.now();
-	await built.close();
+	await redis.close();
 	await closeFluxAgent();
 	return { type: 'done', startedAt, finishedAt, failed: outcomes.filter((o) => o.status === 'rejected').length };
 }

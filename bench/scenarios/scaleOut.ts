@@ -11,8 +11,11 @@ import { fork, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 
 import { startRelaySimulator } from '../../relay-sim';
-import { accountKey, AccountLimiter, createAccountLimiter } from '../../src/accountLimit';
+import { accountId } from '../../src/account';
+import { AccountLimiter, createAccountLimiter, limitName } from '../../src/accountLimit';
+import { readRedisTarget } from '../../src/config';
 import { closeFluxAgent, generateImage } from '../../src/flux';
+import { SharedRedis } from '../../src/redis';
 import { startTestRedis, type TestRedis } from '../../test/support/redisServer';
 import type { ScaleOutDone, ScaleOutRun } from '../scaleOutWorker';
 
@@ -72,23 +75,25 @@ async function processesRow(redis: TestRedis, processes: number, latencyMs: numb
 
 async function leaseCost(redis: TestRedis): Promise<ScaleOut['lease']> {
 	const jobs = 300;
-	const shared = createAccountLimiter({ COMFLY_REDIS_URL: redis.url }, { warn: () => undefined, info: () => undefined });
+	const sharedRedis = new SharedRedis(readRedisTarget({ COMFLY_REDIS_URL: redis.url })!);
+	const shared = createAccountLimiter(sharedRedis, { warn: () => undefined });
+	const name = limitName(accountId({ apiStyle: 'relay', baseUrl: 'http://127.0.0.1', apiKey: 'bench-key' }), 'flux-3-image');
 	const local = new AccountLimiter();
 	const signal = new AbortController().signal;
 	const time = async (limiter: AccountLimiter) => {
 		const started = process.hrtime.bigint();
 		for (let i = 0; i < jobs; i++) {
-			const admission = limiter.admission(accountKey('bench-key', 'flux-3-image'), 12);
+			const admission = limiter.admission(name, 12);
 			await admission.acquire(signal);
 			admission.accepted();
 			admission.release('ready');
 		}
 		return Number(process.hrtime.bigint() - started) / 1e6;
 	};
-	await time(shared.limiter); // warm-up (connection, Lua script load)
-	const withRedisMs = await time(shared.limiter);
+	await time(shared); // warm-up (connection, Lua script load)
+	const withRedisMs = await time(shared);
 	const withoutMs = await time(local);
-	await shared.close();
+	await sharedRedis.close();
 	return { jobs, withRedisMs, withoutMs, perJobMs: (withRedisMs - withoutMs) / jobs };
 }
 
@@ -99,7 +104,7 @@ async function adaptiveRun(limit: number, latencyMs: number) {
 	const creds = { apiStyle: 'relay' as const, baseUrl: sim.url, apiKey: sim.apiKey };
 	const started = Date.now();
 	const outcomes = await Promise.allSettled(
-		Array.from({ length: 30 }, (_, i) => generateImage(creds, request(`adaptive ${limit} ${i}`), { admission: limiter.admission(accountKey(sim.apiKey, 'flux-3-image'), limit) })),
+		Array.from({ length: 30 }, (_, i) => generateImage(creds, request(`adaptive ${limit} ${i}`), { admission: limiter.admission(limitName(accountId(creds), 'flux-3-image'), limit) })),
 	);
 	const wallMs = Date.now() - started;
 	const rejected = sim.log.submits.filter((x) => x.status === 429).length;

@@ -1,21 +1,21 @@
 /**
  * Account-wide limits, one per account+model name: an in-process AdaptiveLimit always, plus a Redis
- * lease (the limit shared by every process on that Redis) when Redis is configured and reachable.
- * Redis missing or lost: a job goes on under the in-process limit alone and `health` warns; Redis back:
- * the next jobs take leases again. Each job gets a {@link JobAdmission} to acquire before its submit,
- * report a 429 or acceptance, and release when its task is final.
+ * lease (the limit shared by every process on that Redis) when Redis is configured and usable.
+ * Redis missing, stalled or lost: a job goes on under the in-process limit alone (SharedRedis warns);
+ * Redis back: the next jobs take leases again. Each job gets a {@link JobAdmission} to acquire before its
+ * submit, report a 429 or acceptance, and release when its task is final.
  */
+import type { SharedRedis } from '../redis';
 import { AdaptiveLimit, type AdaptiveLimitStats, type GrantOutcome } from './adaptiveLimit';
 import { readRateLimitHint, type HeaderBag } from './rateLimitHeaders';
 import type { RedisLeases } from './redisLeases';
-import type { SharedLimitHealth } from './sharedLimitHealth';
 import { JobAdmission } from './jobAdmission';
 
 export interface AccountLimiterOptions {
 	/** Shared leases (absent: per-process limits only). */
 	leases?: RedisLeases;
-	/** Where Redis outages are recorded (required with `leases`). */
-	health?: SharedLimitHealth;
+	/** The Redis behind `leases` (whether the limit is shared right now). */
+	redis?: SharedRedis;
 	now?: () => number;
 	decrease?: number;
 }
@@ -25,30 +25,24 @@ export class AccountLimiter {
 
 	constructor(private readonly options: AccountLimiterOptions = {}) {}
 
-	/** A new job's admission under the limit `name` (see accountKey) of `limit` active jobs. */
+	/** A new job's admission under the limit `name` (see limitName) of `limit` active jobs. */
 	admission(name: string, limit: number): JobAdmission {
 		return new JobAdmission({
 			name,
 			limit,
 			local: this.localLimit(name, limit),
 			leases: this.options.leases,
-			health: this.options.health,
 			hintOf: (headers: HeaderBag) => readRateLimitHint(headers, (this.options.now ?? Date.now)()),
 		});
 	}
 
 	/** True when no Redis is configured, or Redis is in use right now. */
 	shared(): boolean {
-		return this.options.health?.shared() ?? true;
+		return this.options.redis?.usable() ?? true;
 	}
 
 	stats(name: string): AdaptiveLimitStats | undefined {
 		return this.limits.get(name)?.stats();
-	}
-
-	/** The report's warnings (a Redis outage, now or recently). */
-	warnings(): string[] {
-		return this.options.health?.warnings() ?? [];
 	}
 
 	private localLimit(name: string, limit: number): AdaptiveLimit {

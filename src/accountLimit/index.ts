@@ -1,11 +1,8 @@
 /** Account-wide limits: adaptive (AIMD on 429s) in every process, shared across processes through Redis leases. */
 export { type Grant, type GrantOutcome, type AdaptiveLimitOptions, type AdaptiveLimitStats, AdaptiveLimit, DEFAULT_DECREASE } from './adaptiveLimit';
 export { type HeaderBag, type RateLimitHint, MAX_HINT_WAIT_MS, readRateLimitHint } from './rateLimitHeaders';
-export { type RedisTarget, AccountLimitConfigError, describeRedisTarget, readRedisTarget } from './config';
-export { LIMIT_KEY_PREFIX, LIMIT_REDIS_KEY_PREFIX, accountKey } from './accountKey';
-export { RedisConnection, CONNECT_WAIT_MS } from './redisConnection';
+export { LIMIT_KEY_PREFIX, LIMIT_REDIS_KEY_PREFIX, limitName } from './limitName';
 export { type Lease, type LeaseTiming, DEFAULT_LEASE_TIMING, RedisLeases } from './redisLeases';
-export { RECENT_OUTAGE_MS, SharedLimitHealth } from './sharedLimitHealth';
 export { JobAdmission } from './jobAdmission';
 export { type AccountLimiterOptions, AccountLimiter } from './accountLimiter';
-export { type BuiltAccountLimiter, type CreateAccountLimiterOptions, createAccountLimiter } from './createAccountLimiter';
+export { type CreateAccountLimiterOptions, createAccountLimiter } from './createAccountLimiter';

@@ -8,14 +8,12 @@
 import type { AdaptiveLimit, Grant, GrantOutcome } from './adaptiveLimit';
 import type { HeaderBag, RateLimitHint } from './rateLimitHeaders';
 import type { Lease, RedisLeases } from './redisLeases';
-import type { SharedLimitHealth } from './sharedLimitHealth';
 
 export interface JobAdmissionParts {
 	name: string;
 	limit: number;
 	local: AdaptiveLimit;
 	leases?: RedisLeases;
-	health?: SharedLimitHealth;
 	hintOf: (headers: HeaderBag) => RateLimitHint;
 }
 
@@ -67,12 +65,8 @@ export class JobAdmission {
 	}
 
 	private async sharedLease_(signal?: AbortSignal): Promise<Lease | undefined> {
-		const { leases, health, name, limit } = this.parts;
-		if (!leases) return undefined;
-		const lease = await leases.acquire(name, limit, signal);
-		if (lease === undefined) health?.lost('not reachable');
-		else health?.restored(); // a lease again: the limit is shared again
-		return lease;
+		const { leases, name, limit } = this.parts;
+		return await leases?.acquire(name, limit, signal); // undefined: Redis not usable (it reports that itself)
 	}
 
 	private giveBack(outcome: GrantOutcome): void {

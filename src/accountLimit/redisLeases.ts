@@ -1,13 +1,16 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/accountLimit knows nothing of n8n nodes: an abort's reason goes back to the FLUX job, whose caller turns it into a node error. */
 /**
  * Leases of a limit shared through Redis: redis-semaphore's `Semaphore` (a sorted set per limit, one
  * member per holder scored by its last refresh; an atomic Lua script admits while fewer than `limit`
  * members are younger than the lease TTL). A held lease is refreshed every `refreshMs`; a dead
- * process stops refreshing and its leases lapse after `ttlMs`. Redis failing resolves `undefined`
- * (the caller falls back); an abort rejects with the signal's reason and leaves nothing held.
+ * process stops refreshing and its leases lapse after `ttlMs`. Every Redis call goes through
+ * SharedRedis.run (its deadline and fallback): Redis not usable resolves `undefined` (the caller falls back);
+ * an abort rejects with the signal's reason and leaves nothing held.
  */
 import { Semaphore } from 'redis-semaphore';
-import type { RedisConnection } from './redisConnection';
-import { LIMIT_KEY_PREFIX } from './accountKey';
+
+import type { SharedRedis } from '../redis';
+import { LIMIT_KEY_PREFIX } from './limitName';
 
 export interface LeaseTiming {
 	/** A lease not refreshed for this long lapses (a crashed holder frees its slot after at most this). */
@@ -27,25 +30,29 @@ export interface Lease {
 
 export class RedisLeases {
 	constructor(
-		private readonly connection: RedisConnection,
+		private readonly redis: SharedRedis,
 		private readonly timing: LeaseTiming = DEFAULT_LEASE_TIMING,
-		private readonly onLost: (why: string) => void = () => undefined,
+		private readonly onLapsed: (why: string) => void = () => undefined,
 	) {}
 
 	/** One lease of `limit` under `name`, or undefined when Redis is not usable. */
 	async acquire(name: string, limit: number, signal?: AbortSignal): Promise<Lease | undefined> {
-		if (!(await this.connection.ready())) return undefined;
 		const key = LIMIT_KEY_PREFIX + name;
-		// No library refresh timer: its refresh rejects unhandled while Redis is away (ours below catches).
-		const semaphore = new Semaphore(this.connection.client, key, limit, {
+		// No library refresh timer: its refresh rejects unhandled while Redis is away (ours below goes through run).
+		const semaphore = new Semaphore(this.redis.client, key, limit, {
 			lockTimeout: this.timing.ttlMs,
 			refreshInterval: 0,
 			retryInterval: this.timing.retryIntervalMs,
 			acquireTimeout: Number.POSITIVE_INFINITY,
 		});
+		let acquired;
 		try {
-			await semaphore.acquire(signal);
-		} catch {
+			acquired = await this.redis.run(async () => await semaphore.acquire(signal));
+		} catch (error) {
+			if (signal?.aborted) throw signal.reason;
+			throw error;
+		}
+		if (!acquired.ok) {
 			if (signal?.aborted) throw signal.reason;
 			return undefined; // Redis failed while waiting: the caller goes on per process
 		}
@@ -54,18 +61,16 @@ export class RedisLeases {
 		return {
 			release: async () => {
 				clearInterval(timer);
-				await semaphore.release().catch(() => undefined); // not released: it lapses by its TTL
+				await this.redis.run(async () => await semaphore.release()).catch(() => undefined); // not released: it lapses by its TTL
 			},
 		};
 	}
 
 	/** Extends a held lease (redis-semaphore's refresh of an externally acquired identifier); never rejects. */
 	private async refresh(key: string, limit: number, identifier: string): Promise<void> {
-		const same = new Semaphore(this.connection.client, key, limit, { identifier, acquiredExternally: true, lockTimeout: this.timing.ttlMs, refreshInterval: 0 });
-		try {
-			if (!(await same.tryAcquire())) this.onLost('a lease lapsed before it could be refreshed');
-		} catch {
-			// Redis away: the connection reports it; the lease lapses by its TTL unless Redis returns first
-		}
+		const same = new Semaphore(this.redis.client, key, limit, { identifier, acquiredExternally: true, lockTimeout: this.timing.ttlMs, refreshInterval: 0 });
+		const refreshed = await this.redis.run(async () => await same.tryAcquire()).catch(() => undefined);
+		// Redis not usable: SharedRedis reports it; the lease lapses by its TTL unless Redis returns first.
+		if (refreshed?.ok && !refreshed.value) this.onLapsed('a lease lapsed before it could be refreshed');
 	}
 }

@@ -59,7 +59,7 @@ export const FLUX_ERROR_NAME = 'FluxError';
  * A failed FLUX job. `message` is always redacted (no API key, bearer token,
  * x-key value or URL) and at most ~500 characters long. Identified by value
  * (`name` and `kind`, see {@link isFluxError}), so an error raised by another
- * copy of this package (the pool is shared through globalThis) is still one.
+ * copy of this package (the pool is shared by every copy: src/processWide.ts) is still one.
  */
 export class FluxError extends Error {
 	override readonly name = FLUX_ERROR_NAME;

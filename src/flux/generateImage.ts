@@ -110,7 +110,7 @@ function jobSettings(creds: FluxCredentials, opts: GenerateOptions): JobSettings
 		poll: opts.poll ? resolvePolicy({ ...DEFAULT_POLL_POLICY, adaptive: false }, opts.poll) : { ...DEFAULT_POLL_POLICY },
 		schedule: { ...DEFAULT_ADAPTIVE_SCHEDULE, ...opts.schedule },
 		readyTimes: opts.readyTimes ?? sharedReadyTimes(),
-		pollLimiter: opts.pollLimiter === false ? undefined : (opts.pollLimiter ?? sharedPollLimiter(endpoints.base.origin, endpoints.apiKey)),
+		pollLimiter: opts.pollLimiter === false ? undefined : (opts.pollLimiter ?? sharedPollLimiter(creds)),
 		submitRetry: resolvePolicy(DEFAULT_SUBMIT_RETRY_POLICY, opts.submitRetry),
 		connectRetry: resolvePolicy(DEFAULT_CONNECT_RETRY_POLICY, opts.connectRetry),
 		downloadRetry: resolvePolicy(DEFAULT_DOWNLOAD_RETRY_POLICY, opts.downloadRetry),
@@ -193,7 +193,7 @@ function generateWith<I>(creds: FluxCredentials, request: FluxImageRequest, opts
 	} catch (err) {
 		return Promise.reject(err);
 	}
-	const submitted = submitTask(rt, requestPayload(request), { onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
+	const submitted = submitTask(rt, requestPayload(request), { beforeSend: opts.beforeSend, onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
 	return settle(rt, submitted.then((task) => imageOf(rt, task, rt.now(), true, fetch)));
 }
 

@@ -73,7 +73,7 @@ export function generateVideo(creds: FluxCredentials, request: FluxVideoRequest,
 		return Promise.reject(err);
 	}
 	const dir = opts.downloadDir ?? tmpdir();
-	const submitted = submitTask(rt, videoRequestPayload(request), { onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
+	const submitted = submitTask(rt, videoRequestPayload(request), { beforeSend: opts.beforeSend, onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
 	return settle(rt, submitted.then((task) => videoOf(rt, task, rt.now(), dir)));
 }
 

@@ -1,17 +1,10 @@
 /**
  * The per-account poll rate cap: at most `rate` status polls start in any one-second window (a little
- * more: {@link GUARD_MS}), across every job of one account (API key and API host) in this process, and
+ * more: {@link GUARD_MS}), across every job of one account (src/account's accountId: API style, base URL and key) in this process, and
  * they start smoothly: at most half a second's worth back to back, then one per 1/`rate` s (a token rate),
  * so the server never gets a second's worth of polls at once. Waiting polls start in the order they asked. It
  * runs on the caller's clock and sleep: tests drive it with fake ones.
  */
-import { createHash } from 'node:crypto';
-
-import { z } from 'zod';
-
-/** Default: 25 polls per second per account (see the README: what 30 workers of 2 s jobs need). */
-export const DEFAULT_POLL_RATE = 25;
-export const MAX_POLL_RATE = 1000;
 const WINDOW_MS = 1000;
 /**
  * A start and the `rate`-th next one are at least 1 s + this apart. The server stamps a poll when it
@@ -122,27 +115,7 @@ export class PollRateLimiter {
 	}
 }
 
-const rateText = z.string().trim().regex(/^\d+$/, 'a whole number of polls per second').transform(Number).pipe(z.number().int().min(1).max(MAX_POLL_RATE));
-
-/**
- * `COMFLY_POLL_RATE` (polls per second per account): unset or blank → {@link DEFAULT_POLL_RATE};
- * anything but an integer 1–1000 → the default plus one `warn` call naming the variable.
- */
-export function readPollRate(env: Readonly<Record<string, string | undefined>>, warn: (message: string) => void): number {
-	const raw = env.COMFLY_POLL_RATE;
-	if (raw === undefined || raw.trim() === '') return DEFAULT_POLL_RATE;
-	const parsed = rateText.safeParse(raw);
-	if (parsed.success) return parsed.data;
-	warn(`[n8n-nodes-flux-concurrent] COMFLY_POLL_RATE=${JSON.stringify(raw.slice(0, 40))} is not a whole number of polls per second from 1 to ${MAX_POLL_RATE}; using ${DEFAULT_POLL_RATE}.`);
-	return DEFAULT_POLL_RATE;
-}
-
-/** The account a job polls as: its API host and a hash of its key (the key itself is never kept here). */
-export function accountKey(origin: string, apiKey: string): string {
-	return `${origin} ${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}`;
-}
-
-/** One limiter per account, at one rate (shared by every copy of this module in the process). */
+/** One limiter per account (keyed by src/account's accountId), at one rate. */
 export class PollRateLimiters {
 	private readonly byAccount = new Map<string, PollRateLimiter>();
 

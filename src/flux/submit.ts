@@ -18,6 +18,12 @@ export interface FluxTask {
 
 /** Observers of a submit (e.g. a durable job journal). Exceptions they throw are ignored. */
 export interface SubmitHooks {
+	/**
+	 * Awaited right before every submit POST goes on the wire, after the job's turn (its account admission and any
+	 * 429 wait): where a write-ahead journal records `submitting` and a budget reserves the job's share. Rejecting
+	 * stops the submit unsent: the job fails with that error (a FluxError as is; nothing reached the API).
+	 */
+	beforeSend?: () => Promise<void>;
 	/** Called right before every submit POST goes on the wire (from then on the job may exist upstream). */
 	onSubmitting?: () => void;
 	/** Called once the submit is acknowledged with a task id. */
@@ -117,6 +123,7 @@ async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks)
 		accept: 'application/json',
 	};
 	// A new stream over the same parts for every attempt: shared reference-image bytes are never copied per job.
+	if (hooks.beforeSend) await beforeSend(rt, hooks.beforeSend);
 	const body = Readable.from(payload.parts, { objectMode: false });
 	rt.notify(hooks.onSubmitting);
 	rt.submitInFlight = true;
@@ -144,6 +151,17 @@ async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks)
 	rt.submitRoundTripMs = rt.now() - sentAt; // the last answer's: the accepted submit's when it was accepted
 	rt.throwIfAborted();
 	return { status, headers: res.headers, text };
+}
+
+/** Awaits the `beforeSend` hook; a job cancelled meanwhile stops as cancelled, whatever the hook did. */
+async function beforeSend(rt: JobRuntime, hook: () => Promise<void>): Promise<void> {
+	try {
+		await hook();
+	} catch (err) {
+		rt.throwIfAborted();
+		throw err;
+	}
+	rt.throwIfAborted();
 }
 
 /** A submit that threw: retryable only when nothing was sent; otherwise the job may exist upstream. */

@@ -2,7 +2,8 @@
 import type { FluxCredentials, FluxImageRequest } from '../flux';
 import { requestBody } from '../flux';
 import { IMAGE_MODEL } from '../flux/options';
-import { apiKeyHash, jobKey } from '../store';
+import { apiKeyHash } from '../account';
+import { jobKey } from '../store';
 import { sharedReferenceImages } from './sharedReferenceImages';
 
 /** What a prepared job carries for the store. */
@@ -19,7 +20,7 @@ export interface FluxJobIdentity {
 /** The upstream body with every binary reference image replaced by its content digest. */
 function upstreamFields(request: FluxImageRequest): Record<string, unknown> {
 	const images = request.images.map((image) =>
-		image.kind === 'url' ? image : ({ kind: 'url', url: sharedReferenceImages.digestOf(image) } as const),
+		image.kind === 'url' ? image : ({ kind: 'url', url: sharedReferenceImages().digestOf(image) } as const),
 	);
 	return requestBody({ ...request, images });
 }

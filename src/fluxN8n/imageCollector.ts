@@ -9,7 +9,7 @@ import type { UnknownTask } from '../collect';
 import { FluxError, isFluxError } from '../flux';
 import { getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
 import { reattachCredentials } from './reattachCredentials';
-import { accountLimitWarnings } from './accountAdmission';
+import { redisWarnings } from '../redis';
 import { imageSource, type ImageJobResult } from './imageJobResult';
 import { awaitJobImage, keepImage } from './storedFluxImageJob';
 
@@ -62,10 +62,10 @@ export async function resolveUnknownImageJob(
 	}
 }
 
-/** The report's note when the result store could not be used (empty when it is healthy). */
+/** The report's notes: the result store could not be used; Redis is misconfigured or was not usable (empty when all is well). */
 export function storeWarnings(): string[] {
 	const health = getStore().health();
-	const limit = accountLimitWarnings(); // a Redis outage: jobs ran on per-process limits
-	if (health.ok) return limit;
-	return [`${health.reason ?? 'The result store could not be used'}. Jobs still ran and were delivered, but results were not kept: a re-run pays again.`, ...limit];
+	const redis = redisWarnings(); // a bad Redis setting, or an outage: jobs ran on per-process limits and the local journal
+	if (health.ok) return redis;
+	return [`${health.reason ?? 'The result store could not be used'}. Jobs still ran and were delivered, but results were not kept: a re-run pays again.`, ...redis];
 }

@@ -10,7 +10,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 
-import { readPoolConfig } from '../pool/config';
+import { settings } from '../config';
 import { getStore, type Store } from '../store';
 import { READ_CHUNK_BYTES } from '../store/resultStore';
 import { ensureStoreFolder } from '../store/storeFolder';
@@ -93,7 +93,7 @@ export async function readyImageDownloadDir(store: Store = getStore()): Promise<
  * tmp folder (a file being adopted or written) after 25 h. Never throws.
  */
 export async function sweepImageDownloads(store: Store = getStore(), now = Date.now()): Promise<void> {
-	const keptMs = readPoolConfig(process.env, () => undefined).resultTtlMs + HOUR_MS;
+	const keptMs = settings().pool.resultTtlMs + HOUR_MS;
 	await sweepFolder(imageDownloadDir(store), now, (name) => (name.endsWith('.part') ? PART_KEPT_MS : keptMs));
 	await sweepFolder(path.join(store.results.cacheDir, 'tmp'), now, () => PART_KEPT_MS);
 }

@@ -5,7 +5,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { FluxError, type FluxCredentials } from '../flux';
-import { apiKeyHash, type JournalRecord } from '../store';
+import { apiKeyHash } from '../account';
+import type { JournalRecord } from '../store';
 import { parseFluxCredentials } from './fluxCredentials';
 
 const SET_CREDENTIAL =

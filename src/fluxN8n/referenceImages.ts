@@ -77,7 +77,7 @@ async function readAndEncode(property: string, field: string, getBinary: GetBina
 		const declared = binary.mimeType ? ` (declared ${binary.mimeType})` : '';
 		throw new InvalidParameterError(field, `binary property "${property}"${declared} is not a PNG, JPEG, WebP or GIF image`);
 	}
-	return sharedReferenceImages.encode(buffer, type.mimeType);
+	return sharedReferenceImages().encode(buffer, type.mimeType);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import type { ReferenceImage } from '../flux/request';
+import { processWide } from '../processWide';
 
 /** A binary reference image encoded for the request body, shared by every job that sends the same bytes. */
 export type EncodedReferenceImage = Readonly<Extract<ReferenceImage, { kind: 'base64' }>>;
@@ -48,5 +49,10 @@ class SharedReferenceImages {
 	}
 }
 
-/** The process-wide cache of encoded reference images. */
-export const sharedReferenceImages = new SharedReferenceImages();
+/**
+ * The process-wide cache of encoded reference images (shared by every copy of the package: src/processWide.ts,
+ * so two copies encode one image once and find each other's digests).
+ */
+export function sharedReferenceImages(): SharedReferenceImages {
+	return processWide('referenceImages', () => new SharedReferenceImages());
+}

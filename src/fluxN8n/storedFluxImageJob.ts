@@ -14,14 +14,11 @@ import type { PreparedFluxImageJob } from './prepareFluxImageJob';
 import { accountAdmission } from './accountAdmission';
 import { journalJobFailure } from './journalFailure';
 import { IMAGE_MODEL } from '../flux/options';
+import { processWide } from '../processWide';
 
-const FLIGHTS = Symbol.for('n8n-nodes-flux-concurrent.imageFlights');
-type GlobalWithFlights = typeof globalThis & { [FLIGHTS]?: SingleFlight<ImageJobResult> };
-
-/** The process-wide single flight of image jobs (shared by every copy of this module). */
+/** The process-wide single flight of image jobs (shared by every copy of the package: src/processWide.ts). */
 function flights(): SingleFlight<ImageJobResult> {
-	const holder = globalThis as GlobalWithFlights;
-	return (holder[FLIGHTS] ??= new SingleFlight<ImageJobResult>());
+	return processWide('imageFlights', () => new SingleFlight<ImageJobResult>());
 }
 
 /** The job lets go of its reference images (shared encoded copies): the upstream task has them now. */

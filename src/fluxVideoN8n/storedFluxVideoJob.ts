@@ -15,11 +15,11 @@ import type { PreparedFluxVideoJob } from './prepareFluxVideoJob';
 import { accountAdmission } from '../fluxN8n/accountAdmission';
 import { journalJobFailure } from '../fluxN8n/journalFailure';
 import { VIDEO_MODEL } from '../flux/videoOptions';
+import { processWide } from '../processWide';
 import { sweepVideoDownloads, videoDownloadDir, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
 
-const FLIGHTS = Symbol.for('n8n-nodes-flux-concurrent.videoFlights');
-type GlobalWithFlights = typeof globalThis & { [FLIGHTS]?: SingleFlight<VideoJobResult> };
-const flights = () => ((globalThis as GlobalWithFlights)[FLIGHTS] ??= new SingleFlight<VideoJobResult>());
+/** The process-wide single flight of video jobs (shared by every copy of the package: src/processWide.ts). */
+const flights = () => processWide('videoFlights', () => new SingleFlight<VideoJobResult>());
 
 /** The job lets go of its base64 media: the upstream task has them now. */
 export function releaseVideoMedia(job: PreparedFluxVideoJob): void {

@@ -3,9 +3,10 @@ import type { FluxCredentials, FluxVideoRequest, VideoMedia } from '../flux';
 import { VIDEO_MODEL, videoRequestBody } from '../flux';
 import type { FluxJobIdentity } from '../fluxN8n/fluxJobKey';
 import { sharedReferenceImages } from '../fluxN8n/sharedReferenceImages';
-import { apiKeyHash, jobKey } from '../store';
+import { apiKeyHash } from '../account';
+import { jobKey } from '../store';
 
-const digest = (media: VideoMedia): string => (media.kind === 'url' ? media.url : sharedReferenceImages.digestOf(media));
+const digest = (media: VideoMedia): string => (media.kind === 'url' ? media.url : sharedReferenceImages().digestOf(media));
 
 /** n-th identical request of one node run (keyed by the run's n8n context object). */
 const occurrencesByRun = new WeakMap<object, Map<string, number>>();

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 
 import { MAX_TIMEOUT_MINUTES } from '../fluxN8n/fluxParameters';
-import { readPoolConfig } from '../pool/config';
+import { settings } from '../config';
 import { getStore } from '../store';
 
 export interface VideoJobResult {
@@ -37,7 +37,7 @@ const HOUR_MS = 60 * 60 * 1000;
  */
 function keptForMs(name: string): number {
 	if (name.endsWith('.part')) return MAX_TIMEOUT_MINUTES * 60_000 + HOUR_MS;
-	return readPoolConfig(process.env, () => undefined).resultTtlMs + HOUR_MS;
+	return settings().pool.resultTtlMs + HOUR_MS;
 }
 
 /** The folder downloads stream into: next to the result store (same disk, same 0700 parent). */

@@ -41,7 +41,7 @@ async function keyframeImage(source: MediaSource, field: string, read: ReadBinar
 	if (buffer.length > MAX_KEYFRAME_BYTES) throw tooLarge(field, source.property, buffer.length, MAX_KEYFRAME_BYTES, 'a keyframe image');
 	const type = detectImageType(buffer);
 	if (!type) throw new InvalidParameterError(field, `binary property "${source.property}" is not a PNG, JPEG or WebP image`);
-	return sharedReferenceImages.encode(buffer, type.mimeType);
+	return sharedReferenceImages().encode(buffer, type.mimeType);
 }
 
 /** The keyframes in order, with their timestamps. Errors name `keyframes[i]`. */
@@ -60,5 +60,5 @@ export async function resolveStartVideo(source: MediaSource, read: ReadBinary): 
 	const buffer = await readBinary(source.property, 'startVideo', read);
 	if (buffer.length > MAX_START_VIDEO_BYTES) throw tooLarge('startVideo', source.property, buffer.length, MAX_START_VIDEO_BYTES, 'a start video');
 	if (!isMp4(buffer)) throw new InvalidParameterError('startVideo', `binary property "${source.property}" is not an MP4 video (no ftyp box)`);
-	return sharedReferenceImages.encode(buffer, 'video/mp4');
+	return sharedReferenceImages().encode(buffer, 'video/mp4');
 }

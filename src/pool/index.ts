@@ -1,6 +1,6 @@
 export * from './types';
 export * from './errors';
-export * from './config';
+export { type PoolConfig, type PoolSize } from '../config';
 export { CapacityGate } from './capacityGate';
 export { JobRegistry, type JobOutcome, type JobRegistryOptions } from './jobRegistry';
 export { WorkerPool, type CancelOptions } from './workerPool';

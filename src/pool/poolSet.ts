@@ -1,5 +1,6 @@
+import { settings, type PoolConfig } from '../config';
 import { logWarning } from '../n8n/log';
-import { readPoolConfig, type PoolConfig } from './config';
+import { processWide } from '../processWide';
 import { JobRegistry } from './jobRegistry';
 import type { JobKind } from './types';
 import { WorkerPool } from './workerPool';
@@ -30,13 +31,9 @@ export function createPoolSet(config: PoolConfig, options: PoolSetOptions = {}):
 	};
 }
 
-/** Shared by every copy of this module loaded in the process. */
-const POOL_SET_KEY = Symbol.for('n8n-nodes-flux-concurrent.poolSet');
-
-/** The process-wide pool set, created on first use from process.env. */
+/** The process-wide pool set (shared by every copy of the package: src/processWide.ts), built on first use from the settings. */
 export function getPoolSet(): PoolSet {
-	const store = globalThis as unknown as Record<symbol, PoolSet | undefined>;
-	return (store[POOL_SET_KEY] ??= createPoolSet(readPoolConfig(process.env, logWarning), { warn: logWarning }));
+	return processWide('poolSet', () => createPoolSet(settings().pool, { warn: logWarning }));
 }
 
 /** The process-wide pool for a job kind. */

@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 
 import { CapacityGate } from './capacityGate';
-import type { PoolSize } from './config';
+import type { PoolSize } from '../config';
 import { PoolCancelledError } from './errors';
 import type { JobOutcome, JobRegistry } from './jobRegistry';
 import type { JobFunction, JobKind, JobSnapshot, PoolStats, SubmitOptions } from './types';

@@ -1,6 +1,5 @@
 /** The durable result store and write-ahead job journal ("never paying twice"). */
-export { type StoreConfig, type StoreConfigOptions, DEFAULT_STORE_MAX_MB, DEFAULT_STORE_TTL_DAYS, STORE_SUBFOLDER, n8nFolder, readStoreConfig, storeDir } from './storeConfig';
-export { type JobKeyInput, API_KEY_HASH_LENGTH, apiKeyHash, canonicalJson, contentDigest, jobKey } from './jobKey';
+export { type JobKeyInput, canonicalJson, contentDigest, jobKey } from './jobKey';
 export { type CacheBackend, type CacheEntry, cacacheBackend } from './cacheBackend';
 export { type StoreHealth, StoreFaults } from './storeHealth';
 export { type NewResultMeta, type PruneSummary, type ResultStoreOptions, type StoredResult, type StoredResultMeta, ResultStore } from './resultStore';

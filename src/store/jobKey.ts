@@ -1,22 +1,15 @@
 /**
- * The store's keys: a job key (a stable digest of everything that makes a job), a one-way hash of the API key
- * (two accounts never share results; the key itself never reaches the store), and content digests for
- * reference images (the key covers an image's bytes, not its base64).
+ * The store's keys: a job key (a stable digest of everything that makes a job, the account included as
+ * API style, base URL and `apiKeyHash` from src/account: two accounts never share results; the key itself never
+ * reaches the store), and content digests for reference images (the key covers an image's bytes, not its base64).
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
-/** Package-specific salt (HMAC key) of `apiKeyHash`: the hash of a key here matches no other tool's hash of that key. */
-const ACCOUNT_HASH_DOMAIN = 'n8n-nodes-flux-concurrent/account/v1';
+import { normaliseBaseUrl } from '../account';
+
 /** Version of the job key's layout: changing it starts a new key space (old results become unreachable). */
 const JOB_DIGEST_VERSION = 'n8n-nodes-flux-concurrent/job/v1';
-/** Length of `apiKeyHash` in hex characters (64 bits). */
-export const API_KEY_HASH_LENGTH = 16;
-
-/** Short, salted, one-way hex hash of an API key (HMAC-SHA-256, cut to 16 hex characters). */
-export function apiKeyHash(apiKey: string): string {
-	return createHmac('sha256', ACCOUNT_HASH_DOMAIN).update(apiKey.trim(), 'utf8').digest('hex').slice(0, API_KEY_HASH_LENGTH);
-}
 
 /** Content digest of a reference image's bytes: `sha256:<hex>`. */
 export function contentDigest(bytes: Uint8Array): string {
@@ -32,7 +25,7 @@ export interface JobKeyInput {
 	upstream: Record<string, unknown>;
 	/** The node's seed (a cache key, never sent upstream); 42 and "42" are the same seed. */
 	seed: number | string;
-	/** `apiKeyHash(apiKey)`, never the key. */
+	/** `apiKeyHash(apiKey)` (src/account), never the key. */
 	apiKeyHash: string;
 	/** 0-based index of this request among identical requests in one node run. */
 	occurrence: number;
@@ -81,7 +74,7 @@ export function jobKey(input: JobKeyInput): string {
 	const { apiStyle, baseUrl, model, upstream, seed, occurrence } = input;
 	const canonical = canonicalJson({
 		apiStyle,
-		baseUrl: baseUrl.trim().replace(/\/+$/, ''),
+		baseUrl: normaliseBaseUrl(baseUrl),
 		model,
 		upstream,
 		seed: String(seed),

@@ -1,12 +1,13 @@
 /** Opens the store (results + journal over one folder, one shared health), and the process-wide instance. */
-import { readRedisTarget, RedisConnection } from '../accountLimit';
+import { settings, type StoreConfig } from '../config';
 import { logWarning } from '../n8n/log';
+import { processWide } from '../processWide';
+import { processRedis } from '../redis';
 import { cacacheBackend } from './cacheBackend';
 import { sharedJournalBackend } from './sharedJournalBackend';
 import type { CacheBackend } from './cacheBackend';
 import { JobJournal } from './journal';
 import { ResultStore } from './resultStore';
-import { type StoreConfig, readStoreConfig } from './storeConfig';
 import { StoreFaults, type StoreHealth } from './storeHealth';
 
 export interface Store {
@@ -17,8 +18,6 @@ export interface Store {
 	health(): StoreHealth;
 	/** Prunes results (TTL, max bytes) and journal (TTL); never rejects (failures show in `health()`). */
 	prune(): Promise<void>;
-	/** Closes the journal's Redis connection, if any (tests; n8n keeps the store for the process's life). */
-	close(): Promise<void>;
 }
 
 export interface OpenStoreOptions {
@@ -28,8 +27,6 @@ export interface OpenStoreOptions {
 	now?: () => number;
 	/** Where the single warning goes (default: the package logger). */
 	warn?: (message: string) => void;
-	/** Called by `close()` (the journal's Redis connection). */
-	onClose?: () => Promise<void>;
 }
 
 /** Opens a store over `config.dir` (nothing touches the disk until the first call). */
@@ -47,46 +44,21 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions = {}): 
 			await results.prune();
 			await journal.prune();
 		},
-		close: async () => {
-			await options.onClose?.();
-		},
 	};
 }
 
-const STORE_SYMBOL = Symbol.for('n8n-nodes-flux-concurrent.store');
-type GlobalWithStore = typeof globalThis & { [STORE_SYMBOL]?: Store };
-
 /**
- * The process-wide store, configured once from `process.env` (garbage settings: one warning, defaults).
- * Its first use starts one prune in the background (old results and journal records of earlier runs).
+ * The process-wide store (shared by every copy of the package: src/processWide.ts), configured from the
+ * settings; with Redis configured (COMFLY_REDIS_URL or n8n's queue mode), its journal mirrored to the
+ * process's shared Redis so every worker sees it. Its first use starts one prune in the background (old
+ * results and journal records of earlier runs).
  */
 export function getStore(): Store {
-	const holder = globalThis as GlobalWithStore;
-	let store = holder[STORE_SYMBOL];
-	if (store === undefined) {
-		const config = readStoreConfig(process.env, logWarning);
-		store = openStore(config, sharedJournal(config.ttlMs));
-		holder[STORE_SYMBOL] = store;
+	return processWide('store', () => {
+		const config = settings().store;
+		const redis = processRedis();
+		const store = openStore(config, redis ? { journalBackend: sharedJournalBackend(cacacheBackend, redis, config.ttlMs) } : {});
 		void store.prune();
-	}
-	return store;
-}
-
-/**
- * With Redis configured (COMFLY_REDIS_URL or n8n's queue mode), the journal mirrored to Redis so every worker
- * sees it; a bad Redis setting is warned about by the account limiter and leaves the local journal alone.
- */
-function sharedJournal(ttlMs: number): OpenStoreOptions {
-	let target;
-	try {
-		target = readRedisTarget(process.env);
-	} catch {
-		return {};
-	}
-	if (target === undefined) return {};
-	const connection = new RedisConnection(target);
-	return {
-		journalBackend: sharedJournalBackend(cacacheBackend, connection.client, ttlMs, () => connection.ready()),
-		onClose: () => connection.close(),
-	};
+		return store;
+	});
 }

@@ -3,16 +3,15 @@
  * cacache journal (durable, in the store folder) AND to Redis (one string per key, JSON `{ time, metadata }`,
  * expiring with the journal's TTL), so every worker on that Redis sees it, also workers whose store folder is
  * not shared. Reads take the newer of the two (a record written while Redis was away is still found
- * locally; one written by another worker is found in Redis). Redis failing never fails a journal call:
- * the local journal carries on alone. Listing and removal (pruning) are local; Redis entries expire.
+ * locally; one written by another worker is found in Redis). Redis goes through SharedRedis.run (its deadline
+ * and fallback): Redis failing, silent or away never fails nor holds up a journal call past one deadline; the
+ * local journal carries on alone. Listing and removal (pruning) are local; Redis entries expire.
  */
+import type { SharedRedis } from '../redis';
 import type { CacheBackend, CacheEntry } from './cacheBackend';
 
-/** The few Redis commands the shared journal uses (ioredis's signatures). */
-export interface JournalRedis {
-	get(key: string): Promise<string | null>;
-	set(key: string, value: string, px: 'PX', ms: number): Promise<unknown>;
-}
+/** What the shared journal needs of the shared Redis. */
+export type JournalRedis = Pick<SharedRedis, 'run'>;
 
 /** Prefix of the journal's Redis keys. */
 export const JOURNAL_REDIS_PREFIX = 'flux-concurrent:journal:';
@@ -27,16 +26,12 @@ function parseEntry(key: string, text: string | null): CacheEntry | null {
 	}
 }
 
-/** `local` with every index entry mirrored to Redis; `usable()` says whether Redis may be tried now (it may wait for a first connection). */
-export function sharedJournalBackend(local: CacheBackend, redis: JournalRedis, ttlMs: number, usable: () => Promise<boolean>): CacheBackend {
+/** `local` with every index entry mirrored to Redis. */
+export function sharedJournalBackend(local: CacheBackend, redis: JournalRedis, ttlMs: number): CacheBackend {
 	const redisKey = (key: string) => JOURNAL_REDIS_PREFIX + key;
 	const fromRedis = async (key: string): Promise<CacheEntry | null> => {
-		if (!(await usable())) return null;
-		try {
-			return parseEntry(key, await redis.get(redisKey(key)));
-		} catch {
-			return null;
-		}
+		const found = await redis.run(async (client) => await client.get(redisKey(key))).catch(() => undefined);
+		return found?.ok ? parseEntry(key, found.value) : null;
 	};
 	return {
 		...local,
@@ -47,7 +42,8 @@ export function sharedJournalBackend(local: CacheBackend, redis: JournalRedis, t
 		},
 		put: async (cache, key, data, entry) => {
 			const integrity = await local.put(cache, key, data, entry);
-			if (await usable()) await redis.set(redisKey(key), JSON.stringify({ time: entry.time, metadata: entry.metadata }), 'PX', ttlMs).catch(() => undefined);
+			const text = JSON.stringify({ time: entry.time, metadata: entry.metadata });
+			await redis.run(async (client) => await client.set(redisKey(key), text, 'PX', ttlMs)).catch(() => undefined);
 			return integrity;
 		},
 	};

@@ -2,7 +2,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AccountLimitConfigError, createAccountLimiter, describeRedisTarget, readRateLimitHint, readRedisTarget, accountKey } from '../../src/accountLimit';
+import { accountId } from '../../src/account';
+import { limitName, readRateLimitHint } from '../../src/accountLimit';
+import { RedisConfigError, readRedisTarget, readSettings, redisAddress } from '../../src/config';
 
 describe('readRedisTarget', () => {
 	it('no Redis without COMFLY_REDIS_URL or queue mode', () => {
@@ -22,13 +24,13 @@ describe('readRedisTarget', () => {
 			QUEUE_BULL_REDIS_TLS: 'true',
 		});
 		expect(t).toMatchObject({ host: '127.0.0.1', port: 6390, username: 'u', password: 'hunter2-secret', db: 3, tls: true });
-		expect(describeRedisTarget(t!)).not.toContain('hunter2');
+		expect(redisAddress(t!)).not.toContain('hunter2');
 	});
 
 	it('COMFLY_REDIS_URL wins, with credentials, database and TLS', () => {
 		const t = readRedisTarget({ COMFLY_REDIS_URL: 'rediss://me:p%40ss@127.0.0.1:7000/2', EXECUTIONS_MODE: 'queue' });
 		expect(t).toMatchObject({ host: '127.0.0.1', port: 7000, username: 'me', password: 'p@ss', db: 2, tls: true, source: 'COMFLY_REDIS_URL' });
-		expect(describeRedisTarget(t!)).toBe('rediss://127.0.0.1:7000/2 (from COMFLY_REDIS_URL)');
+		expect(redisAddress(t!)).toBe('127.0.0.1:7000');
 	});
 
 	it('bad values name the variable and never echo the password', () => {
@@ -42,13 +44,13 @@ describe('readRedisTarget', () => {
 
 describe('readRedisTarget: hostile values', () => {
 	it('a password with broken percent-encoding is a config error naming the variable (not a URIError failing every job)', () => {
-		expect(() => readRedisTarget({ COMFLY_REDIS_URL: 'redis://:50%zz-Secret@127.0.0.1:6379' })).toThrow(AccountLimitConfigError);
+		expect(() => readRedisTarget({ COMFLY_REDIS_URL: 'redis://:50%zz-Secret@127.0.0.1:6379' })).toThrow(RedisConfigError);
 		expect(() => readRedisTarget({ COMFLY_REDIS_URL: 'redis://:50%zz-Secret@127.0.0.1:6379' })).toThrow(/^COMFLY_REDIS_URL password/);
 		expect(() => readRedisTarget({ COMFLY_REDIS_URL: 'redis://:50%zz-Secret@127.0.0.1:6379' })).not.toThrow(/Secret/);
 		const warnings: string[] = [];
-		const built = createAccountLimiter({ COMFLY_REDIS_URL: 'redis://u%zz:pw@127.0.0.1:6379' }, { warn: (m) => warnings.push(m), info: () => undefined });
+		const settings = readSettings({ COMFLY_REDIS_URL: 'redis://u%zz:pw@127.0.0.1:6379' }, (m) => warnings.push(m));
 		expect(warnings).toEqual([expect.stringMatching(/^COMFLY_REDIS_URL user name .*per process/)]);
-		void built.close();
+		expect(settings.redis).toEqual({ problem: warnings[0] });
 	});
 
 	it('as n8n reads them: booleans in any case, *_FILE variants (Docker secrets), the variable itself winning', () => {
@@ -79,12 +81,13 @@ describe('readRateLimitHint', () => {
 	});
 });
 
-describe('accountKey', () => {
+describe('limitName', () => {
 	it('is stable, per model, and never contains the secret', () => {
-		const a = accountKey('sk-secret-123', 'flux-3-image');
-		expect(a).toBe(accountKey('sk-secret-123', 'flux-3-image'));
-		expect(a).not.toBe(accountKey('sk-secret-123', 'flux-3-video'));
-		expect(a).not.toBe(accountKey('sk-other', 'flux-3-image'));
+		const account = (apiKey: string) => accountId({ apiStyle: 'relay', baseUrl: 'https://relay.example', apiKey });
+		const a = limitName(account('sk-secret-123'), 'flux-3-image');
+		expect(a).toBe(limitName(account('sk-secret-123'), 'flux-3-image'));
+		expect(a).not.toBe(limitName(account('sk-secret-123'), 'flux-3-video'));
+		expect(a).not.toBe(limitName(account('sk-other'), 'flux-3-image'));
 		expect(a).not.toContain('secret');
 	});
 });

@@ -3,7 +3,9 @@
  * lease TTL) is not a Redis outage: the limit stays shared, the report carries no "unreachable" warning,
  * and the log says what happened.
  */
-import { accountKey, createAccountLimiter } from '../../src/accountLimit';
+import { accountId } from '../../src/account';
+import { createAccountLimiter, limitName } from '../../src/accountLimit';
+import { sharedRedisAt } from '../redis/sharedRedisAt';
 import type { TestRedis } from '../support/redisServer';
 import { useRedisServer } from '../redis/useRedisServer';
 import { until } from '../support/until';
@@ -15,20 +17,21 @@ useRedisServer((started) => (redis = started));
 
 it('a lapsed lease with Redis up warns in the log, and neither unshares the limit nor reports Redis unreachable', async () => {
 	const logged: string[] = [];
-	const built = createAccountLimiter({ COMFLY_REDIS_URL: redis.url }, { warn: (m) => logged.push(m), info: () => undefined, leaseTiming: { ttlMs: 2000, refreshMs: 50, retryIntervalMs: 25 } });
+	const shared = sharedRedisAt(redis.url, { warn: (m) => logged.push(m) });
+	const limiter = createAccountLimiter(shared, { warn: (m) => logged.push(m), leaseTiming: { ttlMs: 2000, refreshMs: 50, retryIntervalMs: 25 } });
 	const client = redis.client();
 	try {
-		const admission = built.limiter.admission(accountKey('key', 'flux-3-image'), 3);
+		const admission = limiter.admission(limitName(accountId({ apiStyle: 'relay', baseUrl: 'http://127.0.0.1', apiKey: 'key' }), 'flux-3-image'), 3);
 		await admission.acquire();
 		expect(admission.sharedLease).toBe(true);
 		await client.del(...(await limitKeys(client))); // the lease is gone, Redis is not
 		await until(() => logged.length > 0, 'the lapsed lease is noticed');
 		expect(logged).toEqual([expect.stringMatching(/lease .*lapsed/)]);
-		expect(built.limiter.shared()).toBe(true);
-		expect(built.limiter.warnings()).toEqual([]);
+		expect(limiter.shared()).toBe(true);
+		expect(shared.warnings()).toEqual([]);
 		admission.release('ended');
 	} finally {
 		client.disconnect();
-		await built.close();
+		await shared.close();
 	}
 });

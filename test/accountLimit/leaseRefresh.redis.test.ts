@@ -3,8 +3,9 @@
  * must fail quietly. An unhandled rejection would bring down the n8n worker (Node's default). Regression:
  * redis-semaphore's own refresh timer rejected unhandled while Redis was away.
  */
-import { Semaphore } from 'redis-semaphore';
-import { accountKey, createAccountLimiter } from '../../src/accountLimit';
+import { accountId } from '../../src/account';
+import { createAccountLimiter, limitName } from '../../src/accountLimit';
+import { sharedRedisAt } from '../redis/sharedRedisAt';
 import type { TestRedis } from '../support/redisServer';
 import { useRedisServer } from '../redis/useRedisServer';
 import { until } from '../support/until';
@@ -17,28 +18,25 @@ it('refreshes of a lease held while Redis is away fail without an unhandled reje
 	const unhandled: unknown[] = [];
 	const onUnhandled = (reason: unknown) => unhandled.push(reason);
 	process.on('unhandledRejection', onUnhandled);
-	const proto = Semaphore.prototype as unknown as { _refresh: () => Promise<boolean> };
-	const original = proto._refresh;
-	let refreshes = 0;
-	proto._refresh = function (this: unknown) {
-		refreshes++;
-		return original.call(this);
-	};
-	const built = createAccountLimiter({ COMFLY_REDIS_URL: redis.url }, { warn: () => undefined, info: () => undefined, leaseTiming: { ttlMs: 2000, refreshMs: 100, retryIntervalMs: 25 } });
+	const shared = sharedRedisAt(redis.url);
+	// Every Redis call of a held lease goes through SharedRedis.run: its refreshes (skipped at once while Redis is away).
+	const runs = jest.spyOn(shared, 'run');
+	const refreshes = () => runs.mock.calls.length;
+	const limiter = createAccountLimiter(shared, { warn: () => undefined, leaseTiming: { ttlMs: 2000, refreshMs: 100, retryIntervalMs: 25 } });
 	try {
-		const admission = built.limiter.admission(accountKey('key', 'flux-3-image'), 3);
+		const admission = limiter.admission(limitName(accountId({ apiStyle: 'relay', baseUrl: 'http://127.0.0.1', apiKey: 'key' }), 'flux-3-image'), 3);
 		await admission.acquire();
 		expect(admission.sharedLease).toBe(true);
 		await redis.kill();
-		const before = refreshes;
-		await until(() => refreshes >= before + 3, 'three refreshes were tried while Redis is away');
+		const before = refreshes();
+		await until(() => refreshes() >= before + 3, 'three refreshes were tried while Redis is away');
 		await new Promise((resolve) => setImmediate(resolve));
 		expect(unhandled).toEqual([]);
 		admission.release('ended');
 	} finally {
-		proto._refresh = original;
+		runs.mockRestore();
 		process.off('unhandledRejection', onUnhandled);
-		await built.close();
+		await shared.close();
 		await redis.restart();
 	}
 });

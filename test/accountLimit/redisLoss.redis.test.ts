@@ -3,7 +3,8 @@
  * limits, nothing is paid twice, the report's warnings say so; Redis back: the shared limit resumes.
  * Through the glue (obtainFluxImage, the process-wide limiter configured by COMFLY_REDIS_URL).
  */
-import { accountLimitWarnings, processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
+import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
+import { redisWarnings } from '../../src/redis';
 import { obtainFluxImage } from '../../src/fluxN8n/storedFluxImageJob';
 import { storeWarnings } from '../../src/fluxN8n/imageCollector';
 import type { RelaySimulator } from '../../relay-sim';
@@ -30,7 +31,7 @@ describe('Redis lost mid-batch', () => {
 
 	it('the batch completes on per-process limits with a warning; when Redis is back the shared limit resumes', async () => {
 		const client = redis.client();
-		expect(accountLimitWarnings()).toEqual([]);
+		expect(redisWarnings()).toEqual([]);
 		const first = batch('before', 20);
 		await until(async () => (await leasesHeld(client)) === 5, 'five leases are held in Redis');
 		client.disconnect();
@@ -39,20 +40,20 @@ describe('Redis lost mid-batch', () => {
 		expect(results.every((r) => r.outcome === 'success')).toBe(true);
 		expect(sim.log.tasks.size).toBe(20); // nothing lost, nothing paid twice
 		expect(sim.log.peakActiveTasks).toBeLessThanOrEqual(5); // the per-process limit held meanwhile
-		expect(processAccountLimiter().limiter.shared()).toBe(false);
-		const warnings = accountLimitWarnings();
+		expect(processAccountLimiter().shared()).toBe(false);
+		const warnings = redisWarnings();
 		expect(warnings).toHaveLength(1);
-		expect(warnings[0]).toMatch(/Redis at redis:\/\/127\.0\.0\.1:\d+\/0 \(from COMFLY_REDIS_URL\) is unreachable .*per-process limits/);
+		expect(warnings[0]).toMatch(/Redis at 127\.0\.0\.1:\d+ is unreachable .*per-process limits/);
 		expect(storeWarnings()).toContain(warnings[0]); // the collector's report (its `warnings`)
 
 		await redis.restart();
-		await until(() => processAccountLimiter().limiter.shared(), 'the limiter sees Redis again');
+		await until(() => processAccountLimiter().shared(), 'the limiter sees Redis again');
 		const again = redis.client();
 		try {
 			const second = batch('after', 10);
 			await until(async () => (await leasesHeld(again)) > 0, 'leases are taken in Redis again');
 			expect((await second).every((r) => r.outcome === 'success')).toBe(true);
-			expect(accountLimitWarnings()[0]).toMatch(/was unreachable for a while .* it is back and the limit is shared again/);
+			expect(redisWarnings()[0]).toMatch(/was unreachable for a while .* it is back and the limit is shared again/);
 		} finally {
 			again.disconnect();
 		}

@@ -29,7 +29,8 @@ import { until } from '../support/until';
 import { startSimulatedN8n, stopSimulatedN8n, type SimulatedN8n } from './support/simulatedN8n';
 import { parseFluxParameters, toFluxImageRequest } from '../../src/fluxN8n/fluxParameters';
 import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
-import { openStore, readStoreConfig } from '../../src/store';
+import { readStoreConfig } from '../../src/config';
+import { openStore } from '../../src/store';
 
 const API_KEY = `sim-e2e-${randomBytes(16).toString('hex')}`;
 const log = (line: string) => process.stderr.write(`[e2e store] ${line}\n`);

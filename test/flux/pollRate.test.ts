@@ -1,5 +1,7 @@
 /** The per-account poll rate cap, on a fake clock (reservation arithmetic; nothing sleeps). */
-import { accountKey, DEFAULT_POLL_RATE, GUARD_MS, PollRateLimiter, PollRateLimiters, readPollRate } from '../../src/flux/pollRate';
+import { accountId } from '../../src/account';
+import { DEFAULT_POLL_RATE, readPollRate } from '../../src/config';
+import { GUARD_MS, PollRateLimiter, PollRateLimiters } from '../../src/flux/pollRate';
 
 /** The most reservations that fall in any one-second window [t, t + 1000). */
 function peakPerSecond(starts: number[]): number {
@@ -161,8 +163,8 @@ describe('PollRateLimiter', () => {
 describe('PollRateLimiters: one cap per account', () => {
 	it('two keys on one host are two accounts; one key is one account however many jobs', () => {
 		const limiters = new PollRateLimiters(5);
-		const a = accountKey('https://relay.example', 'key-a');
-		const b = accountKey('https://relay.example', 'key-b');
+		const a = accountId({ apiStyle: 'relay', baseUrl: 'https://relay.example', apiKey: 'key-a' });
+		const b = accountId({ apiStyle: 'relay', baseUrl: 'https://relay.example', apiKey: 'key-b' });
 		expect(limiters.for(a)).toBe(limiters.for(a));
 		expect(limiters.for(a)).not.toBe(limiters.for(b));
 		expect(a).not.toContain('key-a'); // the key itself is never kept

@@ -1,3 +1,4 @@
+import { FluxError } from '../../src/flux';
 import { requestBodyJson, requestPayload } from '../../src/flux/request';
 import { createServer } from 'node:net';
 import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../../relay-sim';
@@ -245,5 +246,48 @@ describe('the submit body shares reference-image bytes', () => {
 		expect(shared).toHaveLength(2);
 		expect(shared[0]).toBe(shared[1]);
 		expect(two.parts.find((part) => part.length === image.data.length)).toBe(shared[0]);
+	});
+});
+
+describe('beforeSend: awaited right before each submit POST', () => {
+	it('runs before every POST, after a 429 wait too: the simulator sees no submit until it resolved', async () => {
+		const prompt = uniquePrompt('beforeSend order');
+		sim.setFault(prompt, { on: 'submit', status: 429, times: 1 });
+		const seenBefore: number[] = [];
+		const result = await generate(sim, prompt, 'relay', {
+			beforeSend: async () => {
+				seenBefore.push(submitsFor(sim, prompt));
+			},
+		});
+		expect(seenBefore).toEqual([0, 1]);
+		expect(tasksFor(sim, prompt)).toEqual([result.taskId]);
+	});
+
+	it('a rejection stops the submit unsent: the job fails with that error and nothing reaches the API', async () => {
+		const prompt = uniquePrompt('beforeSend refusal');
+		const refusal = new FluxError('bad_request', 'refused before sending');
+		let posted = false;
+		const err = await generate(sim, prompt, 'relay', {
+			beforeSend: async () => {
+				throw refusal;
+			},
+			onSubmitting: () => (posted = true),
+		}).catch((error: unknown) => error);
+		expect(err).toBe(refusal);
+		expect(posted).toBe(false);
+		expect(submitsFor(sim, prompt)).toBe(0);
+	});
+
+	it('a job cancelled while the hook waits ends cancelled, unsent', async () => {
+		const prompt = uniquePrompt('beforeSend cancel');
+		const controller = new AbortController();
+		const err = await failureOf(
+			generate(sim, prompt, 'relay', {
+				signal: controller.signal,
+				beforeSend: async () => controller.abort(),
+			}),
+		);
+		expect(err.kind).toBe('cancelled');
+		expect(submitsFor(sim, prompt)).toBe(0);
 	});
 });

@@ -3,7 +3,8 @@ import { parseFluxCredentials } from '../../src/fluxN8n/fluxCredentials';
 import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
 import type { FluxImageRequest } from '../../src/flux';
-import { apiKeyHash, contentDigest } from '../../src/store';
+import { apiKeyHash } from '../../src/account';
+import { contentDigest } from '../../src/store';
 
 // As the glue hands them over: parsed (and the base URL normalised) once by parseFluxCredentials.
 const creds = parseFluxCredentials({ apiStyle: 'relay', baseUrl: 'http://127.0.0.1:9/', apiKey: 'key-one-0123456789' });
@@ -45,13 +46,13 @@ describe('fluxJobIdentity', () => {
 	});
 
 	it('changes with the order and the content of each reference image; not with what is never sent', () => {
-		const a = sharedReferenceImages.encode(Buffer.from('image A'), 'image/png');
-		const b = sharedReferenceImages.encode(Buffer.from('image B'), 'image/png');
-		const c = sharedReferenceImages.encode(Buffer.from('image C'), 'image/png');
+		const a = sharedReferenceImages().encode(Buffer.from('image A'), 'image/png');
+		const b = sharedReferenceImages().encode(Buffer.from('image B'), 'image/png');
+		const c = sharedReferenceImages().encode(Buffer.from('image C'), 'image/png');
 		const keys = [keyOf({ images: [a, b] }), keyOf({ images: [b, a] }), keyOf({ images: [a, c] }), keyOf({ images: [c, b] }), keyOf({ images: [a] })];
 		expect(new Set(keys).size).toBe(keys.length);
 		// The same bytes under another MIME type are the same upstream body; a base URL with a trailing slash is the same API.
-		expect(keyOf({ images: [sharedReferenceImages.encode(Buffer.from('image A'), 'image/jpeg'), b] })).toBe(keys[0]);
+		expect(keyOf({ images: [sharedReferenceImages().encode(Buffer.from('image A'), 'image/jpeg'), b] })).toBe(keys[0]);
 		const slashless = parseFluxCredentials({ apiStyle: 'relay', baseUrl: 'http://127.0.0.1:9', apiKey: 'key-one-0123456789' });
 		expect(keyOf({}, 0, slashless)).toBe(keyOf());
 	});
@@ -71,8 +72,8 @@ describe('fluxJobIdentity', () => {
 
 	it('keys a binary reference image by the digest of its bytes (same bytes, same key; never the base64)', () => {
 		const bytes = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
-		const copy = sharedReferenceImages.encode(bytes, 'image/png');
-		expect(sharedReferenceImages.digestOf(copy)).toBe(contentDigest(bytes));
+		const copy = sharedReferenceImages().encode(bytes, 'image/png');
+		expect(sharedReferenceImages().digestOf(copy)).toBe(contentDigest(bytes));
 		const other = { kind: 'base64' as const, data: bytes.toString('base64'), mimeType: 'image/png' };
 		expect(keyOf({ images: [copy] })).toBe(keyOf({ images: [other] }));
 		expect(keyOf({ images: [copy] })).toBe(keyOf({ images: [{ kind: 'url', url: contentDigest(bytes) }] }));

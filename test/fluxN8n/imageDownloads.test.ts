@@ -8,6 +8,7 @@ import * as path from 'node:path';
 
 import { imageDownloadDir, sweepImageDownloads, sweepImageDownloadsNowAndThen, SWEEP_EVERY_MS } from '../../src/fluxN8n/imageJobResult';
 import { getStore } from '../../src/store';
+import { reloadSettings } from '../../src/config';
 
 const HOUR = 3600_000;
 const NOW = Date.parse('2026-01-10T12:00:00Z');
@@ -34,6 +35,7 @@ it('lives next to the result store (same disk: storing an image is a link, not a
 
 it('with the default 1 h result retention, removes finished images after 2 h, keeps partial downloads for 25 h', async () => {
 	delete process.env.COMFLY_RESULT_TTL_SECONDS;
+	reloadSettings();
 	await fileAged('fresh.png', HOUR);
 	await fileAged('stale.jpg', 3 * HOUR);
 	await fileAged('writing.part', 20 * HOUR);
@@ -44,6 +46,7 @@ it('with the default 1 h result retention, removes finished images after 2 h, ke
 
 it('keeps a finished image as long as a longer result retention lets the pool hand it out', async () => {
 	process.env.COMFLY_RESULT_TTL_SECONDS = String(3 * 24 * 3600);
+	reloadSettings();
 	await fileAged('held.webp', 48 * HOUR);
 	await fileAged('expired.png', 74 * HOUR);
 	await sweepImageDownloads(getStore(), NOW);

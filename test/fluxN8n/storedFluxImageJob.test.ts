@@ -6,7 +6,8 @@
  */
 import { obtainFluxImage } from '../../src/fluxN8n/storedFluxImageJob';
 import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
-import { accountKey } from '../../src/accountLimit';
+import { accountId } from '../../src/account';
+import { limitName } from '../../src/accountLimit';
 import { IMAGE_MODEL } from '../../src/flux/options';
 import { cacacheBackend, getStore, openStore, type CacheBackend } from '../../src/store';
 import { imageDownloadDir, imageSource } from '../../src/fluxN8n/imageJobResult';
@@ -92,7 +93,7 @@ describe('what a 429 under the account limit leaves in the journal', () => {
 			await untilState(() => sim.activeTasks() === 1, 'the first task is active');
 			const job = prepared('refused, then waiting for a turn');
 			const second = obtainFluxImage(job, context('job-21', waiter.signal));
-			const limit = () => processAccountLimiter().limiter.stats(accountKey(`relay\0${sim.url}\0${sim.apiKey}`, IMAGE_MODEL));
+			const limit = () => processAccountLimiter().stats(limitName(accountId({ apiStyle: 'relay', baseUrl: sim.url, apiKey: sim.apiKey }), IMAGE_MODEL));
 			await untilState(() => (limit()?.rateLimited ?? 0) > 0, 'the client saw the 429 of the second submit');
 			waiter.abort();
 			await expect(second).rejects.toMatchObject({ kind: 'cancelled' });

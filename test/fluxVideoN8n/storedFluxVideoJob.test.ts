@@ -14,7 +14,8 @@ import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { jobContext, preparedVideoJob, type PreparedJobOptions } from '../support/preparedJobs';
 import { until } from '../support/until';
 import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
-import { accountKey } from '../../src/accountLimit';
+import { accountId } from '../../src/account';
+import { limitName } from '../../src/accountLimit';
 import { VIDEO_MODEL } from '../../src/flux/videoOptions';
 
 let sim: RelaySimulator;
@@ -105,7 +106,7 @@ it('cancelled while waiting for its own clip after a 429 (no task created) is jo
 		await until(() => sim.activeVideoTasks() === 1, 'the first clip is active');
 		const job = prepared('refused, then waiting for a turn');
 		const second = obtainFluxVideo(job, { ...context('v-21'), signal: waiter.signal });
-		const limit = () => processAccountLimiter().limiter.stats(accountKey(`relay\0${sim.url}\0${sim.apiKey}`, VIDEO_MODEL));
+		const limit = () => processAccountLimiter().stats(limitName(accountId({ apiStyle: 'relay', baseUrl: sim.url, apiKey: sim.apiKey }), VIDEO_MODEL));
 		await until(() => (limit()?.rateLimited ?? 0) > 0, 'the client saw the 429 of the second submit');
 		waiter.abort();
 		await expect(second).rejects.toMatchObject({ kind: 'cancelled' });

@@ -7,6 +7,7 @@ import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 
 import { sweepVideoDownloads, videoDownloadDir } from '../../src/fluxVideoN8n/videoJobResult';
+import { reloadSettings } from '../../src/config';
 
 const HOUR = 3600_000;
 const NOW = Date.parse('2026-01-10T12:00:00Z');
@@ -29,6 +30,7 @@ beforeEach(async () => {
 
 it('with the default 1 h result retention, removes finished clips after 2 h (not a day), keeps partial downloads for 25 h', async () => {
 	delete process.env.COMFLY_RESULT_TTL_SECONDS;
+	reloadSettings();
 	await fileAged('fresh.mp4', HOUR);
 	await fileAged('stale.mp4', 3 * HOUR);
 	await fileAged('writing.mp4.part', 20 * HOUR);
@@ -39,6 +41,7 @@ it('with the default 1 h result retention, removes finished clips after 2 h (not
 
 it('keeps a finished clip as long as a longer result retention lets the pool hand it out', async () => {
 	process.env.COMFLY_RESULT_TTL_SECONDS = String(3 * 24 * 3600);
+	reloadSettings();
 	await fileAged('held.mp4', 48 * HOUR);
 	await fileAged('expired.mp4', 74 * HOUR);
 	await sweepVideoDownloads(NOW);

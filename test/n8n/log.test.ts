@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { LoggerProxy } from 'n8n-workflow';
 import { PACKAGE_LOG_PREFIX, log, logWarning } from '../../src/n8n/log';
 import { getPoolSet } from '../../src/pool';
+import { resetProcessWide } from '../../src/processWide';
 
 function fakeLogger() {
 	const logger = { error: jest.fn(), warn: jest.fn(), info: jest.fn(), debug: jest.fn() };
@@ -12,8 +13,8 @@ function fakeLogger() {
 
 describe("the package's logger goes through n8n's LoggerProxy", () => {
 	const savedEnv = { ...process.env };
-	afterEach(() => {
-		delete (globalThis as unknown as Record<symbol, unknown>)[Symbol.for('n8n-nodes-flux-concurrent.poolSet')];
+	afterEach(async () => {
+		await resetProcessWide(['settings', 'poolSet']);
 		process.env = { ...savedEnv };
 		jest.restoreAllMocks();
 	});

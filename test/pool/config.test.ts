@@ -1,4 +1,4 @@
-import { readPoolConfig } from '../../src/pool';
+import { readPoolConfig } from '../../src/config';
 
 function read(env: Record<string, string | undefined>) {
 	const warnings: string[] = [];

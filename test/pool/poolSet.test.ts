@@ -1,7 +1,8 @@
 import { LoggerProxy } from 'n8n-workflow';
+import { resetProcessWide } from '../../src/processWide';
 import * as pool from '../../src/pool';
 
-const KEY = Symbol.for('n8n-nodes-flux-concurrent.poolSet');
+const KEY = Symbol.for('n8n-nodes-flux-concurrent.poolSet'); // processWide's name for it
 type Store = Record<symbol, unknown>;
 const ENV_NAMES = ['COMFLY_IMAGE_CONCURRENCY', 'COMFLY_IMAGE_PENDING', 'COMFLY_VIDEO_CONCURRENCY', 'COMFLY_VIDEO_PENDING'];
 
@@ -15,8 +16,8 @@ function loadIsolatedCopy(): typeof pool {
 
 describe('the process-wide pool set', () => {
 	const savedEnv = { ...process.env };
-	afterEach(() => {
-		delete (globalThis as unknown as Store)[KEY];
+	afterEach(async () => {
+		await resetProcessWide(['settings', 'poolSet']);
 		for (const name of ENV_NAMES) delete process.env[name];
 		Object.assign(process.env, savedEnv);
 		jest.restoreAllMocks();

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type JobKeyInput, apiKeyHash, contentDigest, jobKey } from '../../src/store';
+import { apiKeyHash } from '../../src/account';
+import { type JobKeyInput, contentDigest, jobKey } from '../../src/store';
 
 const base: JobKeyInput = {
 	apiStyle: 'relay',

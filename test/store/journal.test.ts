@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { JobJournal, type JobStart, StoreFaults, apiKeyHash } from '../../src/store';
+import { apiKeyHash } from '../../src/account';
+import { JobJournal, type JobStart, StoreFaults } from '../../src/store';
 import { allFiles, makeTempDir } from './tempStore';
 
 const DAY = 24 * 3600 * 1000;

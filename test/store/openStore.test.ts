@@ -1,6 +1,8 @@
 import { statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { apiKeyHash, cacacheBackend, getStore, openStore } from '../../src/store';
+import { apiKeyHash } from '../../src/account';
+import { cacacheBackend, getStore, openStore } from '../../src/store';
+import { resetProcessWide } from '../../src/processWide';
 import { makeTempDir } from './tempStore';
 
 const DAY = 24 * 3600 * 1000;
@@ -60,17 +62,15 @@ describe('Store.prune', () => {
 });
 
 describe('getStore', () => {
-	const SYMBOL = Symbol.for('n8n-nodes-flux-concurrent.store');
-	const holder = globalThis as unknown as Record<symbol, unknown>;
 	const saved = process.env.COMFLY_STORE_DIR;
-	afterEach(() => {
-		delete holder[SYMBOL];
+	afterEach(async () => {
+		await resetProcessWide(['settings', 'store']);
 		if (saved === undefined) delete process.env.COMFLY_STORE_DIR;
 		else process.env.COMFLY_STORE_DIR = saved;
 	});
 
-	it('is one process-wide store configured from the environment once', () => {
-		delete holder[SYMBOL];
+	it('is one process-wide store configured from the environment once', async () => {
+		await resetProcessWide(['settings', 'store']);
 		process.env.COMFLY_STORE_DIR = path.join(temp.dir, 'env-store');
 		const store = getStore();
 		expect(store.config.dir).toBe(path.join(temp.dir, 'env-store'));

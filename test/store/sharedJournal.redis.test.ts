@@ -6,13 +6,14 @@
 import { mkdtempSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { RedisConnection, readRedisTarget } from '../../src/accountLimit';
+import type { SharedRedis } from '../../src/redis';
 import { cacacheBackend, JobJournal } from '../../src/store';
 import { sharedJournalBackend } from '../../src/store/sharedJournalBackend';
+import { sharedRedisAt } from '../redis/sharedRedisAt';
 import { startTestRedis, type TestRedis } from '../support/redisServer';
 
 let redis: TestRedis;
-const connections: RedisConnection[] = [];
+const connections: SharedRedis[] = [];
 beforeAll(async () => {
 	redis = await startTestRedis();
 });
@@ -23,9 +24,9 @@ afterAll(async () => {
 
 let clock = 1_000_000;
 function worker(): JobJournal {
-	const connection = new RedisConnection(readRedisTarget({ COMFLY_REDIS_URL: redis.url })!);
+	const connection = sharedRedisAt(redis.url);
 	connections.push(connection);
-	const backend = sharedJournalBackend(cacacheBackend, connection.client, 3_600_000, () => connection.ready());
+	const backend = sharedJournalBackend(cacacheBackend, connection, 3_600_000);
 	return new JobJournal(mkdtempSync(path.join(os.tmpdir(), 'flux-shared-journal-')), { ttlMs: 3_600_000, backend, now: () => clock++ });
 }
 

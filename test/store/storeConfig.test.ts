@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { DEFAULT_STORE_MAX_MB, DEFAULT_STORE_TTL_DAYS, n8nFolder, readStoreConfig } from '../../src/store';
+import { DEFAULT_STORE_MAX_MB, DEFAULT_STORE_TTL_DAYS, n8nFolder, readStoreConfig } from '../../src/config';
 
 const MB = 1024 * 1024;
 const DAY = 24 * 3600 * 1000;

@@ -5,7 +5,8 @@
  */
 import { chmodSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { apiKeyHash, openStore } from '../../src/store';
+import { apiKeyHash } from '../../src/account';
+import { openStore } from '../../src/store';
 import { makeTempDir } from './tempStore';
 
 let temp: ReturnType<typeof makeTempDir>;

@@ -38,7 +38,7 @@ const ObservedSubmit = makeConcurrentTwin(
 it('30 items sharing one binary: one encoded copy, released by each job once its submit is acknowledged', async () => {
 	const png = solidPng(64, 64, [200, 40, 40]);
 	const shared = png.toString('base64');
-	const encodingsBefore = sharedReferenceImages.encodings;
+	const encodingsBefore = sharedReferenceImages().encodings;
 	const result = await runWorkflow({
 		nodes: [
 			manualTrigger('Trigger'),
@@ -55,7 +55,7 @@ it('30 items sharing one binary: one encoded copy, released by each job once its
 
 	// One copy: every job's request held the very same encoded image, encoded once.
 	expect(prepared).toHaveLength(30);
-	expect(sharedReferenceImages.encodings - encodingsBefore).toBe(1);
+	expect(sharedReferenceImages().encodings - encodingsBefore).toBe(1);
 	for (const { image } of prepared) expect(image).toBe(prepared[0].image);
 	expect(prepared[0].image).toEqual({ kind: 'base64', data: shared, mimeType: 'image/png' });
 

@@ -15,6 +15,7 @@ import { readPromptFromPng, startRelaySimulator, type RelaySimulator } from '../
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { getStore, MAYBE_PAID_REASON } from '../../src/store';
 import { getPoolSet } from '../../src/pool';
+import { resetProcessWide } from '../../src/processWide';
 import { collectNode, fluxCredentials, imageNode, items, nodeTypes, runPromptBatch, submitNode } from './setup';
 
 let sim: RelaySimulator;
@@ -24,11 +25,9 @@ const warn = jest.fn();
 beforeAll(() => LoggerProxy.init({ error: jest.fn(), warn, info: jest.fn(), debug: jest.fn() }));
 beforeEach(() => warn.mockClear());
 
-const POOL_SET = Symbol.for('n8n-nodes-flux-concurrent.poolSet');
-/** A "new process": the pool set (and every job it knew) is forgotten; the store on disk stays. */
+/** A "new process": every process-wide object (the pool set and every job it knew, the store handle) is forgotten, the settings read again; the store on disk stays. */
 function newProcess(): void {
-	delete (globalThis as Record<symbol, unknown>)[POOL_SET];
-	delete (globalThis as Record<symbol, unknown>)[Symbol.for('n8n-nodes-flux-concurrent.store')];
+	void resetProcessWide();
 }
 
 const slots = (run: EngineRun) => run.outputOf('Collect', 0);

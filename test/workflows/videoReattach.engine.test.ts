@@ -11,14 +11,14 @@ import { readPromptFromMp4, startRelaySimulator } from '../../relay-sim';
 import { videoDownloadDir } from '../../src/fluxVideoN8n/videoJobResult';
 import { getPoolSet } from '../../src/pool';
 import { getStore } from '../../src/store';
+import { resetProcessWide } from '../../src/processWide';
 import { connect, manualTrigger, runWorkflow } from '../engine/harness';
 import { fluxCredentials, items } from './setup';
 import { videoCollectNode, videoNodeTypes, videoSubmitNode } from './videoSetup';
 
-/** A "new process": the pool set (and every job it knew) and the store handle are forgotten; the disk stays. */
+/** A "new process": every process-wide object (the pool set and every job it knew, the store handle) is forgotten; the disk stays. */
 function newProcess(): void {
-	delete (globalThis as Record<symbol, unknown>)[Symbol.for('n8n-nodes-flux-concurrent.poolSet')];
-	delete (globalThis as Record<symbol, unknown>)[Symbol.for('n8n-nodes-flux-concurrent.store')];
+	void resetProcessWide();
 }
 
 async function journalSays(tasks: INodeExecutionData[], state: string): Promise<void> {

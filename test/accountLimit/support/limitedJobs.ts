@@ -5,7 +5,9 @@
  * purpose: the child starts fast also on a loaded machine. Argument: a JSON object
  * { simUrl, apiKey, redisUrl, limit, jobs, prefix, ttlMs, refreshMs }.
  */
-import { accountKey, createAccountLimiter } from '../../../src/accountLimit';
+import { accountId } from '../../../src/account';
+import { createAccountLimiter, limitName } from '../../../src/accountLimit';
+import { sharedRedisAt } from '../../redis/sharedRedisAt';
 import { closeFluxAgent, generateImage } from '../../../src/flux';
 import { requestFor } from '../../flux/helpers';
 
@@ -23,21 +25,19 @@ interface Args {
 
 async function main(): Promise<void> {
 	const args = JSON.parse(process.argv[2] ?? '{}') as Args;
-	const built = createAccountLimiter({ COMFLY_REDIS_URL: args.redisUrl }, {
-		warn: (m) => process.stderr.write(`warn: ${m}\n`),
-		info: () => undefined,
-		leaseTiming: { ttlMs: args.ttlMs, refreshMs: args.refreshMs, retryIntervalMs: 25 },
-	});
+	const warn = (m: string) => process.stderr.write(`warn: ${m}\n`);
+	const redis = sharedRedisAt(args.redisUrl, { warn });
+	const limiter = createAccountLimiter(redis, { warn, leaseTiming: { ttlMs: args.ttlMs, refreshMs: args.refreshMs, retryIntervalMs: 25 } });
 	const credentials = { apiStyle: 'relay' as const, baseUrl: args.simUrl, apiKey: args.apiKey };
-	const name = accountKey(args.apiKey, 'flux-3-image');
+	const name = limitName(accountId(credentials), 'flux-3-image');
 	const outcomes = await Promise.allSettled(
 		Array.from({ length: args.jobs }, (_, i) =>
-			generateImage(credentials, requestFor(`${args.prefix} job ${i}`), { admission: built.limiter.admission(name, args.limit), timeoutMs: 240_000 }),
+			generateImage(credentials, requestFor(`${args.prefix} job ${i}`), { admission: limiter.admission(name, args.limit), timeoutMs: 240_000 }),
 		),
 	);
 	const errors = outcomes.flatMap((o) => (o.status === 'rejected' ? [String((o.reason as Error)?.message ?? o.reason)] : []));
-	process.stdout.write(`${JSON.stringify({ succeeded: args.jobs - errors.length, failed: errors.length, errors, shared: built.limiter.shared() })}\n`);
-	await built.close();
+	process.stdout.write(`${JSON.stringify({ succeeded: args.jobs - errors.length, failed: errors.length, errors, shared: limiter.shared() })}\n`);
+	await redis.close();
 	await closeFluxAgent();
 }
 

@@ -3,9 +3,9 @@
  * (its `disconnectTimeout`) to destroy a socket that is already closed, which kept jest (and any process
  * closing the limiter) alive for 2 s ("Jest did not exit one second after the test run has completed").
  */
-import { RedisConnection, readRedisTarget } from '../../src/accountLimit';
 import type { TestRedis } from '../support/redisServer';
-import { useRedisServer } from '../redis/useRedisServer';
+import { sharedRedisAt } from './sharedRedisAt';
+import { useRedisServer } from './useRedisServer';
 import { until } from '../support/until';
 
 let redis: TestRedis;
@@ -13,10 +13,10 @@ useRedisServer((started) => (redis = started));
 
 
 it('close() after Redis was killed arms no long timer', async () => {
-	const connection = new RedisConnection(readRedisTarget({ COMFLY_REDIS_URL: redis.url })!);
+	const connection = sharedRedisAt(redis.url);
 	expect(await connection.ready()).toBe(true);
 	await redis.kill();
-	await until(() => !connection.up(), 'the client saw Redis go');
+	await until(() => !connection.usable(), 'the client saw Redis go');
 	const timers = jest.spyOn(global, 'setTimeout');
 	try {
 		await connection.close();

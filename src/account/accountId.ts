@@ -1,0 +1,39 @@
+/**
+ * How an API account is identified, without its secret: `apiKeyHash(key)` is the one hash of an API key (salted
+ * HMAC: matches no other tool's hash of that key), and `accountId` names the account (API style, normalised base
+ * URL, apiKeyHash) for everything shared per account: the account-wide limit, the poll rate cap, and later claims
+ * and the spend ledger. The result store's job key takes the same three fields itself (src/store/jobKey.ts).
+ */
+import { createHash, createHmac } from 'node:crypto';
+
+/** Package-specific salt (HMAC key) of `apiKeyHash`; changing it makes every stored result unreachable. */
+const ACCOUNT_HASH_DOMAIN = 'n8n-nodes-flux-concurrent/account/v1';
+/** Version of the account id's layout (limit names in Redis change with it). */
+const ACCOUNT_ID_DOMAIN = 'n8n-nodes-flux-concurrent/account-id/v1';
+/** Length of `apiKeyHash` in hex characters (64 bits). */
+export const API_KEY_HASH_LENGTH = 16;
+/** Length of `accountId` in hex characters (128 bits). */
+export const ACCOUNT_ID_LENGTH = 32;
+
+/** What identifies an account: the credential's API style, base URL and API key. */
+export interface AccountCredentials {
+	apiStyle: string;
+	baseUrl: string;
+	apiKey: string;
+}
+
+/** Short, salted, one-way hex hash of an API key (HMAC-SHA-256, cut to 16 hex characters). */
+export function apiKeyHash(apiKey: string): string {
+	return createHmac('sha256', ACCOUNT_HASH_DOMAIN).update(apiKey.trim(), 'utf8').digest('hex').slice(0, API_KEY_HASH_LENGTH);
+}
+
+/** The base URL as accounts and job keys compare it: trimmed, without trailing slashes. */
+export function normaliseBaseUrl(baseUrl: string): string {
+	return baseUrl.trim().replace(/\/+$/, '');
+}
+
+/** 32 hex characters naming the account: the same credential gives the same id in every process; never holds the key. */
+export function accountId(credentials: AccountCredentials): string {
+	const fields = [credentials.apiStyle, normaliseBaseUrl(credentials.baseUrl), apiKeyHash(credentials.apiKey)];
+	return createHash('sha256').update(`${ACCOUNT_ID_DOMAIN}\n${JSON.stringify(fields)}`, 'utf8').digest('hex').slice(0, ACCOUNT_ID_LENGTH);
+}

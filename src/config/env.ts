@@ -1,0 +1,34 @@
+/**
+ * The shapes every reader of the environment shares, and the one integer reader: unset or blank → the default;
+ * out of range → clamped; anything but an integer → the default plus one warning naming the variable, its value
+ * and the default.
+ */
+import { z } from 'zod';
+
+/** The environment as read (process.env in production, a literal in tests). */
+export type Env = Readonly<Record<string, string | undefined>>;
+/** Receives one message per bad value. */
+export type Warn = (message: string) => void;
+/** Reads a `<NAME>_FILE` (tests inject it; default: the file system). */
+export type ReadTextFile = (path: string) => string;
+
+/** Prefix of the package's configuration warnings (and of every line it logs). */
+export const LOG_PREFIX = '[n8n-nodes-flux-concurrent]';
+
+const integerText = z
+	.string()
+	.trim()
+	.regex(/^[+-]?\d+$/)
+	.transform(Number);
+
+/** `env[name]` as an integer in [min, max] (clamped), else `fallback` (with one warning when the value is not an integer). */
+export function readInteger(env: Env, name: string, fallback: number, min: number, max: number, warn: Warn): number {
+	const raw = env[name];
+	if (raw === undefined || raw.trim() === '') return fallback;
+	const parsed = integerText.safeParse(raw);
+	if (!parsed.success) {
+		warn(`${LOG_PREFIX} ${name}=${JSON.stringify(raw)} is not an integer; using ${fallback}.`);
+		return fallback;
+	}
+	return Math.min(max, Math.max(min, parsed.data));
+}

@@ -1,0 +1,76 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/config knows nothing of n8n nodes: only an unexpected error (a bug) is rethrown as is. */
+/**
+ * Every environment variable the package reads, read in one place, once per process: `settings()` reads
+ * `process.env` on first use (one warning in n8n's log per bad value, naming the variable, the value and the
+ * default used; never a password) and every later call returns the same typed {@link Settings}. Tests that change
+ * the environment call `reloadSettings()`. Nothing else in src/ reads `process.env`.
+ */
+import { logWarning } from '../n8n/log';
+import { processWide, resetProcessWide } from '../processWide';
+import type { Env, ReadTextFile, Warn } from './env';
+import { readPollRate } from './pollRateSetting';
+import { readPoolConfig, readResultTtlMs, type PoolConfig } from './poolSettings';
+import { readRedisTarget, RedisConfigError, type RedisTarget } from './redisTarget';
+import { readStoreConfig, type StoreConfig, type StoreConfigOptions } from './storeSettings';
+
+export interface RedisSettings {
+	/** The Redis to share limits and the journal through; undefined: none configured, or its setting is bad. */
+	target?: RedisTarget;
+	/** Why the configured Redis is not used (a bad value): logged once, and in every collector report. */
+	problem?: string;
+}
+
+export interface Settings {
+	/** COMFLY_IMAGE_* / COMFLY_VIDEO_* pool sizes, COMFLY_RESULT_TTL_SECONDS, COMFLY_RESULT_MAX_MB. */
+	pool: PoolConfig;
+	/** COMFLY_STORE_DIR (else N8N_USER_FOLDER / HOME), COMFLY_STORE_MAX_MB, COMFLY_STORE_TTL_DAYS. */
+	store: StoreConfig;
+	/** COMFLY_POLL_RATE: status polls per second per account. */
+	pollRate: number;
+	/** COMFLY_REDIS_URL, else EXECUTIONS_MODE=queue with QUEUE_BULL_REDIS_* (and *_FILE). */
+	redis: RedisSettings;
+}
+
+export interface ReadSettingsOptions extends Pick<StoreConfigOptions, 'platform' | 'cwd'> {
+	/** Reads a `*_FILE` variable's file (default: the file system). */
+	readFile?: ReadTextFile;
+}
+
+/** What the package does without its Redis (the default a bad Redis setting falls back to). */
+export const WITHOUT_REDIS = 'Redis is not used: the account-wide limit is per process and the journal is local';
+
+function readRedisSettings(env: Env, warn: Warn, readFile?: ReadTextFile): RedisSettings {
+	try {
+		return { target: readRedisTarget(env, readFile) };
+	} catch (error) {
+		if (!(error instanceof RedisConfigError)) throw error;
+		const problem = `${error.message}; ${WITHOUT_REDIS}.`;
+		warn(problem);
+		return { problem };
+	}
+}
+
+/** Reads every setting from `env` (pure: warnings go to `warn`, one per bad value). */
+export function readSettings(env: Env, warn: Warn, options: ReadSettingsOptions = {}): Settings {
+	const resultTtlMs = readResultTtlMs(env, warn);
+	return {
+		pool: readPoolConfig(env, warn, resultTtlMs),
+		store: readStoreConfig(env, warn, { platform: options.platform, cwd: options.cwd, resultTtlMs }),
+		pollRate: readPollRate(env, warn),
+		redis: readRedisSettings(env, warn, options.readFile),
+	};
+}
+
+/** The process's settings, read from `process.env` on first use (bad values: one warning each in n8n's log). */
+export function settings(): Settings {
+	return processWide('settings', () => readSettings(process.env, logWarning));
+}
+
+/**
+ * Tests only: reads `process.env` again (the process-wide objects already built keep the settings they were
+ * built with; reset them through resetProcessWide).
+ */
+export function reloadSettings(): Settings {
+	void resetProcessWide(['settings']);
+	return settings();
+}

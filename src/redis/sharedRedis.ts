@@ -1,0 +1,195 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/redis knows nothing of n8n nodes: run() rethrows only what is not Redis's (an abort, a bug) to its caller, unchanged. */
+/**
+ * One ioredis connection to the shared Redis, with deadlines and a fallback. Every command is bounded
+ * (`commandTimeout`, {@link DEFAULT_COMMAND_TIMEOUT_MS}); commands never queue while Redis is away
+ * (`enableOfflineQueue: false`). A command that fails because Redis is gone, silent past the deadline (a
+ * stalled or very slow server on an open socket) or refusing the credentials marks Redis not usable: callers
+ * then get `{ ok: false }` at once and fall back (per-process limits, the local journal), so no caller waits for
+ * a stalled Redis more than once per deadline. A bounded PING on an unref'd timer probes it meanwhile; ioredis
+ * reconnects a lost socket by itself. Either makes it usable again. One warning per outage in the log and in
+ * {@link SharedRedis.warnings} (the collector's report). The password goes to ioredis only, never to a message.
+ */
+import { Redis } from 'ioredis';
+
+import { redisAddress, type RedisTarget } from '../config';
+import { classifyRedisError, safeReason } from './redisErrors';
+import { RedisHealth, type RedisProblem } from './redisHealth';
+
+/** Deadline of every command (ms). */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
+/** How often Redis is probed while it is not usable (ms). */
+export const DEFAULT_PROBE_EVERY_MS = 1000;
+/** How long a first connection may take before callers stop waiting for it (ms). */
+export const CONNECT_WAIT_MS = 2000;
+/**
+ * How long `close()` lets a socket end before destroying it (ms). ioredis arms this ref'd timer even for a
+ * socket already closed (Redis gone): its 2 s default kept a closing process (and jest) alive for 2 s.
+ */
+const DISCONNECT_TIMEOUT_MS = 100;
+/** Longest pause between reconnection attempts (ms). */
+const MAX_RECONNECT_DELAY_MS = 1000;
+
+/** A command's outcome: its value, or why Redis could not be used (then the caller falls back). */
+export type RedisResult<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+export interface SharedRedisOptions {
+	/** Where the one warning per outage goes (the process-wide instance: the package logger). */
+	warn?: (message: string) => void;
+	/** Where "answers again" goes. */
+	info?: (message: string) => void;
+	/** Deadline of every command (ms); production uses the default, tests a shorter one. */
+	commandTimeoutMs?: number;
+	/** Probe interval while Redis is not usable (ms). */
+	probeEveryMs?: number;
+	/** Clock of the "recent outage" report window. */
+	now?: () => number;
+}
+
+export class SharedRedis {
+	/** The raw client, for libraries that take one (redis-semaphore): call them inside {@link run}. */
+	readonly client: Redis;
+	/** `host:port` of the target, for messages. */
+	readonly where: string;
+	private readonly health: RedisHealth;
+	private readonly commandTimeoutMs: number;
+	private readonly probeEveryMs: number;
+	private readonly createdAt = Date.now();
+	private readonly upListeners: Array<() => void> = [];
+	private wasReady = false;
+	private closing = false;
+	private probe?: NodeJS.Timeout;
+	private probing = false;
+	/** One wait for the first connection, shared by every caller. */
+	private firstConnect?: Promise<boolean>;
+
+	constructor(target: RedisTarget, options: SharedRedisOptions = {}) {
+		this.where = redisAddress(target);
+		this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+		this.probeEveryMs = options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS;
+		this.health = new RedisHealth(this.where, options.warn ?? (() => undefined), options.info ?? (() => undefined), options.now);
+		this.client = new Redis({
+			host: target.host,
+			port: target.port,
+			username: target.username,
+			password: target.password,
+			db: target.db,
+			tls: target.tls ? {} : undefined,
+			enableOfflineQueue: false,
+			maxRetriesPerRequest: 1,
+			commandTimeout: this.commandTimeoutMs,
+			connectTimeout: CONNECT_WAIT_MS,
+			disconnectTimeout: DISCONNECT_TIMEOUT_MS,
+			retryStrategy: (times: number) => Math.min(MAX_RECONNECT_DELAY_MS, 50 * times),
+			lazyConnect: false,
+		});
+		this.client.on('ready', () => this.answered());
+		this.client.on('error', (error: unknown) => this.failed(error));
+		this.client.on('close', () => this.lost({ kind: 'unreachable', detail: 'connection closed' }));
+	}
+
+	/** True while commands may be sent: connected, and not silent past a deadline. */
+	usable(): boolean {
+		return !this.closing && this.client.status === 'ready' && this.health.ok();
+	}
+
+	/** {@link usable}; within CONNECT_WAIT_MS of creation, first waits for the first connection being made (until it is up or refused). */
+	async ready(): Promise<boolean> {
+		if (this.usable()) return true;
+		const waitMs = this.createdAt + CONNECT_WAIT_MS - Date.now();
+		if (this.closing || this.wasReady || !this.health.ok() || waitMs <= 0 || !['connecting', 'connect', 'wait'].includes(this.client.status)) return false;
+		this.firstConnect ??= new Promise<boolean>((resolve) => {
+			// Connected, refused (closed) or the wait is over: whichever comes first.
+			const done = () => {
+				clearTimeout(timer);
+				for (const event of ['ready', 'close', 'error']) this.client.off(event, done);
+				resolve(this.usable());
+			};
+			const timer = setTimeout(done, waitMs);
+			timer.unref();
+			for (const event of ['ready', 'close', 'error']) this.client.on(event, done);
+		});
+		return await this.firstConnect;
+	}
+
+	/**
+	 * Runs `command` on the client when Redis is usable. Resolves `{ ok: false }` (never rejects, never waits
+	 * past a deadline) when Redis is not usable or fails meanwhile, and when Redis answers with an error (a reply
+	 * error does not make Redis unusable). Rejects only with errors that are not Redis's (an abort, a bug).
+	 */
+	async run<T>(command: (client: Redis) => Promise<T>): Promise<RedisResult<T>> {
+		if (!(await this.ready())) return { ok: false, reason: 'Redis is not usable' };
+		try {
+			return { ok: true, value: await command(this.client) };
+		} catch (error) {
+			const kind = classifyRedisError(error);
+			if (kind === 'other') throw error;
+			if (kind !== 'reply') this.failed(error);
+			return { ok: false, reason: safeReason(error) };
+		}
+	}
+
+	/** A Lua script through {@link run} (EVAL; keys first, as Redis wants them). */
+	async eval(script: string, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<RedisResult<unknown>> {
+		return await this.run(async (client) => await client.eval(script, keys.length, ...keys, ...args));
+	}
+
+	/** The report's warnings: one while Redis is not usable, or shortly after it came back. */
+	warnings(): string[] {
+		return this.health.warnings();
+	}
+
+	/** Calls `listener` each time Redis becomes usable again after an outage. */
+	onUp(listener: () => void): void {
+		this.upListeners.push(listener);
+	}
+
+	async close(): Promise<void> {
+		this.closing = true;
+		this.stopProbe();
+		this.client.disconnect(false);
+	}
+
+	private failed(error: unknown): void {
+		const kind = classifyRedisError(error);
+		if (kind === 'reply' || kind === 'other') return;
+		const detail = kind === 'stalled' ? `no reply within ${this.commandTimeoutMs / 1000} s` : safeReason(error);
+		this.lost({ kind, detail });
+	}
+
+	private lost(problem: RedisProblem): void {
+		if (this.closing) return;
+		this.health.lost(problem);
+		this.startProbe();
+	}
+
+	private answered(): void {
+		this.wasReady = true;
+		this.stopProbe();
+		if (this.health.restored()) for (const listener of this.upListeners) listener();
+	}
+
+	private startProbe(): void {
+		if (this.probe !== undefined || this.closing) return;
+		this.probe = setInterval(() => void this.probeOnce(), this.probeEveryMs);
+		this.probe.unref();
+	}
+
+	private stopProbe(): void {
+		clearInterval(this.probe);
+		this.probe = undefined;
+	}
+
+	/** A bounded PING on the open connection (a lost socket is ioredis's to reconnect: its `ready` ends the outage). */
+	private async probeOnce(): Promise<void> {
+		if (this.probing || this.closing || this.client.status !== 'ready') return;
+		this.probing = true;
+		try {
+			await this.client.ping();
+			this.answered();
+		} catch {
+			// still silent or gone: the next probe tries again
+		} finally {
+			this.probing = false;
+		}
+	}
+}

@@ -1,0 +1,72 @@
+/**
+ * SharedRedis against a real redis-server frozen with SIGSTOP (the socket stays open, nothing answers): the
+ * command in flight resolves "not usable" at its deadline instead of hanging, later commands are not sent at
+ * all, one warning says so (log and report); after SIGCONT a background probe finds Redis again and commands
+ * run. A short command deadline goes through the constructor (tests only; production uses 2 s).
+ */
+import type { Redis } from 'ioredis';
+
+import type { SharedRedis } from '../../src/redis';
+import type { TestRedis } from '../support/redisServer';
+import { until } from '../support/until';
+import { sharedRedisAt } from './sharedRedisAt';
+import { useRedisServer } from './useRedisServer';
+
+let redis: TestRedis;
+useRedisServer((started) => (redis = started));
+
+let shared: SharedRedis;
+let warned: string[];
+let informed: string[];
+beforeEach(() => {
+	warned = [];
+	informed = [];
+	shared = sharedRedisAt(redis.url, { warn: (m) => warned.push(m), info: (m) => informed.push(m), commandTimeoutMs: 300, probeEveryMs: 50 });
+});
+afterEach(async () => {
+	if (redis.frozen()) redis.thaw();
+	await shared.close();
+});
+
+describe('a Redis that stops answering on an open connection', () => {
+	it('is noticed at the first deadline, then skipped without sending; one warning; usable again after SIGCONT', async () => {
+		expect(await shared.run(async (client) => await client.set('k', 'before'))).toEqual({ ok: true, value: 'OK' });
+
+		redis.freeze();
+		const stalled = await shared.run(async (client) => await client.get('k'));
+		expect(stalled).toEqual({ ok: false, reason: 'Command timed out' });
+		expect(shared.usable()).toBe(false);
+
+		// Later callers are not sent to the frozen server at all: the command function never runs.
+		let sent = 0;
+		const skipped = await Promise.all(Array.from({ length: 20 }, () => shared.run(async (client: Redis) => (sent++, await client.get('k')))));
+		expect(skipped.every((r) => !r.ok)).toBe(true);
+		expect(sent).toBe(0);
+		expect(await shared.eval('return 1', [], [])).toMatchObject({ ok: false });
+
+		expect(warned).toEqual([expect.stringMatching(/^Redis at 127\.0\.0\.1:\d+ stopped answering \(no reply within 0\.3 s\): jobs run on per-process limits .* and the local journal until it answers again/)]);
+		expect(shared.warnings()).toEqual(warned);
+		expect(redis.frozen()).toBe(true); // all of the above happened while Redis was still frozen
+
+		redis.thaw();
+		await until(() => shared.usable(), 'the probe finds Redis again');
+		expect(await shared.run(async (client) => await client.get('k'))).toEqual({ ok: true, value: 'before' });
+		expect(await shared.eval("return redis.call('GET', KEYS[1])", ['k'], [])).toEqual({ ok: true, value: 'before' });
+		expect(informed).toEqual([expect.stringMatching(/answers again/)]);
+		expect(warned).toHaveLength(1);
+		expect(shared.warnings()).toEqual([expect.stringMatching(/was unreachable for a while \(no reply within 0\.3 s\): .* it is back/)]);
+	});
+
+	it('a Redis error reply is not an outage: the caller gets { ok: false }, Redis stays usable', async () => {
+		await shared.run(async (client) => await client.set('text', 'x'));
+		const wrongType = await shared.run(async (client) => await client.lpush('text', 'y'));
+		expect(wrongType).toMatchObject({ ok: false, reason: expect.stringMatching(/WRONGTYPE/) });
+		expect(shared.usable()).toBe(true);
+		expect(warned).toEqual([]);
+	});
+
+	it('an error that is not Redis’s (an abort, a bug) reaches the caller', async () => {
+		await expect(shared.run(async () => Promise.reject(new TypeError('a bug')))).rejects.toThrow('a bug');
+		expect(shared.usable()).toBe(true);
+	});
+});
