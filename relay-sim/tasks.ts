@@ -4,6 +4,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FaultBook } from './faults';
+import type { ImageSize } from './imageSize';
 import { increment } from './log';
 import { uniformFor } from './prng';
 import type { ApiStyle, LatencySpec, SimLog } from './types';
@@ -22,6 +23,7 @@ export interface Task {
 	reported?: string; // final status once a poll reported it
 	sig: string; // the sample URL's signature
 	sampleExpiresAt?: number; // set when Ready is first reported
+	imageSize?: ImageSize; // an image task's picture size, from its submit (imageSize.ts)
 }
 
 export type TaskView =
@@ -59,7 +61,7 @@ export class TaskStore {
 		return uniformFor(`${spec.seed ?? 0}\u0000${prompt}\u0000${nth}`, spec.min, spec.max);
 	}
 
-	create(prompt: string, style: ApiStyle, model: TaskModel = 'image'): Task {
+	create(prompt: string, style: ApiStyle, model: TaskModel = 'image', imageSize?: ImageSize): Task {
 		const createdAt = this.now();
 		const task: Task = {
 			id: randomUUID(), // uuid-shaped like BFL's ids
@@ -70,6 +72,7 @@ export class TaskStore {
 			latencyMs: this.latencyFor(prompt),
 			progressShown: 0,
 			sig: randomBytes(24).toString('base64url'),
+			...(imageSize ? { imageSize } : {}),
 		};
 		this.byId.set(task.id, task);
 		this.active.add(task);

@@ -5,6 +5,7 @@ import { BodyTooLargeError, checkAuth, readBody, retryHeaders, sendError, sendJs
 import { increment } from '../log';
 import type { TaskModel } from '../tasks';
 import type { ApiStyle } from '../types';
+import { simulatedImageSize } from '../imageSize';
 import { validateSubmit, validateVideoSubmit } from '../validate';
 
 const AMBIGUOUS = new Set([500, 502, 504]);
@@ -43,7 +44,7 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 		return record(429);
 	}
 
-	const task = ctx.tasks.create(prompt, style, model);
+	const task = ctx.tasks.create(prompt, style, model, model === 'image' && validation.ok ? simulatedImageSize(validation.body) : undefined);
 	const pollingHost = ctx.faults.pollingUrlHost(prompt);
 	const ownPollingUrl = `http://${pollingHost ? `${pollingHost}:${ctx.port}` : ctx.hostHeader}/v1/get_result?id=${task.id}`;
 	if (style === 'bfl') {
