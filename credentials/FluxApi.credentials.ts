@@ -38,10 +38,11 @@ export class FluxApi implements ICredentialType {
 			name: 'baseUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'https://api.bfl.ai',
+			// The placeholder matches the default API Style (Relay); the description gives both.
+			placeholder: 'https://relay.example.com',
 			required: true,
 			description:
-				'The root of the API, http(s) only, without a path: e.g. https://api.bfl.ai for Black Forest Labs, or your relay root',
+				"The root of the API, http(s) only, without a path. API Style Relay: your relay's root URL (the node adds /bfl/v1/…). API Style Black Forest Labs: https://api.bfl.ai (the node adds /v1/…).",
 		},
 		{
 			displayName: 'API Key',

@@ -17,7 +17,7 @@ export interface RelaySimOptions {
 	videoBytes?: number; // pad generated MP4 clips up to this size, streamed (default: a few hundred bytes)
 	retryAfterSeconds?: number; // default 1
 	imageBytes?: number; // pad generated PNGs up to this size (default: no padding)
-	imageSize?: { width: number; height: number }; // picture size (default 512×512; tests may ask for less)
+	imageSize?: { width: number; height: number }; // one picture size for all (default: by each submit's resolution and aspect ratio, scaled down: imageSize.ts)
 	now?: () => number; // injectable clock (epoch ms), default Date.now
 	signedUrlTtlMs?: number; // sample URLs expire after this (403 on download), default 600_000
 	maxBodyBytes?: number; // submit bodies above this get 413, default 64 MB

@@ -6,6 +6,7 @@ import { increment } from '../log';
 import { simCost } from '../prices';
 import type { TaskModel } from '../tasks';
 import type { ApiStyle } from '../types';
+import { simulatedImageSize } from '../imageSize';
 import { validateSubmit, validateVideoSubmit } from '../validate';
 
 const AMBIGUOUS = new Set([500, 502, 504]);
@@ -45,7 +46,7 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 		return record(429);
 	}
 
-	const task = ctx.tasks.create(prompt, style, model, cost);
+	const task = ctx.tasks.create(prompt, style, model, { cost, imageSize: model === 'image' && validation.ok ? simulatedImageSize(validation.body) : undefined });
 	const pollingHost = ctx.faults.pollingUrlHost(prompt);
 	const ownPollingUrl = `http://${pollingHost ? `${pollingHost}:${ctx.port}` : ctx.hostHeader}/v1/get_result?id=${task.id}`;
 	// BFL style: an image's cost comes with the submit answer, a clip's with the finished poll (null here).
@@ -71,7 +72,7 @@ function answerSubmitFault(
 	if (action?.kind === 'status') {
 		const { fault } = action;
 		const created = fault.createTask ?? AMBIGUOUS.has(fault.status);
-		const task = created ? ctx.tasks.create(prompt, style, model, cost) : undefined;
+		const task = created ? ctx.tasks.create(prompt, style, model, { cost }) : undefined;
 		const headers = retryHeaders(fault.status, fault.retryAfter ?? ctx.settings.retryAfterSeconds);
 		sendJson(res, fault.status, fault.body ?? { detail: `Simulated HTTP ${fault.status}` }, headers);
 		record(fault.status, task?.id);
@@ -79,13 +80,13 @@ function answerSubmitFault(
 	}
 	if (action?.kind === 'reset') {
 		// The request was read and the task exists: a client cannot know whether it was accepted.
-		const task = ctx.tasks.create(prompt, style, model, cost);
+		const task = ctx.tasks.create(prompt, style, model, { cost });
 		record(0, task.id);
 		req.socket.destroy();
 		return true;
 	}
 	if (action?.kind === 'hang') {
-		const task = ctx.tasks.create(prompt, style, model, cost);
+		const task = ctx.tasks.create(prompt, style, model, { cost });
 		record(-1, task.id);
 		return true; // never answered; close() destroys the socket
 	}

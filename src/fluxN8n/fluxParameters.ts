@@ -50,11 +50,11 @@ const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === '
 const blankIsAbsent = (v: unknown) => (isEmpty(v) ? undefined : v);
 
 /** An integer (expressions may send digits as text) from `min` to `max`; blank is absent. */
-const integerRange = (label: string, min: number, max: number) => {
+const integerRange = (min: number, max: number) => {
 	const range = `must be an integer from ${min} to ${max}`;
 	const integer = z
-		.number({ invalid_type_error: `${label} must be an integer` })
-		.int({ message: `${label} must be an integer` })
+		.number({ invalid_type_error: 'must be an integer' })
+		.int({ message: 'must be an integer' })
 		.min(min, { message: range })
 		.max(max, { message: range });
 	return z.preprocess(
@@ -64,14 +64,14 @@ const integerRange = (label: string, min: number, max: number) => {
 };
 
 /** Options → Max New Jobs per Execution of every FLUX node (image and video): an integer, 0 (default) = no limit. */
-export const maxNewJobsPerExecutionSchema = integerRange('Max New Jobs per Execution', 0, MAX_NEW_JOBS_PER_EXECUTION).transform((v) => v ?? 0);
+export const maxNewJobsPerExecutionSchema = integerRange(0, MAX_NEW_JOBS_PER_EXECUTION).transform((v) => v ?? 0);
 
 /** A decimal number as text ("2.5", "1e3"); not "0x10" or "0b11", which Number() would read in another base. */
 const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
 
 /** A number option (n8n sends numbers, expressions may send text): > 0 and at most `max`; blank takes `fallback`. */
-const positiveNumber = (label: string, max: number, fallback: number, min?: number) => {
-	const message = min === undefined ? `${label} must be a number greater than 0 and at most ${max}` : `${label} must be a number from ${min} to ${max}`;
+const positiveNumber = (max: number, fallback: number, min?: number) => {
+	const message = min === undefined ? `must be a number greater than 0 and at most ${max}` : `must be a number from ${min} to ${max}`;
 	const number = z.number({ invalid_type_error: message }).finite({ message }).gt(0, { message });
 	return z.preprocess(
 		(v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : blankIsAbsent(v)),
@@ -167,8 +167,8 @@ const optionsSchema = z.preprocess(
 	(v) => (isEmpty(v) ? {} : v),
 	z.object(
 		{
-			timeoutMinutes: positiveNumber('Timeout (Minutes)', MAX_TIMEOUT_MINUTES, DEFAULT_TIMEOUT_MINUTES),
-			maxDownloadMb: positiveNumber('Max Image Size (MB)', MAX_IMAGE_MB, DEFAULT_MAX_IMAGE_MB, MIN_IMAGE_MB),
+			timeoutMinutes: positiveNumber(MAX_TIMEOUT_MINUTES, DEFAULT_TIMEOUT_MINUTES),
+			maxDownloadMb: positiveNumber(MAX_IMAGE_MB, DEFAULT_MAX_IMAGE_MB, MIN_IMAGE_MB),
 			cache: z.preprocess(
 				(v) => (typeof v === 'string' ? blankIsAbsent(v.trim().toLowerCase()) : blankIsAbsent(v)),
 				z
@@ -193,8 +193,8 @@ const parametersSchema = z.object({
 		z.enum(ASPECT_RATIOS, { errorMap: () => ({ message: `must be one of ${ASPECT_RATIOS.join(', ')}` }) }).default('auto'),
 	),
 	grounding: booleanLike(true),
-	safetyTolerance: integerRange('safety tolerance', MIN_SAFETY_TOLERANCE, MAX_SAFETY_TOLERANCE).transform((v) => v ?? 2),
-	seed: integerRange('seed', 0, Number.MAX_SAFE_INTEGER),
+	safetyTolerance: integerRange(MIN_SAFETY_TOLERANCE, MAX_SAFETY_TOLERANCE).transform((v) => v ?? 2),
+	seed: integerRange(0, Number.MAX_SAFE_INTEGER),
 	referenceImages: referenceImagesSchema,
 	skipError: booleanLike(false),
 	options: optionsSchema,

@@ -9,7 +9,8 @@ import { FluxParameterReader } from './fluxParameterReader';
 import { toFluxImageRequest } from './fluxParameters';
 import type { CacheMode } from '../store';
 import { fluxJobIdentity, type FluxJobIdentity } from './fluxJobKey';
-import { FluxCredentialsError, InvalidParameterError } from './invalidInput';
+import { credentialErrorMessage, FluxCredentialsError, InvalidParameterError, parameterErrorMessage } from './invalidInput';
+import { FLUX_IMAGE_PARAMETER_LABELS } from './parameterLabels';
 import { resolveReferenceImages, type GetBinary, type KnownBinaries } from './referenceImages';
 import type { SpendTerms } from '../spend';
 import { IMAGE_MODEL } from '../flux/options';
@@ -98,8 +99,11 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 			identity: fluxJobIdentity(ctx, credentials, request, params.seed),
 		};
 	} catch (error) {
-		if (error instanceof InvalidParameterError || error instanceof FluxCredentialsError) {
-			throw new NodeOperationError(ctx.getNode(), `${error.message} (item ${itemIndex})`, { itemIndex });
+		if (error instanceof InvalidParameterError) {
+			throw new NodeOperationError(ctx.getNode(), parameterErrorMessage(error, FLUX_IMAGE_PARAMETER_LABELS, itemIndex), { itemIndex });
+		}
+		if (error instanceof FluxCredentialsError) {
+			throw new NodeOperationError(ctx.getNode(), credentialErrorMessage(error, itemIndex), { itemIndex });
 		}
 		throw toNodeError(ctx.getNode(), error, itemIndex, FLUX_ERROR_HINTS);
 	}

@@ -73,10 +73,13 @@ export function videoPriceFields(request: FluxVideoRequest): Record<string, unkn
 	};
 }
 
-/** A serial node's error for item `itemIndex`: a spend refusal names the item (the node throws it, or continues on fail). */
+/**
+ * A serial node's error for item `itemIndex`: a spend refusal names the item as n8n counts items in its own errors
+ * (`[item 2]`, as the parameter errors do); the node throws it, or continues on fail.
+ */
 export function withItemNamed(error: unknown, itemIndex: number): unknown {
 	if (!isFluxError(error) || error.kind !== 'budget_exceeded') return error;
-	return new FluxError('budget_exceeded', `Item ${itemIndex}: ${error.message}`, { cost: 0 });
+	return new FluxError('budget_exceeded', `${error.message} [item ${itemIndex}]`, { cost: 0 });
 }
 
 /** What a delivered result cost, as items and slot rows show it: 0 when served from the store, null when the API did not say. */

@@ -4,7 +4,8 @@ import type { FluxCredentials, FluxVideoRequest } from '../flux';
 import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
 import type { FluxJobIdentity } from '../fluxN8n/fluxJobKey';
-import { FluxCredentialsError, InvalidParameterError } from '../fluxN8n/invalidInput';
+import { credentialErrorMessage, FluxCredentialsError, InvalidParameterError, parameterErrorMessage } from '../fluxN8n/invalidInput';
+import { FLUX_VIDEO_PARAMETER_LABELS } from '../fluxN8n/parameterLabels';
 import { readInputBinary } from '../n8n/inputBinary';
 import { toNodeError } from '../n8n/nodeErrors';
 import type { CacheMode } from '../store';
@@ -89,8 +90,11 @@ export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: num
 			identity: fluxVideoJobIdentity(ctx, credentials, request, params.seed),
 		};
 	} catch (error) {
-		if (error instanceof InvalidParameterError || error instanceof FluxCredentialsError) {
-			throw new NodeOperationError(ctx.getNode(), `${error.message} (item ${itemIndex})`, { itemIndex });
+		if (error instanceof InvalidParameterError) {
+			throw new NodeOperationError(ctx.getNode(), parameterErrorMessage(error, FLUX_VIDEO_PARAMETER_LABELS, itemIndex), { itemIndex });
+		}
+		if (error instanceof FluxCredentialsError) {
+			throw new NodeOperationError(ctx.getNode(), credentialErrorMessage(error, itemIndex), { itemIndex });
 		}
 		throw toNodeError(ctx.getNode(), error, itemIndex, FLUX_VIDEO_ERROR_HINTS);
 	}

@@ -31,7 +31,7 @@ describe('the credential limits', () => {
 		expect(readSpendLimits({ dailyCreditLimit: 0, dailyJobLimit: '' })).toEqual({});
 		expect(readSpendLimits({ dailyCreditLimit: 40, dailyJobLimit: '25' })).toEqual({ credits: 40, jobs: 25 });
 		expect(readSpendLimits({ dailyCreditLimit: 12.5 })).toEqual({ credits: 12.5 });
-		expect(() => readSpendLimits({ dailyJobLimit: -1 })).toThrow(/'dailyJobLimit' must be 0 or more/);
-		expect(() => readSpendLimits({ dailyCreditLimit: 'lots' })).toThrow(/'dailyCreditLimit' must be a number/);
+		expect(() => readSpendLimits({ dailyJobLimit: -1 })).toThrow(/"Daily Job Limit" must be 0 or more/);
+		expect(() => readSpendLimits({ dailyCreditLimit: 'lots' })).toThrow(/"Daily Credit Limit" must be a number/);
 	});
 });

@@ -87,12 +87,12 @@ it('the serial node: Max New Jobs per Execution refuses the item over it, naming
 		});
 	const thrown = await run(false);
 	expect(thrown.status).toBe('error');
-	expect(thrown.errorOf('FLUX')?.message).toMatch(/^Item 2: Not sent: node "FLUX" may send at most 2 jobs in one execution/);
+	expect(thrown.errorOf('FLUX')?.message).toMatch(/^Not sent: node "FLUX" may send at most 2 jobs in one execution.* \[item 2\]$/);
 
 	const kept = await run(true);
 	const out = kept.outputOf('FLUX');
 	expect(out.map((item) => item.json.cost ?? null)).toEqual([4, 4, null]);
-	expect(String(out[2].json.error)).toMatch(/^Item 2: Not sent: node "FLUX" may send at most 2 jobs/);
+	expect(String(out[2].json.error)).toMatch(/^Not sent: node "FLUX" may send at most 2 jobs.* \[item 2\]$/);
 	expect(out[2].pairedItem).toEqual({ item: 2 });
 	expect(sim.log.submits).toHaveLength(4);
 });
@@ -122,6 +122,6 @@ it('a relay that reports no cost: rows say null, the report cost is null', async
 it('a credential limit that is not a number is an error naming the field and the item', async () => {
 	const result = await limitedBatch(['bad limit'], { dailyCreditLimit: -3 }, 'placeholder');
 	expect(result.status).toBe('error');
-	expect(result.errorOf('Submit')?.message).toMatch(/FLUX API credential: 'dailyCreditLimit' must be 0 or more .*\(item 0\)/);
+	expect(result.errorOf('Submit')?.message).toMatch(/FLUX API credential: "Daily Credit Limit" must be 0 or more .*\[item 0\]/);
 	expect(sim.log.submits).toHaveLength(0);
 });
