@@ -52,5 +52,22 @@ export class FluxApi implements ICredentialType {
 			default: '',
 			required: true,
 		},
+		{
+			displayName: 'Daily Credit Limit',
+			name: 'dailyCreditLimit',
+			type: 'number',
+			default: 0,
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			description:
+				'At most this many credits (1 credit = $0.01) spent by this account in any 24 hours, counted by every n8n process on the same store folder or Redis; a job that would pass it is not sent. Needs an API that reports cost (BFL does; some relays do not). 0 = no limit.',
+		},
+		{
+			displayName: 'Daily Job Limit',
+			name: 'dailyJobLimit',
+			type: 'number',
+			default: 0,
+			typeOptions: { minValue: 0, numberPrecision: 0 },
+			description: 'At most this many new paid jobs for this account in any 24 hours, counted like the credit limit. Results from the store do not count. 0 = no limit.',
+		},
 	];
 }

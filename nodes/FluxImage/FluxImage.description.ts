@@ -2,6 +2,7 @@ import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
 
 import { ASPECT_RATIOS, RESOLUTIONS } from '../../src/flux/options';
 import { MAX_IMAGE_MB, MAX_TIMEOUT_MINUTES } from '../../src/fluxN8n/fluxParameters';
+import { MAX_NEW_JOBS_OPTION } from '../../src/fluxN8n/maxNewJobsOption';
 
 /**
  * What each Resolution means (BFL's FLUX 3 Image tiers). BFL's reference names the tiers and prices each image
@@ -194,6 +195,7 @@ export const fluxImageDescription: INodeTypeDescription = {
 					typeOptions: { minValue: 1, maxValue: MAX_IMAGE_MB },
 					description: `A larger download fails the job instead of filling memory. From 1 to ${MAX_IMAGE_MB}.`,
 				},
+				MAX_NEW_JOBS_OPTION,
 			],
 		},
 	],

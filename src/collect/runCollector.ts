@@ -106,7 +106,9 @@ export async function runCollector<Result extends CollectableResult>(
 		const items: INodeExecutionData[] = [];
 		for (const outcome of outcomes) items.push(await handOver.item(outcome));
 		pool.markCollected(outcomes.flatMap((outcome) => (outcome.result && outcome.slot.jobId ? [outcome.slot.jobId] : [])));
-		const report = buildReport(outcomes, spec.reportWarnings?.() ?? []);
+		const jobIds = slots.flatMap((slot) => (slot.jobId === undefined ? [] : [slot.jobId]));
+		const extras = (await spec.reportExtras?.(ctx, jobIds)) ?? { fields: {}, warnings: [] };
+		const report = buildReport(outcomes, [...(spec.reportWarnings?.() ?? []), ...extras.warnings], extras.fields);
 		const hint = unsuccessfulSlotsHint(report, spec, params, ctx.getNode().onError === 'continueErrorOutput');
 		if (hint) ctx.addExecutionHints(hint);
 		return [items, [reportItem(report, outcomes)]];

@@ -59,6 +59,7 @@ export async function submitTask(rt: JobRuntime, payload: RequestPayload, hooks:
 	});
 	rt.taskId = task.taskId;
 	rt.notify(() => rt.settings.admission?.accepted());
+	rt.notify(() => rt.settings.budget?.accepted(rt.cost));
 	rt.notify(hooks.onSubmitted, { ...task });
 	return task;
 }
@@ -77,13 +78,17 @@ async function submitOnce(rt: JobRuntime, payload: RequestPayload, hooks: Submit
 		await admit(rt);
 		const answer = await post(rt, payload, hooks);
 		if ('transient' in answer) {
-			if (answer.notConnected) rt.notify(hooks.onNotCreated);
+			if (answer.notConnected) {
+				rt.notify(hooks.onNotCreated);
+				unsent(rt);
+			}
 			return answer;
 		}
 		const { status, headers, text } = answer;
 		if (status >= 200 && status < 300) return parseAcknowledgement(rt, status, text);
 		const outcome = statusOutcome('submit', status, apiErrorMessage(text));
 		if (outcome.retry) rt.notify(hooks.onNotCreated); // 429 / 503: no task was created
+		if (status < 500) unsent(rt); // answered and refused (429, 4xx, a redirect): no task; 5xx may have made one
 		if (status === 429 && rateLimited(rt, headers)) continue; // wait for a turn, resubmit
 		if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
 		const retryAfterMs = parseRetryAfter(headerValue(headers, 'retry-after'), rt.now());
@@ -114,6 +119,35 @@ function rateLimited(rt: JobRuntime, headers: Record<string, string | string[] |
 	return waitForTurn;
 }
 
+/** The budget's reservation for this POST goes back: the POST provably created no task. */
+function unsent(rt: JobRuntime): void {
+	const budget = rt.settings.budget;
+	if (budget) rt.notify(() => budget.unsent());
+}
+
+/**
+ * Right before a POST: the budget's reservation (budget.ts), then the `beforeSend` hook. Anything that stops the
+ * POST after the reservation (the hook's rejection, a cancel) gives the reservation back: nothing was sent.
+ */
+async function readyToSend(rt: JobRuntime, hooks: SubmitHooks): Promise<void> {
+	const budget = rt.settings.budget;
+	if (budget) {
+		try {
+			await budget.reserve(rt.signal);
+		} catch (err) {
+			rt.throwIfAborted();
+			throw err;
+		}
+	}
+	try {
+		if (hooks.beforeSend) await beforeSend(rt, hooks.beforeSend);
+		rt.throwIfAborted();
+	} catch (err) {
+		unsent(rt);
+		throw err;
+	}
+}
+
 /** Sends one submit on a fresh connection and reads its answer; `submitInFlight` is true until the outcome is known. */
 async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks) {
 	const headers = {
@@ -122,8 +156,8 @@ async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks)
 		'content-length': String(payload.length),
 		accept: 'application/json',
 	};
+	await readyToSend(rt, hooks);
 	// A new stream over the same parts for every attempt: shared reference-image bytes are never copied per job.
-	if (hooks.beforeSend) await beforeSend(rt, hooks.beforeSend);
 	const body = Readable.from(payload.parts, { objectMode: false });
 	rt.notify(hooks.onSubmitting);
 	rt.submitInFlight = true;
@@ -149,6 +183,7 @@ async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks)
 	}
 	rt.submitInFlight = false;
 	rt.submitRoundTripMs = rt.now() - sentAt; // the last answer's: the accepted submit's when it was accepted
+	if (!ok && status < 500 && rt.signal.aborted) unsent(rt); // answered and refused, then cancelled: no task
 	rt.throwIfAborted();
 	return { status, headers: res.headers, text };
 }
@@ -168,17 +203,20 @@ async function beforeSend(rt: JobRuntime, hook: () => Promise<void>): Promise<vo
 function requestFailure(rt: JobRuntime, err: unknown): Transient {
 	const cls = classifyNetworkError(err);
 	if (cls !== 'ambiguous') rt.submitInFlight = false;
+	if (cls !== 'ambiguous' && rt.signal.aborted) unsent(rt); // cancelled, but nothing had been sent
 	rt.throwIfAborted();
 	const code = errorCode(err) ?? 'unknown error';
 	if (code === 'UND_ERR_INVALID_ARG') {
 		// Rejected by the HTTP client before anything was sent.
 		rt.submitInFlight = false;
+		unsent(rt);
 		throw rt.error('bad_request', `The FLUX request could not be built (${describeNetworkError(err)}); the job was not submitted`, { code });
 	}
 	if (cls === 'not_connected') {
 		return transient('network', `could not connect to the FLUX API (${code})`, { code, notConnected: true });
 	}
 	if (cls === 'tls_certificate') {
+		unsent(rt); // the handshake failed: no request byte was written
 		throw rt.error('network', `Could not connect to the FLUX API: TLS certificate rejected (${code}); the job was not submitted`, { code });
 	}
 	rt.submitInFlight = false;
@@ -199,6 +237,7 @@ function parseAcknowledgement(rt: JobRuntime, status: number, text: string): Flu
 		throw rt.error('maybe_submitted', `FLUX submit answered ${status} without a task id: ${MAYBE_SUBMITTED_NOTE}`, { statusCode: status });
 	}
 	const task: FluxTask = { taskId: parsed.data.id };
+	if (typeof parsed.data.cost === 'number' && Number.isFinite(parsed.data.cost) && parsed.data.cost >= 0) rt.cost = parsed.data.cost;
 	if (typeof parsed.data.polling_url === 'string' && parsed.data.polling_url !== '') task.pollingUrl = parsed.data.polling_url;
 	return task;
 }

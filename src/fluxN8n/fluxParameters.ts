@@ -19,6 +19,8 @@ export const DEFAULT_MAX_IMAGE_MB = 50;
 export const MAX_IMAGE_MB = 500;
 /** The smallest download cap (MB), as in the UI: a smaller one would fail every paid job at its download. */
 export const MIN_IMAGE_MB = 1;
+/** Max New Jobs per Execution: the largest value (0 = no limit). */
+export const MAX_NEW_JOBS_PER_EXECUTION = 1_000_000;
 
 /** One non-empty reference image entry, classified, with its position among the raw entries (for error fields). */
 export type ReferenceEntry = ClassifiedReference & { index: number };
@@ -39,6 +41,8 @@ export interface FluxParameters {
 	maxDownloadBytes: number;
 	/** Options → Cache: `reuse` (default), `refresh`, `off`. */
 	cacheMode: CacheMode;
+	/** Options → Max New Jobs per Execution (0: no limit). */
+	maxNewJobsPerExecution: number;
 }
 
 const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
@@ -58,6 +62,9 @@ const integerRange = (min: number, max: number) => {
 		integer.optional(),
 	);
 };
+
+/** Options → Max New Jobs per Execution of every FLUX node (image and video): an integer, 0 (default) = no limit. */
+export const maxNewJobsPerExecutionSchema = integerRange(0, MAX_NEW_JOBS_PER_EXECUTION).transform((v) => v ?? 0);
 
 /** A decimal number as text ("2.5", "1e3"); not "0x10" or "0b11", which Number() would read in another base. */
 const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
@@ -168,6 +175,7 @@ const optionsSchema = z.preprocess(
 					.enum(cacheModeSchema.options, { errorMap: () => ({ message: `must be one of ${cacheModeSchema.options.join(', ')}` }) })
 					.default(DEFAULT_CACHE_MODE),
 			),
+			maxNewJobsPerExecution: maxNewJobsPerExecutionSchema,
 		},
 		{ invalid_type_error: 'must be a collection of options' },
 	),
@@ -231,6 +239,7 @@ export function toFluxParameters(fields: ParsedFields): FluxParameters {
 		timeoutMs: Math.max(1, Math.round(options.timeoutMinutes * 60_000)),
 		maxDownloadBytes: Math.max(1, Math.round(options.maxDownloadMb * 1024 * 1024)),
 		cacheMode: options.cache,
+		maxNewJobsPerExecution: options.maxNewJobsPerExecution,
 	};
 }
 

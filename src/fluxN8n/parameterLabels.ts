@@ -17,6 +17,7 @@ const SHARED: ParameterLabels = {
 	options: 'Options',
 	'options.cache': 'Cache',
 	'options.timeoutMinutes': 'Timeout (Minutes)',
+	'options.maxNewJobsPerExecution': 'Max New Jobs per Execution',
 };
 
 /** The FLUX 3 Image node (and its twin). */
@@ -48,6 +49,8 @@ export const FLUX_CREDENTIAL_LABELS: ParameterLabels = {
 	apiStyle: 'API Style',
 	baseUrl: 'Base URL',
 	apiKey: 'API Key',
+	dailyCreditLimit: 'Daily Credit Limit',
+	dailyJobLimit: 'Daily Job Limit',
 };
 
 /**

@@ -12,6 +12,9 @@ import { fluxJobIdentity, type FluxJobIdentity } from './fluxJobKey';
 import { credentialErrorMessage, FluxCredentialsError, InvalidParameterError, parameterErrorMessage } from './invalidInput';
 import { FLUX_IMAGE_PARAMETER_LABELS } from './parameterLabels';
 import { resolveReferenceImages, type GetBinary, type KnownBinaries } from './referenceImages';
+import type { SpendTerms } from '../spend';
+import { IMAGE_MODEL } from '../flux/options';
+import { imagePriceFields, jobSpendTerms } from './spendTerms';
 
 /** One item's job, validated and ready to run anywhere (no n8n context needed). */
 export interface PreparedFluxImageJob {
@@ -26,6 +29,8 @@ export interface PreparedFluxImageJob {
 	cacheMode: CacheMode;
 	/** The result store's key and what the journal records about the job. */
 	identity: FluxJobIdentity;
+	/** Its account's daily limits, price key and the node's Max New Jobs per Execution (src/spend). */
+	spend?: SpendTerms;
 }
 
 /** What one node run (one execute call: the same n8n context object for every item) reads and checks once. */
@@ -76,13 +81,15 @@ function itemBinaries(ctx: IExecuteFunctions, itemIndex: number, copies: KnownBi
 export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxImageJob> {
 	const run = fluxRun(ctx);
 	try {
-		const credentials = run.parseCredentials(await ctx.getCredentials('fluxApi', itemIndex));
+		const rawCredentials = await ctx.getCredentials('fluxApi', itemIndex);
+		const credentials = run.parseCredentials(rawCredentials);
 		const params = run.parameters.read(itemIndex);
 		const known = itemBinaries(ctx, itemIndex, run.binaries);
 		const images = await resolveReferenceImages(params.referenceImages, itemBinary(ctx, itemIndex), { known });
 		const request = toFluxImageRequest(params, images);
 		return {
 			credentials,
+			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: IMAGE_MODEL, priceFields: imagePriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
 			request,
 			skipError: params.skipError,
 			seed: params.seed,

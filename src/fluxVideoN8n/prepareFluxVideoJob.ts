@@ -12,6 +12,9 @@ import type { CacheMode } from '../store';
 import { resolveKeyframes, resolveStartVideo, type ReadBinary } from './videoMedia';
 import { fluxVideoJobIdentity } from './videoJobKey';
 import { parseFluxVideoParameters } from './videoParameters';
+import type { SpendTerms } from '../spend';
+import { VIDEO_MODEL } from '../flux/videoOptions';
+import { jobSpendTerms, videoPriceFields } from '../fluxN8n/spendTerms';
 
 /** One item's video job, validated and ready to run anywhere (no n8n context needed). */
 export interface PreparedFluxVideoJob {
@@ -23,6 +26,8 @@ export interface PreparedFluxVideoJob {
 	maxDownloadBytes: number;
 	cacheMode: CacheMode;
 	identity: FluxJobIdentity;
+	/** Its account's daily limits, price key and the node's Max New Jobs per Execution (src/spend). */
+	spend?: SpendTerms;
 }
 
 /** The item's parameters as n8n hands them over; a field hidden in this mode is read too (BFL would refuse it). */
@@ -71,10 +76,12 @@ async function toRequest(ctx: IExecuteFunctions, itemIndex: number, raw: Record<
  */
 export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxVideoJob> {
 	try {
-		const credentials = parseFluxCredentials(await ctx.getCredentials('fluxApi', itemIndex));
+		const rawCredentials = await ctx.getCredentials('fluxApi', itemIndex);
+		const credentials = parseFluxCredentials(rawCredentials);
 		const { request, params } = await toRequest(ctx, itemIndex, readRawParameters(ctx, itemIndex));
 		return {
 			credentials,
+			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: VIDEO_MODEL, priceFields: videoPriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
 			request,
 			skipError: params.skipError,
 			timeoutMs: params.timeoutMs,

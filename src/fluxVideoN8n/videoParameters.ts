@@ -18,7 +18,7 @@ import {
 	type VideoMode,
 	type VideoResolution,
 } from '../flux/videoOptions';
-import { MAX_PROMPT_CHARS, MAX_TIMEOUT_MINUTES, classifyReferenceEntry } from '../fluxN8n/fluxParameters';
+import { MAX_PROMPT_CHARS, MAX_TIMEOUT_MINUTES, classifyReferenceEntry, maxNewJobsPerExecutionSchema } from '../fluxN8n/fluxParameters';
 import { describeValue, fieldOf, InvalidParameterError, valueAt } from '../fluxN8n/invalidInput';
 import { cacheModeSchema, DEFAULT_CACHE_MODE, type CacheMode } from '../store/resumeDecision';
 
@@ -53,6 +53,8 @@ export interface FluxVideoParameters {
 	timeoutMs: number;
 	maxDownloadBytes: number;
 	cacheMode: CacheMode;
+	/** Options → Max New Jobs per Execution (0: no limit). */
+	maxNewJobsPerExecution: number;
 }
 
 const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
@@ -156,6 +158,7 @@ const optionsSchema = z.preprocess(
 				(v) => (typeof v === 'string' ? blankIsAbsent(v.trim().toLowerCase()) : blankIsAbsent(v)),
 				z.enum(cacheModeSchema.options, { errorMap: () => ({ message: `must be one of ${cacheModeSchema.options.join(', ')}` }) }).default(DEFAULT_CACHE_MODE),
 			),
+			maxNewJobsPerExecution: maxNewJobsPerExecutionSchema,
 		},
 		{ invalid_type_error: 'must be a collection of options' },
 	),
@@ -251,5 +254,6 @@ export function parseFluxVideoParameters(raw: unknown): FluxVideoParameters {
 		timeoutMs: Math.max(1, Math.round(options.timeoutMinutes * 60_000)),
 		maxDownloadBytes: Math.max(1, Math.round(options.maxDownloadMb * 1024 * 1024)),
 		cacheMode: options.cache,
+		maxNewJobsPerExecution: options.maxNewJobsPerExecution,
 	};
 }

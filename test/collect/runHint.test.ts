@@ -13,7 +13,7 @@ const videos = spec('video', 'videos');
 
 const report = (counts: Partial<CollectReport['counts']>): CollectReport => {
 	const all = { success: 0, failed: 0, skipped_error: 0, cancelled: 0, ...counts };
-	return { total: Object.values(all).reduce((a, b) => a + b, 0), counts: all, cached: 0, allSucceeded: all.success > 0 && all.failed + all.skipped_error + all.cancelled === 0, slots: [] };
+	return { total: Object.values(all).reduce((a, b) => a + b, 0), counts: all, cached: 0, cost: null, allSucceeded: all.success > 0 && all.failed + all.skipped_error + all.cancelled === 0, slots: [] };
 };
 const placeholder = { numberInputs: 1, failureMode: 'placeholder' as const, binaryPropertyName: 'data' };
 const failFast = { ...placeholder, failureMode: 'failFast' as const };

@@ -29,6 +29,7 @@ describe('parseFluxParameters', () => {
 			skipError: false,
 			timeoutMs: 600_000,
 			maxDownloadBytes: 50 * 1024 * 1024,
+			maxNewJobsPerExecution: 0,
 		});
 	});
 

@@ -19,6 +19,7 @@ describe('parseFluxVideoParameters: as BFL validates, before anything is sent', 
 			timeoutMs: 30 * 60_000,
 			maxDownloadBytes: 1024 * 1024 * 1024,
 			cacheMode: 'reuse',
+			maxNewJobsPerExecution: 0,
 		});
 	});
 

@@ -98,7 +98,7 @@ describe('package wiring', () => {
 		expect(nodes.map((n) => n.description.name)).toEqual(['fluxImage', 'fluxConcurrentSubmit', 'concurrentCollect']);
 		const credential = new FluxApi();
 		expect(credential.name).toBe('fluxApi');
-		expect(credential.properties.map((p) => p.name)).toEqual(['apiStyle', 'baseUrl', 'apiKey']);
+		expect(credential.properties.map((p) => p.name)).toEqual(['apiStyle', 'baseUrl', 'apiKey', 'dailyCreditLimit', 'dailyJobLimit']);
 		expect(credential.properties[2].typeOptions?.password).toBe(true);
 		const icons = credential.icon as { light: string; dark: string };
 		for (const icon of [icons.light, icons.dark]) {
