@@ -38,10 +38,11 @@ export class FluxApi implements ICredentialType {
 			name: 'baseUrl',
 			type: 'string',
 			default: '',
-			placeholder: 'https://api.bfl.ai',
+			// The placeholder matches the default API Style (Relay); the description gives both.
+			placeholder: 'https://relay.example.com',
 			required: true,
 			description:
-				'The root of the API, http(s) only, without a path: e.g. https://api.bfl.ai for Black Forest Labs, or your relay root',
+				"The root of the API, http(s) only, without a path. API Style Relay: your relay's root URL (the node adds /bfl/v1/…). API Style Black Forest Labs: https://api.bfl.ai (the node adds /v1/…).",
 		},
 		{
 			displayName: 'API Key',
@@ -50,6 +51,23 @@ export class FluxApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
+		},
+		{
+			displayName: 'Daily Credit Limit',
+			name: 'dailyCreditLimit',
+			type: 'number',
+			default: 0,
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			description:
+				'At most this many credits (1 credit = $0.01) spent by this account in any 24 hours, counted by every n8n process on the same store folder or Redis; a job that would pass it is not sent. Needs an API that reports cost (BFL does; some relays do not). 0 = no limit.',
+		},
+		{
+			displayName: 'Daily Job Limit',
+			name: 'dailyJobLimit',
+			type: 'number',
+			default: 0,
+			typeOptions: { minValue: 0, numberPrecision: 0 },
+			description: 'At most this many new paid jobs for this account in any 24 hours, counted like the credit limit. Results from the store do not count. 0 = no limit.',
 		},
 	];
 }

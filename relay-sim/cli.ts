@@ -20,15 +20,17 @@ const HELP = `relay-sim: a local FLUX relay / BFL API simulator
   --video-bytes N   pad generated MP4 clips to N bytes (streamed), e.g. 52428800 for 50 MB
   --retry-after S   Retry-After seconds for the cap (default 1)
   --api-key K       accepted key (Bearer for relay, x-key for bfl)
-  --image-size WxH  size of the generated pictures (default 512x512)
+  --image-size WxH  one size for every generated picture (default: by Resolution and Aspect Ratio, scaled down; 1k is 512x512)
   --image-bytes N   pad generated PNGs to about N bytes
   --no-credits      answer 404 on /credits, like a relay that does not serve it
   --unknown-task-404  answer a poll for an unknown task id with 404 + JSON
+  --no-cost         never report cost (a relay that does not); by default an image's submit
+                    answer and a clip's finished poll carry it (relay-sim/prices.ts)
 `;
 
 const NUMERIC = new Set(['port', 'latency', 'jitter', 'max-active', 'max-active-video', 'retry-after', 'image-bytes', 'video-bytes']);
 /** Flags without a value. */
-const SWITCHES = new Set(['no-credits', 'unknown-task-404']);
+const SWITCHES = new Set(['no-credits', 'unknown-task-404', 'no-cost']);
 
 export function parseArgs(argv: readonly string[]): RelaySimOptions {
 	const flags = new Map<string, string>();
@@ -68,6 +70,7 @@ export function parseArgs(argv: readonly string[]): RelaySimOptions {
 		imageSize: flags.has('image-size') ? parseImageSize(flags.get('image-size')!) : undefined,
 		...(flags.has('no-credits') ? { creditsRoute: false } : {}),
 		...(flags.has('unknown-task-404') ? { unknownTask404: true } : {}),
+		...(flags.has('no-cost') ? { reportCost: false } : {}),
 	};
 }
 
@@ -99,8 +102,11 @@ async function main(): Promise<void> {
 	console.log(`  bfl       base URL ${sim.url}  (x-key: <key>, POST /v1/flux-3-image)`);
 	console.log(`  latency   ${JSON.stringify(options.latencyMs)} ms, max active ${options.maxActiveTasks ?? 'unlimited'}, video max active ${options.maxActiveVideoTasks ?? 5}`);
 	console.log(`  video     POST …/flux-3-video, MP4 clips carrying the prompt${options.videoBytes ? `, padded to ${options.videoBytes} bytes` : ''}`);
-	const size = options.imageSize ?? { width: DEFAULT_IMAGE_SIDE, height: DEFAULT_IMAGE_SIDE };
-	console.log(`  images    ${size.width}×${size.height}, pattern and colours from the prompt, prompt in a tEXt chunk`);
+	const size = options.imageSize
+		? `${options.imageSize.width}×${options.imageSize.height}`
+		: `by Resolution and Aspect Ratio, scaled down (1k 1:1: ${DEFAULT_IMAGE_SIDE}×${DEFAULT_IMAGE_SIDE})`;
+	console.log(`  images    ${size}; pattern and colours from the prompt, its words written across the top, the prompt in a tEXt chunk`);
+	console.log(`  cost      ${options.reportCost === false ? 'not reported (--no-cost)' : 'credits per relay-sim/prices.ts: images 3–16 by resolution (submit answer), clips 10/17 per second (finished poll)'}`);
 	console.log('Ctrl-C to stop.');
 
 	let stopping = false;
@@ -110,7 +116,7 @@ async function main(): Promise<void> {
 		const { log } = sim;
 		console.log(
 			`\n${signal}: ${log.submits.length} submits, ${log.tasks.size} tasks, ${log.polls} polls, ` +
-				`${log.downloads} downloads, peak active ${log.peakActiveTasks}, peak concurrent requests ${log.peakConcurrentRequests}` +
+				`${log.downloads} downloads, peak active ${log.peakActiveTasks}, peak concurrent requests ${log.peakConcurrentRequests}, ${log.charged} credits charged` +
 				(log.credentialOnDownload ? ', WARNING: a credential reached /files/' : ''),
 		);
 		await sim.close();

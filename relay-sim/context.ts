@@ -20,6 +20,7 @@ export interface SimSettings {
 	credits: number;
 	creditsRoute: boolean;
 	unknownTask404: boolean;
+	reportCost: boolean;
 }
 
 export interface SimContext {
@@ -63,6 +64,7 @@ export function createContext(options: RelaySimOptions): SimContext {
 			credits: options.credits ?? 1000,
 			creditsRoute: options.creditsRoute ?? true,
 			unknownTask404: options.unknownTask404 ?? false,
+			reportCost: options.reportCost ?? true,
 		},
 		timers: new Set(),
 		inFlight: 0,

@@ -15,3 +15,4 @@ export type {
 	SubmitLogEntry,
 	TaskLogEntry,
 } from './types';
+export { SIM_IMAGE_CREDITS, SIM_VIDEO_CREDITS_PER_SECOND, SIM_VIDEO_AUTO_SECONDS, simCost } from './prices';

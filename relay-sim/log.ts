@@ -19,6 +19,7 @@ export function createLog(): SimLog {
 		unauthorized: 0,
 		foreignHostRequests: 0,
 		creditChecks: 0,
+		charged: 0,
 	};
 }
 

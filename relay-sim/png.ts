@@ -1,6 +1,7 @@
 /**
- * The relay simulator's images: a picture drawn from the prompt (relay-sim/promptPicture.ts), 512×512
- * unless asked otherwise, with the prompt in a text chunk so a test can tell which prompt produced which
+ * The relay simulator's images: a picture drawn from the prompt, its words written on it
+ * (relay-sim/promptPicture.ts), 512×512 unless asked otherwise (the server sizes each by its submit:
+ * imageSize.ts), with the prompt in a text chunk so a test can tell which prompt produced which
  * image; optionally padded to an exact file size. Reader/validator for tests in relay-sim/pngCodec.ts.
  *
  * Cheap on purpose: the drawn and compressed pixels (the IDAT chunk) are cached per prompt and size,
@@ -17,7 +18,7 @@ import {
 	verifyPng,
 } from './pngCodec';
 import { mulberry32 } from './prng';
-import { pictureFor, renderPicture } from './promptPicture';
+import { renderPromptPicture } from './promptPicture';
 
 export { PNG_SIGNATURE, readPngText, verifyPng };
 export type { PngInfo } from './pngCodec';
@@ -106,7 +107,7 @@ function imageDataFor(prompt: string, width: number, height: number): Buffer {
 		return cached;
 	}
 	// Sub filter: runs of one colour become zeros, so stripes, rings and ramps deflate to a few KB.
-	const idat = imageDataChunk(width, height, renderPicture(pictureFor(prompt), width, height), 'sub', 6);
+	const idat = imageDataChunk(width, height, renderPromptPicture(prompt, width, height), 'sub', 6);
 	imageDataCache.set(key, idat);
 	cachedBytes += idat.length;
 	for (const [oldest, buffer] of imageDataCache) {

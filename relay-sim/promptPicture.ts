@@ -1,9 +1,12 @@
 /**
  * The picture the relay simulator draws for a prompt: a pattern (stripes, checker, rings or a
  * gradient) in two colours, every choice taken from a hash of the prompt, so a person can tell two
- * prompts' images apart at a glance and the same prompt always gives the same picture.
+ * prompts' images apart at a glance and the same prompt always gives the same picture; with the
+ * prompt's words written across the top (bitmapFont.ts), so a person sees which prompt it answers.
  */
 import { createHash } from 'node:crypto';
+
+import { CELL_WIDTH, drawText, LINE_HEIGHT, wrapText, type TextBlock } from './bitmapFont';
 
 export const PATTERN_KINDS = ['stripes', 'checker', 'rings', 'gradient'] as const;
 export type PatternKind = (typeof PATTERN_KINDS)[number];
@@ -107,4 +110,26 @@ function hsv(hue: number, s: number, v: number): Rgb {
 	const [r, g, b] = h < 1 ? [c, x, 0] : h < 2 ? [x, c, 0] : h < 3 ? [0, c, x] : h < 4 ? [0, x, c] : h < 5 ? [x, 0, c] : [c, 0, x];
 	const m = v - c;
 	return [Math.round((r + m) * 255), Math.round((g + m) * 255), Math.round((b + m) * 255)];
+}
+
+/** The prompt's words as they are laid out on a picture of this size; undefined when it is too small for text. */
+export function promptTextBlock(prompt: string, width: number, height: number): TextBlock | undefined {
+	const scale = Math.max(1, Math.round(width / 180));
+	const margin = 3 * scale;
+	const columns = Math.floor((width - 2 * margin) / (CELL_WIDTH * scale));
+	const maxLines = Math.min(6, Math.floor((0.45 * height - 2 * margin) / (LINE_HEIGHT * scale)));
+	if (columns < 4 || maxLines < 1) return undefined;
+	const lines = wrapText(prompt, columns, maxLines);
+	return lines.length === 0 ? undefined : { lines, scale, x: margin, y: margin };
+}
+
+/** The prompt's picture (renderPicture) with its words in white on a darkened band across the top. */
+export function renderPromptPicture(prompt: string, width: number, height: number): Buffer {
+	const pixels = renderPicture(pictureFor(prompt), width, height);
+	const block = promptTextBlock(prompt, width, height);
+	if (!block) return pixels;
+	const bandHeight = Math.min(height, 2 * block.y + block.lines.length * LINE_HEIGHT * block.scale - 2 * block.scale);
+	for (let i = 0; i < bandHeight * width * 3; i++) pixels[i] = pixels[i] >> 2; // a quarter of the brightness
+	drawText(pixels, width, height, block, [255, 255, 255]);
+	return pixels;
 }

@@ -47,6 +47,9 @@ export async function startRelaySimulator(options: RelaySimOptions = {}): Promis
 		},
 		activeVideoTasks: () => ctx.tasks.activeCount('video'),
 		staleSocketDrops: () => staleSockets.count,
+		setReportCost: (on) => {
+			ctx.settings.reportCost = on;
+		},
 		reset: () => {
 			ctx.faults.clear();
 			ctx.tasks.clear();

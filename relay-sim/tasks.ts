@@ -4,6 +4,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FaultBook } from './faults';
+import type { ImageSize } from './imageSize';
 import { increment } from './log';
 import { uniformFor } from './prng';
 import type { ApiStyle, LatencySpec, SimLog } from './types';
@@ -22,6 +23,8 @@ export interface Task {
 	reported?: string; // final status once a poll reported it
 	sig: string; // the sample URL's signature
 	sampleExpiresAt?: number; // set when Ready is first reported
+	cost: number; // credits the task costs (relay-sim/prices.ts), whether or not the answers report it
+	imageSize?: ImageSize; // an image task's picture size, from its submit (imageSize.ts)
 }
 
 export type TaskView =
@@ -59,7 +62,9 @@ export class TaskStore {
 		return uniformFor(`${spec.seed ?? 0}\u0000${prompt}\u0000${nth}`, spec.min, spec.max);
 	}
 
-	create(prompt: string, style: ApiStyle, model: TaskModel = 'image'): Task {
+	/** A new task: from now on it is paid (`cost` credits are added to the log's `charged`); `imageSize`: an image task's picture size. */
+	create(prompt: string, style: ApiStyle, model: TaskModel = 'image', extra: { cost?: number; imageSize?: ImageSize } = {}): Task {
+		const { cost = 0, imageSize } = extra;
 		const createdAt = this.now();
 		const task: Task = {
 			id: randomUUID(), // uuid-shaped like BFL's ids
@@ -70,7 +75,10 @@ export class TaskStore {
 			latencyMs: this.latencyFor(prompt),
 			progressShown: 0,
 			sig: randomBytes(24).toString('base64url'),
+			cost,
+			...(imageSize ? { imageSize } : {}),
 		};
+		this.log.charged += cost;
 		this.byId.set(task.id, task);
 		this.active.add(task);
 		this.log.tasks.set(task.id, { prompt, createdAt, latencyMs: task.latencyMs, style });

@@ -17,7 +17,7 @@ export interface RelaySimOptions {
 	videoBytes?: number; // pad generated MP4 clips up to this size, streamed (default: a few hundred bytes)
 	retryAfterSeconds?: number; // default 1
 	imageBytes?: number; // pad generated PNGs up to this size (default: no padding)
-	imageSize?: { width: number; height: number }; // picture size (default 512×512; tests may ask for less)
+	imageSize?: { width: number; height: number }; // one picture size for all (default: by each submit's resolution and aspect ratio, scaled down: imageSize.ts)
 	now?: () => number; // injectable clock (epoch ms), default Date.now
 	signedUrlTtlMs?: number; // sample URLs expire after this (403 on download), default 600_000
 	maxBodyBytes?: number; // submit bodies above this get 413, default 64 MB
@@ -33,6 +33,9 @@ export interface RelaySimOptions {
 	 *  is dropped unanswered (socket destroyed, nothing read), as if the server had closed the
 	 *  connection just as the request went out. Counted by staleSocketDrops(). Default: never. */
 	dropIdleReusedSocketsAfterMs?: number;
+	/** Report `cost` (credits, relay-sim/prices.ts) BFL style: in an image's submit answer, on a clip's finished
+	 *  poll. false: never, like a relay that does not report cost. Default true. */
+	reportCost?: boolean;
 }
 
 export type FinalStatus = 'Request Moderated' | 'Content Moderated' | 'Error' | 'Task not found';
@@ -91,6 +94,7 @@ export interface SimLog {
 	unauthorized: number; // requests answered 401
 	foreignHostRequests: number; // requests whose Host header was not the simulator's own host:port
 	creditChecks: number; // authenticated calls to the credits routes
+	charged: number; // credits of every task created (accepted, or created by an ambiguous fault), reported or not
 }
 
 export interface RelaySimulator {
@@ -106,6 +110,7 @@ export interface RelaySimulator {
 	activeVideoTasks(): number; // flux-3-video tasks submitted and not yet final, now
 	activeTasks(): number; // submitted and not yet final, now
 	staleSocketDrops(): number; // requests dropped by dropIdleReusedSocketsAfterMs
+	setReportCost(on: boolean): void; // report cost (default) or omit it, like a relay that never reports it
 	reset(): void; // clear faults, log and tasks (latency and the active cap stay as set)
 	close(): Promise<void>;
 }

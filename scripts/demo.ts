@@ -7,6 +7,8 @@
  *   npm run demo -- --serial              also run the same jobs through the serial FLUX 3 Image node and time it
  *   npm run demo -- --only minimal|batch|video  one example (video: product photos → a clip per SKU)
  *   npm run demo -- --out DIR --latency MS --jitter MS --keep
+ *   npm run demo -- --n8n newest          on the newest n8n of the support matrix (or an exact version;
+ *                                         FLUX_E2E_N8N=2.41.1 npm run demo does the same)
  *
  *   FLUX_API_KEY=... [FLUX_BASE_URL=https://api.bfl.ai] [FLUX_API_STYLE=bfl|relay] npm run demo
  *       against that API instead (paid jobs: only the 2-image example unless --batch is given).
@@ -40,7 +42,8 @@ import {
 } from './examples';
 import { runVideoExample } from './demoVideo';
 import {
-	N8N_VERSION,
+	N8N_MATRIX,
+	N8N_VERSION_ENV,
 	createN8nHome,
 	ensureN8nInstalled,
 	executeWorkflow,
@@ -48,14 +51,16 @@ import {
 	importWorkflows,
 	n8nInstallDir,
 	nodeItems,
+	selectedN8nVersion,
 	type ExecuteResult,
 	type N8nHome,
 } from './n8n';
 
 const HELP = `npm run demo [-- options]
 
-Runs examples/*.json in a real n8n ${N8N_VERSION} (installed once into ~/.cache) against the bundled
-relay simulator on 127.0.0.1, writes the images to ./out and prints the collector's report.
+Runs examples/*.json in a real n8n (the oldest of the support matrix unless --n8n says; installed once
+into ~/.cache) against the bundled relay simulator on 127.0.0.1, writes the images to ./out and prints
+the collector's report.
 
   --only minimal|batch|video   run one example (default: all three; with FLUX_API_KEY: minimal only)
   --batch                with FLUX_API_KEY: also run the 45-image batch (45 paid jobs)
@@ -65,6 +70,8 @@ relay simulator on 127.0.0.1, writes the images to ./out and prints the collecto
   --latency MS           simulator: time from submit to ready per image (default 2000)
   --jitter MS            simulator: latency varies by ± this (default 500)
   --keep                 keep the scratch n8n home (printed at the end)
+  --n8n VERSION          the n8n to run: ${N8N_MATRIX.map((entry) => entry.n8n).join(', ')}, oldest or newest
+                         (default: ${N8N_VERSION_ENV}, else the oldest); the first run of a version installs it
 
 Environment: FLUX_API_KEY (use a real API instead of the simulator), FLUX_BASE_URL
 (default https://api.bfl.ai), FLUX_API_STYLE (bfl or relay; default bfl for api.bfl.ai, else relay).
@@ -79,12 +86,24 @@ interface Args {
 	latencyMs: number;
 	jitterMs: number;
 	keep: boolean;
+	/** The n8n version to run (exact, from the support matrix). */
+	n8n: string;
 }
 
 class UsageError extends Error {}
 
+/** The exact n8n version `wanted` (a version of the matrix, oldest or newest) names; undefined: FLUX_E2E_N8N's. */
+function n8nVersion(wanted: string | undefined): string {
+	try {
+		return selectedN8nVersion(wanted === undefined ? process.env : { [N8N_VERSION_ENV]: wanted }).n8n;
+	} catch (error) {
+		const message = error instanceof Error ? error.message : String(error);
+		throw new UsageError(wanted === undefined ? message : message.replace(`${N8N_VERSION_ENV}=`, '--n8n '));
+	}
+}
+
 function parseArgs(argv: string[]): Args {
-	const args: Args = { batch: false, video: false, serial: false, out: 'out', latencyMs: 2000, jitterMs: 500, keep: false };
+	const args: Args = { batch: false, video: false, serial: false, out: 'out', latencyMs: 2000, jitterMs: 500, keep: false, n8n: n8nVersion(undefined) };
 	for (let i = 0; i < argv.length; i++) {
 		const [flag, inline] = argv[i].split(/=(.*)/s, 2);
 		const value = () => {
@@ -118,6 +137,9 @@ function parseArgs(argv: string[]): Args {
 				break;
 			case '--keep':
 				args.keep = true;
+				break;
+			case '--n8n':
+				args.n8n = n8nVersion(value());
 				break;
 			case '--out':
 				args.out = value();
@@ -389,8 +411,8 @@ async function main(): Promise<number> {
 	say();
 	say('[1/4] n8n');
 	const installStarted = Date.now();
-	await ensureN8nInstalled({ log: (line) => say(`      ${line}`) });
-	say(`      n8n ${N8N_VERSION} ready (${formatSeconds(Date.now() - installStarted)})`);
+	await ensureN8nInstalled({ log: (line) => say(`      ${line}`), version: args.n8n });
+	say(`      n8n ${args.n8n} ready (${formatSeconds(Date.now() - installStarted)})`);
 
 	say('[2/4] n8n home with this package installed as a community package (npm pack → ~/.n8n/nodes)');
 	const prepared = prepareExamples(selected, out, args.serial);
@@ -400,6 +422,7 @@ async function main(): Promise<number> {
 		outputDir: out, // N8N_RESTRICT_FILE_ACCESS_TO: n8n may write here and nowhere else
 		keep: args.keep,
 		log: (line) => say(`      ${line}`),
+		n8nVersion: args.n8n,
 	});
 	say(`      ${home.dir} (${formatSeconds(Date.now() - homeStarted)})`);
 
@@ -431,7 +454,7 @@ function wantsVideo(args: Args, target: Target): boolean {
 
 function printPlan(args: Args, target: Target, selected: typeof EXAMPLES): void {
 	say('n8n-nodes-flux-concurrent demo');
-	say(`  n8n      ${N8N_VERSION}, real and headless (cache: ${n8nInstallDir()})`);
+	say(`  n8n      ${args.n8n}, real and headless (cache: ${n8nInstallDir(args.n8n)})`);
 	say(`  API      ${target.describe}`);
 	say(`  output   ${rel(path.resolve(args.out))}/`);
 	const files = [...selected.map((e) => e.file), ...(wantsVideo(args, target) ? [VIDEO_EXAMPLE.file] : [])];

@@ -17,8 +17,11 @@ import type { ExecuteResult, WorkflowJson } from './n8n';
 export const REPO_ROOT = path.resolve(__dirname, '..');
 export const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples');
 
-/** The name of the credential the examples reference (n8n's default name for a new FLUX API credential). */
-export const EXAMPLE_CREDENTIAL_NAME = 'FLUX API account';
+/**
+ * The name of the credential the examples reference: the name n8n gives a new FLUX API credential (its display
+ * name without " API", then " account"; seen in n8n 2.0.3 and 2.41.1), so an import matches it by name.
+ */
+export const EXAMPLE_CREDENTIAL_NAME = 'FLUX account';
 export const PACKAGE_NAME = 'n8n-nodes-flux-concurrent';
 export const NODE_TYPES = {
 	image: `${PACKAGE_NAME}.fluxImage`,

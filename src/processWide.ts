@@ -26,6 +26,9 @@ export const PROCESS_WIDE_NAMES = [
 	'imageFlights',
 	'videoFlights',
 	'referenceImages',
+	'spendLedger',
+	'newJobsPerExecution',
+	'spendAccounts',
 	'occurrences',
 ] as const;
 

@@ -1,6 +1,7 @@
 import { makeConcurrentCollector } from '../../src/collect';
 import { redact } from '../../src/flux';
 import { imageResultToBinary, resolveUnknownImageJob, storeWarnings } from '../../src/fluxN8n/imageCollector';
+import { collectorSpendReport } from '../../src/fluxN8n/collectorSpend';
 import type { ImageJobResult } from '../../src/fluxN8n/imageJobResult';
 import { failedSlotPng } from '../../src/images/solidPng';
 
@@ -27,4 +28,5 @@ export const ConcurrentCollect = makeConcurrentCollector<ImageJobResult>({
 	credentials: [{ name: 'fluxApi', required: false }],
 	resolveUnknownJob: resolveUnknownImageJob,
 	reportWarnings: storeWarnings,
+	reportExtras: collectorSpendReport,
 });

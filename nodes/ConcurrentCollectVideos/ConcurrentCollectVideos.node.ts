@@ -1,6 +1,7 @@
 import { makeConcurrentCollector } from '../../src/collect';
 import { redact } from '../../src/flux';
 import { storeWarnings } from '../../src/fluxN8n/imageCollector';
+import { collectorSpendReport } from '../../src/fluxN8n/collectorSpend';
 import { resolveUnknownVideoJob, videoResultToBinary } from '../../src/fluxVideoN8n/videoCollector';
 import type { VideoJobResult } from '../../src/fluxVideoN8n/videoJobResult';
 
@@ -23,4 +24,5 @@ export const ConcurrentCollectVideos = makeConcurrentCollector<VideoJobResult>({
 	credentials: [{ name: 'fluxApi', required: false }],
 	resolveUnknownJob: resolveUnknownVideoJob,
 	reportWarnings: storeWarnings,
+	reportExtras: collectorSpendReport,
 });

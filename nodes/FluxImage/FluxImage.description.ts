@@ -2,6 +2,35 @@ import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
 
 import { ASPECT_RATIOS, RESOLUTIONS } from '../../src/flux/options';
 import { MAX_IMAGE_MB, MAX_TIMEOUT_MINUTES } from '../../src/fluxN8n/fluxParameters';
+import { MAX_NEW_JOBS_OPTION } from '../../src/fluxN8n/maxNewJobsOption';
+
+/**
+ * What each Resolution means (BFL's FLUX 3 Image tiers). BFL's reference names the tiers and prices each image
+ * by tier; the pixel counts are the tiers' names read as the side of a square (768sq: 768 × 768; 1k: 1024 × 1024 …).
+ */
+const RESOLUTION_HELP: Record<(typeof RESOLUTIONS)[number], string> = {
+	'768sq': 'About 768 × 768 pixels (0.6 megapixels): the cheapest, for drafts and thumbnails',
+	'1k': 'About 1 megapixel (1024 × 1024 at 1:1): the API default',
+	'1.5k': 'About 2.4 megapixels (1536 × 1536 at 1:1)',
+	'2k': 'About 4 megapixels (2048 × 2048 at 1:1)',
+	'4k': 'About 16 megapixels (4096 × 4096 at 1:1): the most expensive; can take several minutes',
+};
+
+/** The shapes, as width : height. */
+const ASPECT_RATIO_HELP: Record<(typeof ASPECT_RATIOS)[number], string> = {
+	auto: 'The shape of the first reference image; a square without one',
+	'21:9': 'Ultra-wide landscape (cinema)',
+	'16:9': 'Wide landscape (video, slides)',
+	'3:2': 'Landscape (classic photo)',
+	'4:3': 'Landscape (classic screen)',
+	'5:4': 'Nearly square, landscape',
+	'1:1': 'Square',
+	'4:5': 'Nearly square, portrait (social feed)',
+	'3:4': 'Portrait',
+	'2:3': 'Portrait (classic photo)',
+	'9:16': 'Tall portrait (phone screen, stories)',
+	'9:21': 'Ultra-tall portrait',
+};
 
 /**
  * The FLUX 3 Image node's description. The concurrent twin is generated from
@@ -45,21 +74,26 @@ export const fluxImageDescription: INodeTypeDescription = {
 			name: 'resolution',
 			type: 'options',
 			default: '1k',
-			options: RESOLUTIONS.map((value) => ({ name: value, value })),
+			options: RESOLUTIONS.map((value) => ({ name: value, value, description: RESOLUTION_HELP[value] })),
+			description:
+				'How many pixels the image has: about 768 × 768 (768sq), 1 megapixel (1k, e.g. 1024 × 1024 at 1:1), 2.4 MP (1.5k), 4 MP (2k) or 16 MP (4k). Aspect Ratio sets the shape. BFL prices each image by this tier; 4k can take several minutes.',
 		},
 		{
 			displayName: 'Aspect Ratio',
 			name: 'aspectRatio',
 			type: 'options',
 			default: 'auto',
-			options: ASPECT_RATIOS.map((value) => ({ name: value, value })),
+			options: ASPECT_RATIOS.map((value) => ({ name: value, value, description: ASPECT_RATIO_HELP[value] })),
+			description:
+				'Width : height of the image. Auto takes the shape of the first reference image, or makes a square when there is none.',
 		},
 		{
 			displayName: 'Grounding',
 			name: 'grounding',
 			type: 'boolean',
 			default: true,
-			description: 'Whether to let the model ground the prompt (search) before generating',
+			description:
+				'Whether the model may look the prompt up (web and image search) before generating, so that real products, places and current events come out right. It can take longer; BFL lists no separate price for it (an image is priced by its Resolution).',
 		},
 		{
 			displayName: 'Safety Tolerance',
@@ -67,7 +101,8 @@ export const fluxImageDescription: INodeTypeDescription = {
 			type: 'number',
 			default: 2,
 			typeOptions: { minValue: 0, maxValue: 4, numberPrecision: 0 },
-			description: '0 is the strictest moderation, 4 the most permissive',
+			description:
+				'How strictly the prompt, the reference images and the result are moderated: a whole number from 0 (strictest) to 4 (most permissive), default 2. A refused job ends with status Request Moderated or Content Moderated.',
 		},
 		{
 			displayName: 'Reference Images',
@@ -104,13 +139,13 @@ export const fluxImageDescription: INodeTypeDescription = {
 				'Whether to return a white 512×512 image (status skipped_error, with the reason) instead of failing when generation fails',
 		},
 		{
-			displayName: 'Seed',
+			displayName: 'Seed (Cache Key)',
 			name: 'seed',
 			type: 'number',
 			default: 0,
 			typeOptions: { numberPrecision: 0 },
 			description:
-				'A cache seed: identical inputs with the same seed reuse the stored earlier result instead of paying for a new job. It is never sent to the API. For a new image on every run, set it to an expression such as {{ $now.toMillis() }}, or set Options → Cache to Refresh.',
+				'FLUX 3 Image takes no seed, so this number is never sent to the API: it is the key of the stored results. The same seed with the same inputs returns the stored image (no new paid job); another seed makes a new image. For a new image on every run, set it to an expression such as {{ $now.toMillis() }}, or set Options → Cache to Refresh.',
 		},
 		{
 			displayName: 'Options',
@@ -160,6 +195,7 @@ export const fluxImageDescription: INodeTypeDescription = {
 					typeOptions: { minValue: 1, maxValue: MAX_IMAGE_MB },
 					description: `A larger download fails the job instead of filling memory. From 1 to ${MAX_IMAGE_MB}.`,
 				},
+				MAX_NEW_JOBS_OPTION,
 			],
 		},
 	],

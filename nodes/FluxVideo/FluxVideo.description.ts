@@ -2,6 +2,7 @@ import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
 
 import { MAX_VIDEO_SECONDS, MIN_VIDEO_SECONDS, VIDEO_ASPECT_RATIOS } from '../../src/flux/videoOptions';
 import { MAX_TIMEOUT_MINUTES } from '../../src/fluxN8n/fluxParameters';
+import { MAX_NEW_JOBS_OPTION } from '../../src/fluxN8n/maxNewJobsOption';
 import { DEFAULT_MAX_VIDEO_MB, DEFAULT_VIDEO_TIMEOUT_MINUTES, MAX_VIDEO_MB } from '../../src/fluxVideoN8n/videoParameters';
 
 /**
@@ -43,6 +44,7 @@ export const fluxVideoDescription: INodeTypeDescription = {
 				{ name: 'Image to Video', value: 'i2v', description: 'A clip through 1–10 keyframe images' },
 				{ name: 'Continue a Video', value: 'v2v', description: 'A clip that continues a start video' },
 			],
+			description: 'What the clip starts from: the prompt alone, keyframe images, or a clip to continue',
 		},
 		{
 			displayName: 'Prompt',
@@ -105,6 +107,7 @@ export const fluxVideoDescription: INodeTypeDescription = {
 			type: 'options',
 			default: 'auto',
 			options: VIDEO_ASPECT_RATIOS.map((value) => ({ name: value, value })),
+			description: 'Width : height of the clip, e.g. 16:9 landscape, 9:16 phone portrait. Auto leaves the shape to the API.',
 		},
 		{
 			displayName: 'Resolution',
@@ -115,6 +118,7 @@ export const fluxVideoDescription: INodeTypeDescription = {
 				{ name: 'HD (720p)', value: 'hd' },
 				{ name: 'Full HD (1080p)', value: 'fhd' },
 			],
+			description: 'HD: 720 pixels on the shorter side; Full HD: 1080',
 		},
 		{
 			displayName: 'Duration',
@@ -139,13 +143,13 @@ export const fluxVideoDescription: INodeTypeDescription = {
 			description: 'Whether to return an item with status skipped_error and the reason (and no clip) instead of failing when generation fails',
 		},
 		{
-			displayName: 'Seed',
+			displayName: 'Seed (Cache Key)',
 			name: 'seed',
 			type: 'number',
 			default: 0,
 			typeOptions: { numberPrecision: 0 },
 			description:
-				'A cache seed: identical inputs with the same seed reuse the stored earlier clip instead of paying for a new job. It is never sent to the API. For a new clip on every run, set it to an expression such as {{ $now.toMillis() }}, or set Options → Cache to Refresh.',
+				'This number is never sent to the API: it is the key of the stored results. The same seed with the same inputs returns the stored clip (no new paid job); another seed makes a new clip. For a new clip on every run, set it to an expression such as {{ $now.toMillis() }}, or set Options → Cache to Refresh.',
 		},
 		{
 			displayName: 'Options',
@@ -182,6 +186,7 @@ export const fluxVideoDescription: INodeTypeDescription = {
 					typeOptions: { minValue: 1, maxValue: MAX_VIDEO_MB },
 					description: `A larger clip fails the job. Clips stream to disk, not memory. More than 0, at most ${MAX_VIDEO_MB}.`,
 				},
+				MAX_NEW_JOBS_OPTION,
 			],
 		},
 	],

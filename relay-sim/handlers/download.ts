@@ -52,7 +52,7 @@ function countAnd(ctx: SimContext, taskId: string, answer: () => void): void {
 /** The image's parts (the large ones cached and shared: see png.ts); joined only where a fault needs one buffer. */
 function imagePartsFor(ctx: SimContext, task: Task, padToBytes?: number): Buffer[] {
 	return makePromptPngParts(task.prompt, {
-		...ctx.settings.imageSize,
+		...(ctx.settings.imageSize ?? task.imageSize),
 		padToBytes: padToBytes ?? ctx.settings.imageBytes,
 		text: { task: task.id },
 	});

@@ -46,6 +46,8 @@ export function handlePoll(ctx: SimContext, req: IncomingMessage, res: ServerRes
 		},
 		progress: null,
 		details: null,
+		// BFL style: FLUX 3 Video reports its cost on the finished poll (images did with the submit answer).
+		...(ctx.settings.reportCost && task.model === 'video' ? { cost: task.cost } : {}),
 	});
 }
 

@@ -3,8 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
 import { BodyTooLargeError, checkAuth, readBody, retryHeaders, sendError, sendJson } from '../http';
 import { increment } from '../log';
+import { simCost } from '../prices';
 import type { TaskModel } from '../tasks';
 import type { ApiStyle } from '../types';
+import { simulatedImageSize } from '../imageSize';
 import { validateSubmit, validateVideoSubmit } from '../validate';
 
 const AMBIGUOUS = new Set([500, 502, 504]);
@@ -23,6 +25,7 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 	const validation = model === 'video' ? validateVideoSubmit(raw) : validateSubmit(raw);
 	const parsed = validation.parsed as { prompt?: unknown } | undefined;
 	const prompt = typeof parsed?.prompt === 'string' ? parsed.prompt : '';
+	const cost = simCost(model, validation.parsed);
 	const record = (status: number, taskId?: string) => {
 		ctx.log.submits.push({ prompt, model, taskId, status, at: ctx.now(), style, body: validation.parsed });
 		increment(ctx.log.submitsByPrompt, prompt);
@@ -34,7 +37,7 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 		return record(validation.status);
 	}
 
-	if (answerSubmitFault(ctx, req, res, { prompt, style, model, record })) return;
+	if (answerSubmitFault(ctx, req, res, { prompt, style, model, cost, record })) return;
 
 	const max = model === 'video' ? ctx.settings.maxActiveVideoTasks : ctx.settings.maxActiveTasks;
 	if (max !== undefined && ctx.tasks.activeCount(model === 'video' ? 'video' : undefined) >= max) {
@@ -43,14 +46,16 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 		return record(429);
 	}
 
-	const task = ctx.tasks.create(prompt, style, model);
+	const task = ctx.tasks.create(prompt, style, model, { cost, imageSize: model === 'image' && validation.ok ? simulatedImageSize(validation.body) : undefined });
 	const pollingHost = ctx.faults.pollingUrlHost(prompt);
 	const ownPollingUrl = `http://${pollingHost ? `${pollingHost}:${ctx.port}` : ctx.hostHeader}/v1/get_result?id=${task.id}`;
+	// BFL style: an image's cost comes with the submit answer, a clip's with the finished poll (null here).
+	const costField = ctx.settings.reportCost ? { cost: model === 'video' ? null : cost } : {};
 	if (style === 'bfl') {
-		sendJson(res, 200, { id: task.id, polling_url: ownPollingUrl, cost: 3, input_mp: 0, output_mp: 1 });
+		sendJson(res, 200, { id: task.id, polling_url: ownPollingUrl, ...costField, ...(ctx.settings.reportCost && model === 'image' ? { input_mp: 0, output_mp: 1 } : {}) });
 	} else {
 		// A relay may echo the upstream polling_url; it needs a BFL key (x-key), so clients must ignore it.
-		sendJson(res, 200, { id: task.id, polling_url: `${ctx.url}/v1/get_result?id=${task.id}`, cost: 3 });
+		sendJson(res, 200, { id: task.id, polling_url: `${ctx.url}/v1/get_result?id=${task.id}`, ...costField });
 	}
 	record(200, task.id);
 }
@@ -60,14 +65,14 @@ function answerSubmitFault(
 	ctx: SimContext,
 	req: IncomingMessage,
 	res: ServerResponse,
-	submit: { prompt: string; style: ApiStyle; model: TaskModel; record: (status: number, taskId?: string) => void },
+	submit: { prompt: string; style: ApiStyle; model: TaskModel; cost: number; record: (status: number, taskId?: string) => void },
 ): boolean {
-	const { prompt, style, model, record } = submit;
+	const { prompt, style, model, cost, record } = submit;
 	const action = ctx.faults.submitAction(prompt);
 	if (action?.kind === 'status') {
 		const { fault } = action;
 		const created = fault.createTask ?? AMBIGUOUS.has(fault.status);
-		const task = created ? ctx.tasks.create(prompt, style, model) : undefined;
+		const task = created ? ctx.tasks.create(prompt, style, model, { cost }) : undefined;
 		const headers = retryHeaders(fault.status, fault.retryAfter ?? ctx.settings.retryAfterSeconds);
 		sendJson(res, fault.status, fault.body ?? { detail: `Simulated HTTP ${fault.status}` }, headers);
 		record(fault.status, task?.id);
@@ -75,13 +80,13 @@ function answerSubmitFault(
 	}
 	if (action?.kind === 'reset') {
 		// The request was read and the task exists: a client cannot know whether it was accepted.
-		const task = ctx.tasks.create(prompt, style, model);
+		const task = ctx.tasks.create(prompt, style, model, { cost });
 		record(0, task.id);
 		req.socket.destroy();
 		return true;
 	}
 	if (action?.kind === 'hang') {
-		const task = ctx.tasks.create(prompt, style, model);
+		const task = ctx.tasks.create(prompt, style, model, { cost });
 		record(-1, task.id);
 		return true; // never answered; close() destroys the socket
 	}

@@ -15,6 +15,8 @@ export interface CollectableResult {
 	errorKind?: string;
 	/** True when the result was served from a durable store (no new job); the report counts these. */
 	cached?: boolean;
+	/** What the job cost, as the API reported it (e.g. credits); null or absent: it did not say. A cached result counts 0. */
+	cost?: number | null;
 }
 
 /** A task whose job this process's pool does not know (or has forgotten), e.g. after an n8n restart. */
@@ -60,4 +62,9 @@ export interface CollectorSpec<Result extends CollectableResult> {
 	resolveUnknownJob?(ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal): Promise<Result | undefined>;
 	/** Notes for the report, read once after the slots are final (e.g. "the result store could not be used"). */
 	reportWarnings?(): string[];
+	/**
+	 * More report fields and notes about the batch's jobs (`jobIds`: every slot's job), read once after the slots are
+	 * final: e.g. what the account spent in its window and its limits. Must not throw (a failure is a note).
+	 */
+	reportExtras?(ctx: IExecuteFunctions, jobIds: readonly string[]): Promise<{ fields: Record<string, unknown>; warnings: string[] }>;
 }

@@ -11,6 +11,7 @@ interface ErrorFields {
 	message?: unknown;
 	kind?: unknown;
 	taskId?: unknown;
+	cost?: unknown;
 }
 
 /**
@@ -21,7 +22,7 @@ interface ErrorFields {
 export function describeJobError(
 	error: unknown,
 	redact: (text: string) => string,
-): { message: string; kind?: string; taskId?: string } {
+): { message: string; kind?: string; taskId?: string; cost?: number } {
 	const fields: ErrorFields = typeof error === 'object' && error !== null ? (error as ErrorFields) : {};
 	const code = poolErrorCode(error);
 	const kind = typeof fields.kind === 'string' ? fields.kind : code && KIND_BY_POOL_CODE[code];
@@ -31,5 +32,6 @@ export function describeJobError(
 		message: redact(text),
 		...(kind ? { kind } : {}),
 		...(typeof fields.taskId === 'string' ? { taskId: fields.taskId } : {}),
+		...(typeof fields.cost === 'number' && Number.isFinite(fields.cost) ? { cost: fields.cost } : {}),
 	};
 }

@@ -31,7 +31,7 @@ const LABELS: Record<string, string> = {
 /** The collector's parameters, checked once. */
 export type CollectorParameters = z.infer<typeof collectorParametersSchema>;
 
-/** Read and check the collector's parameters; an error names the field and the value it got. */
+/** Read and check the collector's parameters; an error names the field as the editor shows it and the value it got. */
 export function readCollectorParameters(ctx: IExecuteFunctions): CollectorParameters {
 	const raw: Record<string, unknown> = {
 		numberInputs: ctx.getNodeParameter('numberInputs', 0, 1),
@@ -43,7 +43,7 @@ export function readCollectorParameters(ctx: IExecuteFunctions): CollectorParame
 		const issue = parsed.error.issues[0];
 		const field = String(issue.path[0]);
 		const got = JSON.stringify(raw[field]) ?? String(raw[field]);
-		throw new NodeOperationError(ctx.getNode(), `Invalid parameter '${field}' (${LABELS[field] ?? field}): ${issue.message} (got ${got.slice(0, 60)})`);
+		throw new NodeOperationError(ctx.getNode(), `Invalid parameter "${LABELS[field] ?? field}": ${issue.message} (got ${got.slice(0, 60)})`);
 	}
 	return parsed.data;
 }

@@ -14,6 +14,8 @@ export interface SlotReportRow {
 	attempts: number;
 	/** Present when the job says: true = served from the durable store (no new job). */
 	cached?: boolean;
+	/** What the job cost as the API reported it (credits); 0 when served from the store; null: the API did not say. */
+	cost: number | null;
 }
 
 export interface CollectReport {
@@ -21,6 +23,8 @@ export interface CollectReport {
 	counts: Record<SlotStatus, number>;
 	/** Slots served from the durable store (no new job). */
 	cached: number;
+	/** What this batch's new jobs cost (the slots' known costs added up); null when no slot's cost is known. */
+	cost: number | null;
 	/** True when every slot succeeded (skipped_error does not count as success). */
 	allSucceeded: boolean;
 	/** Present when something needs attention, e.g. the result store could not be used (said once per run). */
@@ -42,19 +46,38 @@ export function slotRow(outcome: SlotOutcome): SlotReportRow {
 		timings: outcome.timings,
 		attempts: outcome.attempts,
 		...(outcome.cached === undefined ? {} : { cached: outcome.cached }),
+		cost: outcome.cost ?? null,
 	};
 }
 
-/** The collector's "Report" output: counts and one row per slot. */
-export function buildReport(outcomes: readonly SlotOutcome[], warnings: readonly string[] = []): CollectReport {
+/** The batch's cost: the known costs added up (null when none is known), and a note when some slots' cost is unknown. */
+export function batchCost(outcomes: readonly SlotOutcome[]): { cost: number | null; warning?: string } {
+	const known = outcomes.filter((outcome) => typeof outcome.cost === 'number');
+	const total = Math.round(known.reduce((sum, outcome) => sum + (outcome.cost as number), 0) * 1e6) / 1e6;
+	const delivered = (outcome: SlotOutcome) => outcome.status === 'success' || outcome.status === 'skipped_error';
+	const unknownPaid = outcomes.filter((outcome) => (outcome.cost === null || outcome.cost === undefined) && delivered(outcome));
+	if (known.length === 0) return { cost: null };
+	if (unknownPaid.length === 0) return { cost: total };
+	return { cost: total, warning: `${unknownPaid.length} delivered slot${unknownPaid.length === 1 ? '' : 's'} had no cost reported by the API: cost adds up the other slots only.` };
+}
+
+/**
+ * The collector's "Report" output: counts, the batch's cost and one row per slot; `extra` fields (e.g. what the
+ * account spent in its window and its limits) go between the warnings and the slots.
+ */
+export function buildReport(outcomes: readonly SlotOutcome[], warnings: readonly string[] = [], extra: Record<string, unknown> = {}): CollectReport {
 	const counts: Record<SlotStatus, number> = { success: 0, failed: 0, skipped_error: 0, cancelled: 0 };
 	for (const outcome of outcomes) counts[outcome.status]++;
+	const { cost, warning } = batchCost(outcomes);
+	const notes = [...warnings, ...(warning ? [warning] : [])];
 	return {
 		total: outcomes.length,
 		counts,
 		cached: outcomes.filter((outcome) => outcome.cached === true).length,
+		cost,
 		allSucceeded: counts.success === outcomes.length,
-		...(warnings.length > 0 ? { warnings: [...new Set(warnings)] } : {}),
+		...(notes.length > 0 ? { warnings: [...new Set(notes)] } : {}),
+		...extra,
 		slots: outcomes.map(slotRow),
 	};
 }

@@ -6,6 +6,8 @@ import { toNodeError } from '../n8n/nodeErrors';
 import { watchExecutionCancel } from '../twin/executionCancel';
 import type { CollectableResult, CollectorSpec } from './collectorSpec';
 import { readCollectorParameters, type CollectorParameters } from './parameters';
+import { buildReport } from './report';
+import { unsuccessfulSlotsHint } from './runHint';
 import { reportItem, slotItem } from './slotItems';
 import { gatherSlots, receivedJobIds, type Slot } from './slots';
 import { SlotFailedError, waitForSlots, type SlotOutcome } from './waitForSlots';
@@ -104,7 +106,12 @@ export async function runCollector<Result extends CollectableResult>(
 		const items: INodeExecutionData[] = [];
 		for (const outcome of outcomes) items.push(await handOver.item(outcome));
 		pool.markCollected(outcomes.flatMap((outcome) => (outcome.result && outcome.slot.jobId ? [outcome.slot.jobId] : [])));
-		return [items, [reportItem(outcomes, spec.reportWarnings?.() ?? [])]];
+		const jobIds = slots.flatMap((slot) => (slot.jobId === undefined ? [] : [slot.jobId]));
+		const extras = (await spec.reportExtras?.(ctx, jobIds)) ?? { fields: {}, warnings: [] };
+		const report = buildReport(outcomes, [...(spec.reportWarnings?.() ?? []), ...extras.warnings], extras.fields);
+		const hint = unsuccessfulSlotsHint(report, spec, params, ctx.getNode().onError === 'continueErrorOutput');
+		if (hint) ctx.addExecutionHints(hint);
+		return [items, [reportItem(report, outcomes)]];
 	} finally {
 		release();
 	}

@@ -9,7 +9,7 @@ import {
 
 import type { CollectableResult, CollectorSpec } from './collectorSpec';
 import type { CollectorParameters } from './parameters';
-import { buildReport, slotRow } from './report';
+import { slotRow, type CollectReport } from './report';
 import type { Slot } from './slots';
 import type { SlotOutcome } from './waitForSlots';
 
@@ -48,10 +48,10 @@ export async function slotItem<Result extends CollectableResult>(
 	return { json, pairedItem, error };
 }
 
-/** The collector's "Report" output item, paired to every slot's task item. */
-export function reportItem(outcomes: readonly SlotOutcome[], warnings: readonly string[] = []): INodeExecutionData {
+/** The collector's "Report" output item (`report`, made of `outcomes`), paired to every slot's task item. */
+export function reportItem(report: CollectReport, outcomes: readonly SlotOutcome[]): INodeExecutionData {
 	return {
-		json: buildReport(outcomes, warnings) as unknown as IDataObject,
+		json: report as unknown as IDataObject,
 		pairedItem: outcomes.map((outcome) => pairedItemOf(outcome.slot)),
 	};
 }

@@ -29,6 +29,8 @@ export interface SlotOutcome<Result extends CollectableResult = CollectableResul
 	attempts: number;
 	/** The result came from a durable store (no new job). */
 	cached?: boolean;
+	/** What the slot's job cost as the API reported it; 0 when served from the store; null: unknown. */
+	cost?: number | null;
 }
 
 /** Resolves a slot whose job the pool does not know (see CollectorSpec.resolveUnknownJob). */
@@ -73,6 +75,7 @@ export function outcomeOf<Result extends CollectableResult>(
 			error: result.error,
 			errorKind: result.errorKind,
 			...(result.cached === undefined ? {} : { cached: result.cached }),
+			cost: result.cached ? 0 : (result.cost ?? null),
 			result,
 		};
 	}
@@ -83,6 +86,7 @@ export function outcomeOf<Result extends CollectableResult>(
 		taskId: described.taskId,
 		error: described.message,
 		errorKind: described.kind,
+		cost: described.cost ?? null,
 	};
 }
 
@@ -135,7 +139,8 @@ async function resolvedOutcome<Result extends CollectableResult>(
 		if (signal.aborted) throw new PoolCancelledError('Cancelled while resolving a task after a restart');
 		const described = describeJobError(error, options.redact);
 		const failed = failedSlot<Result>(slot, `The task at ${slotPlace(slot)}: ${described.message}`, described.kind ?? 'unknown_job');
-		return described.taskId ? { ...failed, taskId: described.taskId } : failed;
+		const withCost = described.cost === undefined ? failed : { ...failed, cost: described.cost };
+		return described.taskId ? { ...withCost, taskId: described.taskId } : withCost;
 	}
 	if (!result) return undefined;
 	const finishedAt = Date.now();

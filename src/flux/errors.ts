@@ -19,7 +19,8 @@ export type FluxErrorKind =
 	| 'too_large'
 	| 'forbidden_host'
 	| 'cancelled'
-	| 'network';
+	| 'network'
+	| 'budget_exceeded';
 
 /** All kinds, for exhaustive checks and reports. */
 export const FLUX_ERROR_KINDS: readonly FluxErrorKind[] = [
@@ -41,6 +42,7 @@ export const FLUX_ERROR_KINDS: readonly FluxErrorKind[] = [
 	'forbidden_host',
 	'cancelled',
 	'network',
+	'budget_exceeded',
 ];
 
 export interface FluxErrorOptions {
@@ -50,6 +52,8 @@ export interface FluxErrorOptions {
 	secrets?: readonly string[];
 	/** Low-level error code (e.g. `ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`), safe to show. */
 	code?: string;
+	/** What the job cost as the API reported it (credits), when it did before failing; 0: nothing was sent. */
+	cost?: number;
 }
 
 /** The stable `name` of every {@link FluxError}, from any copy of this package. */
@@ -67,6 +71,7 @@ export class FluxError extends Error {
 	readonly statusCode?: number;
 	readonly taskId?: string;
 	readonly code?: string;
+	readonly cost?: number;
 
 	constructor(kind: FluxErrorKind, message: string, options: FluxErrorOptions = {}) {
 		super(redact(message, options.secrets ?? []));
@@ -74,6 +79,7 @@ export class FluxError extends Error {
 		if (options.statusCode !== undefined) this.statusCode = options.statusCode;
 		if (options.taskId !== undefined) this.taskId = options.taskId;
 		if (options.code !== undefined) this.code = options.code;
+		if (options.cost !== undefined) this.cost = options.cost;
 	}
 
 	/** A copy with the task id set (when it was not known where the error was raised). */
@@ -83,13 +89,20 @@ export class FluxError extends Error {
 			statusCode: this.statusCode,
 			taskId,
 			code: this.code,
+			cost: this.cost,
 			secrets,
 		});
 	}
 
+	/** A copy carrying what the job cost (the API's figure), unless it carries one already. */
+	withCost(cost: number | undefined): FluxError {
+		if (cost === undefined || this.cost !== undefined) return this;
+		return new FluxError(this.kind, this.message, { statusCode: this.statusCode, taskId: this.taskId, code: this.code, cost });
+	}
+
 	/** This copy's FluxError for one that may come from another copy of the package (same fields). */
 	static from(
-		err: { kind: FluxErrorKind; message: string; statusCode?: unknown; taskId?: unknown; code?: unknown },
+		err: { kind: FluxErrorKind; message: string; statusCode?: unknown; taskId?: unknown; code?: unknown; cost?: unknown },
 		secrets: readonly string[] = [],
 	): FluxError {
 		if (err instanceof FluxError) return err;
@@ -97,6 +110,7 @@ export class FluxError extends Error {
 			statusCode: typeof err.statusCode === 'number' ? err.statusCode : undefined,
 			taskId: typeof err.taskId === 'string' ? err.taskId : undefined,
 			code: typeof err.code === 'string' ? err.code : undefined,
+			cost: typeof err.cost === 'number' ? err.cost : undefined,
 			secrets,
 		});
 	}

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { LookupFunction } from './addresses';
 import type { SubmitAdmission } from './admission';
+import type { SubmitBudget } from './budget';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage } from './download';
 import { downloadImageFile, type ImageDownload } from './downloadImageFile';
 import { resolveEndpoints, type FluxCredentials } from './endpoints';
@@ -74,6 +75,8 @@ export interface GenerateOptions extends SubmitHooks {
 	lookup?: LookupFunction;
 	/** An account-wide limit on active upstream tasks (admission.ts): acquired before submitting, released when the task is final. */
 	admission?: SubmitAdmission;
+	/** A spend limit (budget.ts): reserved right before each submit POST, given back when it provably created no task. */
+	budget?: SubmitBudget;
 }
 
 /** A generated image (CONTRACTS.md). */
@@ -85,6 +88,8 @@ export interface FluxImageResult {
 	/** Epoch ms: task accepted (for {@link awaitImage}: when awaiting began), seen Ready, image downloaded. */
 	timings: { submittedAt: number; readyAt: number; downloadedAt: number };
 	attempts: AttemptCounts;
+	/** What the job cost as the API reported it (credits: the submit answer's, else the finished poll's); absent when it said nothing. */
+	cost?: number;
 }
 
 /** Options of {@link generateImageFile} / {@link awaitImageFile}: where the image file goes (an existing folder). */
@@ -93,7 +98,7 @@ export interface ImageFileOptions extends GenerateOptions {
 }
 
 /** A generated image in a file (or, when the folder could not be written, in memory): see downloadImageFile.ts. */
-export type FluxImageFileResult = ImageDownload & Pick<FluxImageResult, 'taskId' | 'timings' | 'attempts'>;
+export type FluxImageFileResult = ImageDownload & Pick<FluxImageResult, 'taskId' | 'timings' | 'attempts' | 'cost'>;
 
 function positive(n: number | undefined, fallback: number): number {
 	return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.min(n, MAX_TIMER_MS) : fallback;
@@ -120,6 +125,7 @@ function jobSettings(creds: FluxCredentials, opts: GenerateOptions): JobSettings
 		sleep: opts.sleep ?? realSleep,
 		onAttempt: opts.onAttempt,
 		admission: opts.admission,
+		budget: opts.budget,
 	};
 }
 
@@ -139,12 +145,12 @@ export function settingsFor(creds: FluxCredentials, opts: GenerateOptions): JobS
 	}
 }
 
-/** Settles a job: its errors become redacted FluxErrors, its timer and listener are released. */
+/** Settles a job: its errors become redacted FluxErrors (with the cost the API reported, if it did), its timer and listener are released. */
 export async function settle<T>(rt: JobRuntime, work: Promise<T>): Promise<T> {
 	try {
 		return await work;
 	} catch (err) {
-		throw rt.toFluxError(err);
+		throw rt.toFluxError(err).withCost(rt.cost);
 	} finally {
 		rt.dispose();
 	}
@@ -152,7 +158,7 @@ export async function settle<T>(rt: JobRuntime, work: Promise<T>): Promise<T> {
 
 /** The second half of a job's result: its image, however downloaded. */
 type Fetch<I> = (rt: JobRuntime, sampleUrl: string) => Promise<I>;
-type Timed<I> = I & Pick<FluxImageResult, 'taskId' | 'timings' | 'attempts'>;
+type Timed<I> = I & Pick<FluxImageResult, 'taskId' | 'timings' | 'attempts' | 'cost'>;
 
 /** Polls until Ready, then downloads: the image of an upstream task. */
 async function imageOf<I>(rt: JobRuntime, task: FluxTask, submittedAt: number, learn: boolean, fetch: Fetch<I>): Promise<Timed<I>> {
@@ -164,6 +170,7 @@ async function imageOf<I>(rt: JobRuntime, task: FluxTask, submittedAt: number, l
 		taskId: task.taskId,
 		timings: { submittedAt, readyAt, downloadedAt: rt.now() },
 		attempts: { ...rt.attempts },
+		...(rt.cost === undefined ? {} : { cost: rt.cost }),
 	};
 }
 

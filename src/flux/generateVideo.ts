@@ -33,6 +33,8 @@ export interface FluxVideoResult extends DownloadedVideo {
 	taskId: string;
 	timings: { submittedAt: number; readyAt: number; downloadedAt: number };
 	attempts: AttemptCounts;
+	/** What the clip cost as the API reported it (credits; FLUX 3 Video says so on the finished poll); absent when it said nothing. */
+	cost?: number;
 }
 
 /** The submit URL of the video model in the credential's style (`/bfl/v1/flux-3-video` or `/v1/flux-3-video`). */
@@ -57,7 +59,8 @@ async function videoOf(rt: JobRuntime, task: FluxTask, submittedAt: number, dir:
 	const readyAt = rt.now();
 	await mkdir(dir, { recursive: true, mode: 0o700 });
 	const video = await downloadVideo(rt, sampleUrl, dir);
-	return { ...video, taskId: task.taskId, timings: { submittedAt, readyAt, downloadedAt: rt.now() }, attempts: { ...rt.attempts } };
+	const cost = rt.cost === undefined ? {} : { cost: rt.cost };
+	return { ...video, taskId: task.taskId, timings: { submittedAt, readyAt, downloadedAt: rt.now() }, attempts: { ...rt.attempts }, ...cost };
 }
 
 /**

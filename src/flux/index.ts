@@ -31,3 +31,4 @@ export type { FluxVideoRequest, VideoKeyframe, VideoMedia } from './videoRequest
 export { videoRequestBody, videoRequestPayload } from './videoRequest';
 export { isMp4 } from './videoType';
 export * from './videoOptions';
+export type { SubmitBudget } from './budget';

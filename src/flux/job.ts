@@ -8,6 +8,7 @@ import type { AdaptiveScheduleSettings, ReadyTimes } from './pollSchedule';
 import { SleepAbortedError, errorCode, sleep, type PollPolicy, type RetryPolicy, type SleepFunction } from './retryPolicy';
 import type { Step } from './statusTable';
 import type { AdmissionOutcome, SubmitAdmission } from './admission';
+import type { SubmitBudget } from './budget';
 
 /** Which step a job is in (for messages). */
 export type JobPhase = 'submit' | 'poll' | 'download';
@@ -43,6 +44,8 @@ export interface JobSettings {
 	onAttempt?: (attempts: AttemptCounts) => void;
 	/** The account-wide limit hook (admission.ts), if any. */
 	admission?: SubmitAdmission;
+	/** The spend hook (budget.ts), if any. */
+	budget?: SubmitBudget;
 }
 
 /** One HTTP request of a job. */
@@ -82,6 +85,10 @@ export class JobRuntime {
 	lastStatus?: string;
 	/** True while the job holds its turn from the admission hook (between acquire and a 429 or release). */
 	admitted = false;
+	/** What the job cost as the API reported it (credits): the submit answer's, else the finished poll's. */
+	cost?: number;
+	/** True once a poll saw the task Ready. */
+	ready = false;
 
 	private readonly controller = new AbortController();
 	private readonly timer: NodeJS.Timeout;
@@ -112,9 +119,11 @@ export class JobRuntime {
 		this.notify(this.settings.admission?.release.bind(this.settings.admission), outcome);
 	}
 
-	/** Releases the timer, the listener on the caller's signal, and the job's admission. */
+	/** Releases the timer, the listener on the caller's signal, and the job's admission; tells the budget the job ended. */
 	dispose(): void {
 		this.releaseAdmission('ended');
+		const budget = this.settings.budget;
+		if (budget) this.notify(() => budget.ended(this.cost === undefined ? { ready: this.ready } : { cost: this.cost, ready: this.ready }));
 		clearTimeout(this.timer);
 		this.settings.signal?.removeEventListener('abort', this.onCallerAbort);
 	}

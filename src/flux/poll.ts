@@ -16,6 +16,8 @@ export const pollResponseSchema = z
 		status: z.string().min(1),
 		result: z.unknown().optional(),
 		progress: z.unknown().optional(),
+		/** FLUX 3 Video reports its cost (credits) on the finished poll; lenient: anything else is ignored. */
+		cost: z.unknown().optional(),
 	})
 	.passthrough();
 
@@ -184,6 +186,8 @@ export function interpretStatus(rt: JobRuntime, data: z.infer<typeof pollRespons
 	if (key === 'ready') {
 		const result = readyResultSchema.safeParse(data.result);
 		if (!result.success) throw rt.error('invalid_response', 'FLUX API reported the task Ready but gave no image URL (result.sample)');
+		rt.ready = true;
+		if (rt.cost === undefined && typeof data.cost === 'number' && Number.isFinite(data.cost) && data.cost >= 0) rt.cost = data.cost;
 		return { state: 'ready', sampleUrl: result.data.sample };
 	}
 	const final = FINAL_STATUSES[key];

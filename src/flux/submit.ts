@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
 import { z } from 'zod';
 import { apiErrorMessage, drainBody, headerValue, readBodyText } from './body';
@@ -60,6 +61,7 @@ export async function submitTask(rt: JobRuntime, payload: RequestPayload, hooks:
 	});
 	rt.taskId = task.taskId;
 	rt.notify(() => rt.settings.admission?.accepted());
+	rt.notify(() => rt.settings.budget?.accepted(rt.cost));
 	rt.notify(hooks.onSubmitted, { ...task });
 	return task;
 }
@@ -78,13 +80,17 @@ async function submitOnce(rt: JobRuntime, payload: RequestPayload, hooks: Submit
 		await admit(rt);
 		const answer = await post(rt, payload, hooks);
 		if ('transient' in answer) {
-			if (answer.notConnected) rt.notify(hooks.onNotCreated);
+			if (answer.notConnected) {
+				rt.notify(hooks.onNotCreated);
+				unsent(rt);
+			}
 			return answer;
 		}
 		const { status, headers, text } = answer;
 		if (status >= 200 && status < 300) return parseAcknowledgement(rt, status, text);
 		const outcome = statusOutcome('submit', status, apiErrorMessage(text));
 		if (outcome.retry) rt.notify(hooks.onNotCreated); // 429 / 503: no task was created
+		if (status < 500) unsent(rt); // answered and refused (429, 4xx, a redirect): no task; 5xx may have made one
 		if (status === 429 && rateLimited(rt, headers)) continue; // wait for a turn, resubmit
 		if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
 		const retryAfterMs = parseRetryAfter(headerValue(headers, 'retry-after'), rt.now());
@@ -115,12 +121,43 @@ function rateLimited(rt: JobRuntime, headers: Record<string, string | string[] |
 	return waitForTurn;
 }
 
+/** The budget's reservation for this POST goes back: the POST provably created no task. */
+function unsent(rt: JobRuntime): void {
+	const budget = rt.settings.budget;
+	if (budget) rt.notify(() => budget.unsent());
+}
+
+/**
+ * Right before a POST: the budget's reservation (budget.ts), then the `beforeSend` hook. Anything that stops the
+ * POST after the reservation (the hook's rejection, a cancel) gives the reservation back: nothing was sent.
+ */
+async function readyToSend(rt: JobRuntime, hooks: SubmitHooks): Promise<void> {
+	const budget = rt.settings.budget;
+	if (budget) {
+		try {
+			await budget.reserve(rt.signal);
+		} catch (err) {
+			rt.throwIfAborted();
+			throw err;
+		}
+	}
+	try {
+		if (hooks.beforeSend) await beforeSend(rt, hooks.beforeSend);
+		rt.throwIfAborted();
+	} catch (err) {
+		unsent(rt);
+		throw err;
+	}
+}
+
 /**
  * Sends one submit on a fresh connection and reads its answer; `submitInFlight` is true until the outcome is known.
- * With a `beforeSend` hook the connection is opened and the headers sent first, the body held back until the hook
- * resolved: the job's record is written before anything that could create a task leaves (a server creates none
- * from a request whose body never came), and the body leaves right after it, not a connection later. A hook that
- * rejects aborts the request before its body.
+ * With a budget or a `beforeSend` hook, the request is started with its body held back, and once its connection is
+ * up (undici reads a stream body only from a connected socket) the budget's reservation and the hook run
+ * (readyToSend), then the body leaves at once: the journal's `submitting` precedes the request by a turn of the
+ * event loop, not by a connection (a kill -9 in between must not leave a job "maybe paid" that never left). A
+ * server creates no task from a request whose body never came: a reservation or hook that fails aborts the request
+ * before anything was written to it.
  */
 async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks) {
 	const headers = {
@@ -130,17 +167,24 @@ async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks)
 		accept: 'application/json',
 	};
 	// A new stream over the same parts for every attempt: shared reference-image bytes are never copied per job.
-	const gate = hooks.beforeSend ? new PassThrough() : undefined;
+	const held = hooks.beforeSend !== undefined || rt.settings.budget !== undefined;
+	const gate = held ? new PassThrough() : undefined;
 	const body = gate ?? Readable.from(payload.parts, { objectMode: false });
 	const sending = rt.send('submit', rt.endpoints.submitUrl, { method: 'POST', headers, body, dispatcher: 'submit', reset: true });
-	sending.catch(() => undefined); // awaited below; a connection lost while the hook runs must not surface as unhandled
-	if (gate && hooks.beforeSend) {
+	let ended = false;
+	sending.then(() => (ended = true), () => (ended = true)); // awaited below; a failure meanwhile must not surface as unhandled
+	if (gate && (await connected(gate, sending))) {
 		try {
-			await beforeSend(rt, hooks.beforeSend);
+			await readyToSend(rt, hooks);
 		} catch (err) {
-			gate.destroy(); // the body never leaves: no task
+			gate.destroy(); // its body never leaves: no task
 			await sending.catch(() => undefined);
 			throw err;
+		}
+		if (ended) {
+			// The connection closed while the reservation and the hook ran, before a byte of the request was written.
+			unsent(rt);
+			return transient('network', 'the connection closed before the submit was sent', { notConnected: true });
 		}
 		Readable.from(payload.parts, { objectMode: false }).pipe(gate);
 	}
@@ -168,8 +212,25 @@ async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks)
 	}
 	rt.submitInFlight = false;
 	rt.submitRoundTripMs = rt.now() - sentAt; // the last answer's: the accepted submit's when it was accepted
+	if (!ok && status < 500 && rt.signal.aborted) unsent(rt); // answered and refused, then cancelled: no task
 	rt.throwIfAborted();
 	return { status, headers: res.headers, text };
+}
+
+/**
+ * True once undici reads the held body (its socket is connected: the request's turn has come); false when the
+ * request ended before that (refused connection, cancelled): then nothing was sent and nothing is reserved.
+ */
+async function connected(gate: PassThrough, sending: Promise<unknown>): Promise<boolean> {
+	const stop = new AbortController();
+	try {
+		return await Promise.race([
+			once(gate, 'resume', { signal: stop.signal }).then(() => true, () => false),
+			sending.then(() => false, () => false),
+		]);
+	} finally {
+		stop.abort();
+	}
 }
 
 /** Awaits the `beforeSend` hook; a job cancelled meanwhile stops as cancelled, whatever the hook did. */
@@ -187,17 +248,20 @@ async function beforeSend(rt: JobRuntime, hook: () => Promise<void>): Promise<vo
 function requestFailure(rt: JobRuntime, err: unknown): Transient {
 	const cls = classifyNetworkError(err);
 	if (cls !== 'ambiguous') rt.submitInFlight = false;
+	if (cls !== 'ambiguous' && rt.signal.aborted) unsent(rt); // cancelled, but nothing had been sent
 	rt.throwIfAborted();
 	const code = errorCode(err) ?? 'unknown error';
 	if (code === 'UND_ERR_INVALID_ARG') {
 		// Rejected by the HTTP client before anything was sent.
 		rt.submitInFlight = false;
+		unsent(rt);
 		throw rt.error('bad_request', `The FLUX request could not be built (${describeNetworkError(err)}); the job was not submitted`, { code });
 	}
 	if (cls === 'not_connected') {
 		return transient('network', `could not connect to the FLUX API (${code})`, { code, notConnected: true });
 	}
 	if (cls === 'tls_certificate') {
+		unsent(rt); // the handshake failed: no request byte was written
 		throw rt.error('network', `Could not connect to the FLUX API: TLS certificate rejected (${code}); the job was not submitted`, { code });
 	}
 	rt.submitInFlight = false;
@@ -218,6 +282,7 @@ function parseAcknowledgement(rt: JobRuntime, status: number, text: string): Flu
 		throw rt.error('maybe_submitted', `FLUX submit answered ${status} without a task id: ${MAYBE_SUBMITTED_NOTE}`, { statusCode: status });
 	}
 	const task: FluxTask = { taskId: parsed.data.id };
+	if (typeof parsed.data.cost === 'number' && Number.isFinite(parsed.data.cost) && parsed.data.cost >= 0) rt.cost = parsed.data.cost;
 	if (typeof parsed.data.polling_url === 'string' && parsed.data.polling_url !== '') task.pollingUrl = parsed.data.polling_url;
 	return task;
 }

@@ -7,6 +7,7 @@ import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { imageSource } from './imageJobResult';
 import { prepareFluxImageJob, runFluxImageJob, type PreparedFluxImageJob } from './fluxImageSource';
 import { deliveredImage } from './storedFluxImageJob';
+import { deliveredCost, withItemNamed } from './spendTerms';
 
 /**
  * What an AI Agent gets from the node used as a tool. n8n hands the agent only the items' JSON (it
@@ -52,6 +53,7 @@ export async function executeFluxImage(ctx: IExecuteFunctions): Promise<INodeExe
 			const json: IDataObject = {
 				status: result.outcome,
 				cached: result.cached,
+				cost: deliveredCost(result),
 				...(result.taskId ? { taskId: result.taskId } : {}),
 				...(result.error ? { error: result.error, errorKind: result.errorKind } : {}),
 				attempts,
@@ -64,7 +66,7 @@ export async function executeFluxImage(ctx: IExecuteFunctions): Promise<INodeExe
 			};
 			output.push({ json, binary: { data: binary }, pairedItem });
 		} catch (error) {
-			const nodeError = toNodeError(ctx.getNode(), error, itemIndex, FLUX_ERROR_HINTS);
+			const nodeError = toNodeError(ctx.getNode(), withItemNamed(error, itemIndex), itemIndex, FLUX_ERROR_HINTS);
 			if (!ctx.continueOnFail()) throw nodeError;
 			output.push({ json: { error: nodeError.message }, pairedItem });
 		}

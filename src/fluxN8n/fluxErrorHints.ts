@@ -11,4 +11,6 @@ export const FLUX_ERROR_HINTS: ErrorHints & Partial<Record<FluxErrorKind, string
 	content_moderated: 'The generated image was refused by moderation.',
 	timeout: 'The job did not finish within its timeout (Options → Timeout).',
 	rate_limited: 'The API kept answering 429. Lower COMFLY_IMAGE_CONCURRENCY.',
+	budget_exceeded:
+		'A spend limit stopped this job before it was sent: nothing was paid. The daily limits are fields of the FLUX API credential (Daily Credit Limit, Daily Job Limit); the per-execution limit is this node\'s Options → Max New Jobs per Execution.',
 };

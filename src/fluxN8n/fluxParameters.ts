@@ -19,6 +19,8 @@ export const DEFAULT_MAX_IMAGE_MB = 50;
 export const MAX_IMAGE_MB = 500;
 /** The smallest download cap (MB), as in the UI: a smaller one would fail every paid job at its download. */
 export const MIN_IMAGE_MB = 1;
+/** Max New Jobs per Execution: the largest value (0 = no limit). */
+export const MAX_NEW_JOBS_PER_EXECUTION = 1_000_000;
 
 /** One non-empty reference image entry, classified, with its position among the raw entries (for error fields). */
 export type ReferenceEntry = ClassifiedReference & { index: number };
@@ -39,6 +41,8 @@ export interface FluxParameters {
 	maxDownloadBytes: number;
 	/** Options → Cache: `reuse` (default), `refresh`, `off`. */
 	cacheMode: CacheMode;
+	/** Options → Max New Jobs per Execution (0: no limit). */
+	maxNewJobsPerExecution: number;
 }
 
 const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
@@ -46,11 +50,11 @@ const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === '
 const blankIsAbsent = (v: unknown) => (isEmpty(v) ? undefined : v);
 
 /** An integer (expressions may send digits as text) from `min` to `max`; blank is absent. */
-const integerRange = (label: string, min: number, max: number) => {
+const integerRange = (min: number, max: number) => {
 	const range = `must be an integer from ${min} to ${max}`;
 	const integer = z
-		.number({ invalid_type_error: `${label} must be an integer` })
-		.int({ message: `${label} must be an integer` })
+		.number({ invalid_type_error: 'must be an integer' })
+		.int({ message: 'must be an integer' })
 		.min(min, { message: range })
 		.max(max, { message: range });
 	return z.preprocess(
@@ -59,12 +63,15 @@ const integerRange = (label: string, min: number, max: number) => {
 	);
 };
 
+/** Options → Max New Jobs per Execution of every FLUX node (image and video): an integer, 0 (default) = no limit. */
+export const maxNewJobsPerExecutionSchema = integerRange(0, MAX_NEW_JOBS_PER_EXECUTION).transform((v) => v ?? 0);
+
 /** A decimal number as text ("2.5", "1e3"); not "0x10" or "0b11", which Number() would read in another base. */
 const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
 
 /** A number option (n8n sends numbers, expressions may send text): > 0 and at most `max`; blank takes `fallback`. */
-const positiveNumber = (label: string, max: number, fallback: number, min?: number) => {
-	const message = min === undefined ? `${label} must be a number greater than 0 and at most ${max}` : `${label} must be a number from ${min} to ${max}`;
+const positiveNumber = (max: number, fallback: number, min?: number) => {
+	const message = min === undefined ? `must be a number greater than 0 and at most ${max}` : `must be a number from ${min} to ${max}`;
 	const number = z.number({ invalid_type_error: message }).finite({ message }).gt(0, { message });
 	return z.preprocess(
 		(v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : blankIsAbsent(v)),
@@ -160,14 +167,15 @@ const optionsSchema = z.preprocess(
 	(v) => (isEmpty(v) ? {} : v),
 	z.object(
 		{
-			timeoutMinutes: positiveNumber('Timeout (Minutes)', MAX_TIMEOUT_MINUTES, DEFAULT_TIMEOUT_MINUTES),
-			maxDownloadMb: positiveNumber('Max Image Size (MB)', MAX_IMAGE_MB, DEFAULT_MAX_IMAGE_MB, MIN_IMAGE_MB),
+			timeoutMinutes: positiveNumber(MAX_TIMEOUT_MINUTES, DEFAULT_TIMEOUT_MINUTES),
+			maxDownloadMb: positiveNumber(MAX_IMAGE_MB, DEFAULT_MAX_IMAGE_MB, MIN_IMAGE_MB),
 			cache: z.preprocess(
 				(v) => (typeof v === 'string' ? blankIsAbsent(v.trim().toLowerCase()) : blankIsAbsent(v)),
 				z
 					.enum(cacheModeSchema.options, { errorMap: () => ({ message: `must be one of ${cacheModeSchema.options.join(', ')}` }) })
 					.default(DEFAULT_CACHE_MODE),
 			),
+			maxNewJobsPerExecution: maxNewJobsPerExecutionSchema,
 		},
 		{ invalid_type_error: 'must be a collection of options' },
 	),
@@ -185,8 +193,8 @@ const parametersSchema = z.object({
 		z.enum(ASPECT_RATIOS, { errorMap: () => ({ message: `must be one of ${ASPECT_RATIOS.join(', ')}` }) }).default('auto'),
 	),
 	grounding: booleanLike(true),
-	safetyTolerance: integerRange('safety tolerance', MIN_SAFETY_TOLERANCE, MAX_SAFETY_TOLERANCE).transform((v) => v ?? 2),
-	seed: integerRange('seed', 0, Number.MAX_SAFE_INTEGER),
+	safetyTolerance: integerRange(MIN_SAFETY_TOLERANCE, MAX_SAFETY_TOLERANCE).transform((v) => v ?? 2),
+	seed: integerRange(0, Number.MAX_SAFE_INTEGER),
 	referenceImages: referenceImagesSchema,
 	skipError: booleanLike(false),
 	options: optionsSchema,
@@ -231,6 +239,7 @@ export function toFluxParameters(fields: ParsedFields): FluxParameters {
 		timeoutMs: Math.max(1, Math.round(options.timeoutMinutes * 60_000)),
 		maxDownloadBytes: Math.max(1, Math.round(options.maxDownloadMb * 1024 * 1024)),
 		cacheMode: options.cache,
+		maxNewJobsPerExecution: options.maxNewJobsPerExecution,
 	};
 }
 

@@ -36,6 +36,8 @@ export interface ImageJobResult {
 	taskId?: string;
 	/** True when the image came from the result store (no new paid job). */
 	cached?: boolean;
+	/** What the job cost as the API reported it (credits); null: it said nothing. A cached result costs nothing (reported as 0). */
+	cost?: number | null;
 	/** Redacted reason, for `skipped_error`. */
 	error?: string;
 	errorKind?: string;

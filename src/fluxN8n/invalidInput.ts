@@ -1,21 +1,35 @@
 import { redact } from '../flux/redact';
+import { FLUX_CREDENTIAL_LABELS, parameterLabel, type ParameterLabels } from './parameterLabels';
 
 /**
- * A node parameter failed validation. `field` names it (`prompt`,
- * `referenceImages[3]`, `options.timeoutMinutes`, …); the node adds the item index.
+ * A node parameter failed validation. `field` names it by its internal path (`prompt`,
+ * `referenceImages[3]`, `options.timeoutMinutes`, …) and `problem` says what is wrong; the node's
+ * error names the parameter as the editor shows it and adds the item ({@link parameterErrorMessage}).
  */
 export class InvalidParameterError extends Error {
 	override name = 'InvalidParameterError';
 
+	readonly problem: string;
+
 	constructor(
 		readonly field: string,
-		message: string,
+		problem: string,
 	) {
-		super(redact(`Invalid parameter "${field}": ${message}`, [], 1000));
+		super(redact(`Invalid parameter "${field}": ${problem}`, [], 1000));
+		this.problem = problem;
 	}
 }
 
-/** An unusable FLUX API credential; the message names the field, never the key. */
+/**
+ * The message a node shows for a bad parameter of item `itemIndex`: the parameter as the editor names it, what is
+ * wrong, and the item as n8n counts items in its own errors ("[item 0]" is the first, the "Item Index" n8n's
+ * error view shows beside it).
+ */
+export function parameterErrorMessage(error: InvalidParameterError, labels: ParameterLabels, itemIndex: number): string {
+	return redact(`Invalid parameter "${parameterLabel(error.field, labels)}": ${error.problem} [item ${itemIndex}]`, [], 1000);
+}
+
+/** An unusable FLUX API credential; the message names the field as the credential form shows it, never the key. */
 export class FluxCredentialsError extends Error {
 	override name = 'FluxCredentialsError';
 
@@ -23,8 +37,13 @@ export class FluxCredentialsError extends Error {
 		readonly field: string,
 		message: string,
 	) {
-		super(`FLUX API credential: '${field}' ${message}`);
+		super(`FLUX API credential: "${parameterLabel(field, FLUX_CREDENTIAL_LABELS)}" ${message}`);
 	}
+}
+
+/** The message a node shows for an unusable credential, with the item as n8n counts it. */
+export function credentialErrorMessage(error: FluxCredentialsError, itemIndex: number): string {
+	return `${error.message} [item ${itemIndex}]`;
 }
 
 /** A short, safe description of a rejected value for an error message. */

@@ -9,8 +9,12 @@ import { FluxParameterReader } from './fluxParameterReader';
 import { toFluxImageRequest } from './fluxParameters';
 import type { CacheMode } from '../store';
 import { fluxJobIdentity, type FluxJobIdentity } from './fluxJobKey';
-import { FluxCredentialsError, InvalidParameterError } from './invalidInput';
+import { credentialErrorMessage, FluxCredentialsError, InvalidParameterError, parameterErrorMessage } from './invalidInput';
+import { FLUX_IMAGE_PARAMETER_LABELS } from './parameterLabels';
 import { resolveReferenceImages, type GetBinary, type KnownBinaries } from './referenceImages';
+import type { SpendTerms } from '../spend';
+import { IMAGE_MODEL } from '../flux/options';
+import { imagePriceFields, jobSpendTerms } from './spendTerms';
 
 /** One item's job, validated and ready to run anywhere (no n8n context needed). */
 export interface PreparedFluxImageJob {
@@ -25,6 +29,8 @@ export interface PreparedFluxImageJob {
 	cacheMode: CacheMode;
 	/** The result store's key and what the journal records about the job. */
 	identity: FluxJobIdentity;
+	/** Its account's daily limits, price key and the node's Max New Jobs per Execution (src/spend). */
+	spend?: SpendTerms;
 }
 
 /** What one node run (one execute call: the same n8n context object for every item) reads and checks once. */
@@ -75,13 +81,15 @@ function itemBinaries(ctx: IExecuteFunctions, itemIndex: number, copies: KnownBi
 export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxImageJob> {
 	const run = fluxRun(ctx);
 	try {
-		const credentials = run.parseCredentials(await ctx.getCredentials('fluxApi', itemIndex));
+		const rawCredentials = await ctx.getCredentials('fluxApi', itemIndex);
+		const credentials = run.parseCredentials(rawCredentials);
 		const params = run.parameters.read(itemIndex);
 		const known = itemBinaries(ctx, itemIndex, run.binaries);
 		const images = await resolveReferenceImages(params.referenceImages, itemBinary(ctx, itemIndex), { known });
 		const request = toFluxImageRequest(params, images);
 		return {
 			credentials,
+			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: IMAGE_MODEL, priceFields: imagePriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
 			request,
 			skipError: params.skipError,
 			seed: params.seed,
@@ -91,8 +99,11 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 			identity: fluxJobIdentity(ctx, credentials, request, params.seed),
 		};
 	} catch (error) {
-		if (error instanceof InvalidParameterError || error instanceof FluxCredentialsError) {
-			throw new NodeOperationError(ctx.getNode(), `${error.message} (item ${itemIndex})`, { itemIndex });
+		if (error instanceof InvalidParameterError) {
+			throw new NodeOperationError(ctx.getNode(), parameterErrorMessage(error, FLUX_IMAGE_PARAMETER_LABELS, itemIndex), { itemIndex });
+		}
+		if (error instanceof FluxCredentialsError) {
+			throw new NodeOperationError(ctx.getNode(), credentialErrorMessage(error, itemIndex), { itemIndex });
 		}
 		throw toNodeError(ctx.getNode(), error, itemIndex, FLUX_ERROR_HINTS);
 	}

@@ -1,6 +1,7 @@
 import { FluxError, redact } from '../flux';
 import { skippedErrorPng } from '../images/solidPng';
 import type { JobContext } from '../pool';
+import { recentAccounts } from '../spend';
 import { getStore } from '../store';
 import type { ImageJobResult } from './imageJobResult';
 import type { PreparedFluxImageJob } from './prepareFluxImageJob';
@@ -11,13 +12,16 @@ import { obtainFluxImage, releaseReferenceImages } from './storedFluxImageJob';
  * the white placeholder and `skipped_error` (a placeholder is never stored).
  */
 export async function runFluxImageJob(job: PreparedFluxImageJob, context: JobContext): Promise<ImageJobResult> {
+	recentAccounts().note(context.jobId, job.spend); // the collector's report shows this account's spend
 	try {
 		return await obtainFluxImage(job, context);
 	} catch (error) {
 		const cancelled = context.signal.aborted || (error instanceof FluxError && error.kind === 'cancelled');
+		// A job a spend limit refused is not a failed generation: Skip Error does not hide it behind a placeholder.
+		const refused = error instanceof FluxError && error.kind === 'budget_exceeded';
 		// Runs in the pool, outside any node: the collector or serial node turns this into a node error.
 		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
-		if (!job.skipError || cancelled) throw error;
+		if (!job.skipError || cancelled || refused) throw error;
 		return {
 			outcome: 'skipped_error',
 			buffer: skippedErrorPng(),
@@ -28,6 +32,7 @@ export async function runFluxImageJob(job: PreparedFluxImageJob, context: JobCon
 			taskId: error instanceof FluxError ? error.taskId : undefined,
 			error: error instanceof FluxError ? error.message : redact((error as Error).message ?? String(error), [job.credentials.apiKey]),
 			errorKind: error instanceof FluxError ? error.kind : undefined,
+			cost: error instanceof FluxError ? (error.cost ?? null) : null,
 		};
 	} finally {
 		releaseReferenceImages(job);

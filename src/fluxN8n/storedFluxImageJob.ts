@@ -18,6 +18,7 @@ import { NOT_KEPT, obtainOwned } from './ownedJob';
 import { SubmitJournal } from './submitJournal';
 import { IMAGE_MODEL } from '../flux/options';
 import { processWide } from '../processWide';
+import { spendBudget } from '../spend';
 
 /** The process-wide single flight of image jobs (shared by every copy of the package: src/processWide.ts). */
 function flights(): SingleFlight<ImageJobResult> {
@@ -32,7 +33,7 @@ export function releaseReferenceImages(job: PreparedFluxImageJob): void {
 /** Where the image of one job goes: stored in the result store (a reference), or left as its file, or in memory. */
 async function place(store: Store, key: string, cacheMode: string, image: FluxImageFileResult): Promise<ImageJobResult> {
 	const { mimeType, fileExtension, taskId } = image;
-	const base = { outcome: 'success' as const, mimeType, fileExtension, taskId, cached: false };
+	const base = { outcome: 'success' as const, mimeType, fileExtension, taskId, cached: false, cost: image.cost ?? null };
 	if (!isImageFile(image)) {
 		const kept = cacheMode !== 'off' && (await store.results.put(key, image.buffer, { mimeType, fileExtension, taskId }));
 		return kept ? { ...base, storeKey: key, byteLength: image.buffer.length } : { ...base, buffer: image.buffer, byteLength: image.buffer.length };
@@ -86,6 +87,8 @@ function fluxOptions(job: PreparedFluxImageJob, context: JobContext, attemptsBef
 		onAttempt: (attempts: { submit: number }) => context.setAttempts(attemptsBefore + attempts.submit),
 		// The account-wide limit (per process, or shared through Redis): waits for a turn before submitting.
 		admission: accountAdmission(job.credentials, IMAGE_MODEL, 'image'),
+		// The spend limits (src/spend): reserved right before each submit POST; none when no limit applies.
+		budget: spendBudget(job.spend),
 	};
 }
 

@@ -40,7 +40,8 @@ export class SubmitJournal {
 			},
 			onNotCreated: () => {
 				this.posted = false;
-				void this.enqueue(() => this.store.journal.failed(this.key, NOT_CREATED_REASON));
+				// Only over this job's own record (a refused connection before any `submitting` leaves the key's record as it was).
+				if (this.journaled) void this.enqueue(() => this.store.journal.failed(this.key, NOT_CREATED_REASON));
 			},
 			onSubmitted: (task) => {
 				this.acknowledged = this.enqueue(() => this.store.journal.submitted(this.key, task));

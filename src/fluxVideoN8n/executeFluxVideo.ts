@@ -8,6 +8,7 @@ import { prepareFluxVideoJob } from './prepareFluxVideoJob';
 import { runFluxVideoJob } from './runFluxVideoJob';
 import { deliveredVideo } from './storedFluxVideoJob';
 import { openVideo, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
+import { deliveredCost, withItemNamed } from '../fluxN8n/spendTerms';
 
 /** The clip as n8n binary, streamed from the store or the download file (a file the store did not keep is removed). */
 async function videoBinary(ctx: IExecuteFunctions, result: VideoJobResult, fileName: string) {
@@ -23,6 +24,7 @@ function resultJson(result: VideoJobResult, attempts: number, startedAt: number,
 	return {
 		status: result.outcome,
 		cached: result.cached ?? false,
+		cost: deliveredCost(result),
 		...(result.taskId ? { taskId: result.taskId } : {}),
 		...(result.error ? { error: result.error, errorKind: result.errorKind } : {}),
 		attempts,
@@ -54,7 +56,7 @@ export async function executeFluxVideo(ctx: IExecuteFunctions): Promise<INodeExe
 			const binary = await videoBinary(ctx, result, `flux-${result.taskId ?? itemIndex}.mp4`);
 			output.push({ json, binary: { data: binary }, pairedItem });
 		} catch (error) {
-			const nodeError = toNodeError(ctx.getNode(), error, itemIndex, FLUX_VIDEO_ERROR_HINTS);
+			const nodeError = toNodeError(ctx.getNode(), withItemNamed(error, itemIndex), itemIndex, FLUX_VIDEO_ERROR_HINTS);
 			if (!ctx.continueOnFail()) throw nodeError;
 			output.push({ json: { error: nodeError.message }, pairedItem });
 		}

@@ -4,13 +4,17 @@ import type { FluxCredentials, FluxVideoRequest } from '../flux';
 import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
 import type { FluxJobIdentity } from '../fluxN8n/fluxJobKey';
-import { FluxCredentialsError, InvalidParameterError } from '../fluxN8n/invalidInput';
+import { credentialErrorMessage, FluxCredentialsError, InvalidParameterError, parameterErrorMessage } from '../fluxN8n/invalidInput';
+import { FLUX_VIDEO_PARAMETER_LABELS } from '../fluxN8n/parameterLabels';
 import { readInputBinary } from '../n8n/inputBinary';
 import { toNodeError } from '../n8n/nodeErrors';
 import type { CacheMode } from '../store';
 import { resolveKeyframes, resolveStartVideo, type ReadBinary } from './videoMedia';
 import { fluxVideoJobIdentity } from './videoJobKey';
 import { parseFluxVideoParameters } from './videoParameters';
+import type { SpendTerms } from '../spend';
+import { VIDEO_MODEL } from '../flux/videoOptions';
+import { jobSpendTerms, videoPriceFields } from '../fluxN8n/spendTerms';
 
 /** One item's video job, validated and ready to run anywhere (no n8n context needed). */
 export interface PreparedFluxVideoJob {
@@ -22,6 +26,8 @@ export interface PreparedFluxVideoJob {
 	maxDownloadBytes: number;
 	cacheMode: CacheMode;
 	identity: FluxJobIdentity;
+	/** Its account's daily limits, price key and the node's Max New Jobs per Execution (src/spend). */
+	spend?: SpendTerms;
 }
 
 /** The item's parameters as n8n hands them over; a field hidden in this mode is read too (BFL would refuse it). */
@@ -70,10 +76,12 @@ async function toRequest(ctx: IExecuteFunctions, itemIndex: number, raw: Record<
  */
 export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxVideoJob> {
 	try {
-		const credentials = parseFluxCredentials(await ctx.getCredentials('fluxApi', itemIndex));
+		const rawCredentials = await ctx.getCredentials('fluxApi', itemIndex);
+		const credentials = parseFluxCredentials(rawCredentials);
 		const { request, params } = await toRequest(ctx, itemIndex, readRawParameters(ctx, itemIndex));
 		return {
 			credentials,
+			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: VIDEO_MODEL, priceFields: videoPriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
 			request,
 			skipError: params.skipError,
 			timeoutMs: params.timeoutMs,
@@ -82,8 +90,11 @@ export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: num
 			identity: fluxVideoJobIdentity(ctx, credentials, request, params.seed),
 		};
 	} catch (error) {
-		if (error instanceof InvalidParameterError || error instanceof FluxCredentialsError) {
-			throw new NodeOperationError(ctx.getNode(), `${error.message} (item ${itemIndex})`, { itemIndex });
+		if (error instanceof InvalidParameterError) {
+			throw new NodeOperationError(ctx.getNode(), parameterErrorMessage(error, FLUX_VIDEO_PARAMETER_LABELS, itemIndex), { itemIndex });
+		}
+		if (error instanceof FluxCredentialsError) {
+			throw new NodeOperationError(ctx.getNode(), credentialErrorMessage(error, itemIndex), { itemIndex });
 		}
 		throw toNodeError(ctx.getNode(), error, itemIndex, FLUX_VIDEO_ERROR_HINTS);
 	}

@@ -19,6 +19,7 @@ import { NOT_KEPT, obtainOwned } from '../fluxN8n/ownedJob';
 import { SubmitJournal } from '../fluxN8n/submitJournal';
 import { VIDEO_MODEL } from '../flux/videoOptions';
 import { processWide } from '../processWide';
+import { spendBudget } from '../spend';
 import { sweepVideoDownloads, videoDownloadDir, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
 
 /** The process-wide single flight of video jobs (shared by every copy of the package: src/processWide.ts). */
@@ -32,7 +33,7 @@ export function releaseVideoMedia(job: PreparedFluxVideoJob): void {
 
 /** Streams the downloaded clip into the store (unless Cache is Off), advances the journal; the clip is never lost. */
 export async function keepVideo(store: Store, key: string, cacheMode: string, video: FluxVideoResult): Promise<VideoJobResult> {
-	const base = { outcome: 'success' as const, taskId: video.taskId, byteLength: video.byteLength, cached: false };
+	const base = { outcome: 'success' as const, taskId: video.taskId, byteLength: video.byteLength, cached: false, cost: video.cost ?? null };
 	const meta = { mimeType: VIDEO_MIME_TYPE, fileExtension: 'mp4', taskId: video.taskId };
 	const put = cacheMode !== 'off' && (await store.results.putFile(key, video.filePath, meta));
 	if (put && (await store.journal.stored(key))) {
@@ -57,6 +58,8 @@ function videoOptions(job: PreparedFluxVideoJob, context: JobContext, attemptsBe
 		onAttempt: (attempts) => context.setAttempts(attemptsBefore + attempts.submit),
 		// The account-wide limit of flux-3-video (COMFLY_VIDEO_CONCURRENCY; shared through Redis in queue mode).
 		admission: accountAdmission(job.credentials, VIDEO_MODEL, 'video'),
+		// The spend limits (src/spend): reserved right before each submit POST; none when no limit applies.
+		budget: spendBudget(job.spend),
 	};
 }
 

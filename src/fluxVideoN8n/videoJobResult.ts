@@ -19,6 +19,8 @@ export interface VideoJobResult {
 	byteLength?: number;
 	taskId?: string;
 	cached?: boolean;
+	/** What the clip cost as the API reported it (credits; FLUX 3 Video: on the finished poll); null: it said nothing. */
+	cost?: number | null;
 	error?: string;
 	errorKind?: string;
 }

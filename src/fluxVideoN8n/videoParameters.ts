@@ -18,7 +18,7 @@ import {
 	type VideoMode,
 	type VideoResolution,
 } from '../flux/videoOptions';
-import { MAX_PROMPT_CHARS, MAX_TIMEOUT_MINUTES, classifyReferenceEntry } from '../fluxN8n/fluxParameters';
+import { MAX_PROMPT_CHARS, MAX_TIMEOUT_MINUTES, classifyReferenceEntry, maxNewJobsPerExecutionSchema } from '../fluxN8n/fluxParameters';
 import { describeValue, fieldOf, InvalidParameterError, valueAt } from '../fluxN8n/invalidInput';
 import { cacheModeSchema, DEFAULT_CACHE_MODE, type CacheMode } from '../store/resumeDecision';
 
@@ -53,6 +53,8 @@ export interface FluxVideoParameters {
 	timeoutMs: number;
 	maxDownloadBytes: number;
 	cacheMode: CacheMode;
+	/** Options → Max New Jobs per Execution (0: no limit). */
+	maxNewJobsPerExecution: number;
 }
 
 const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
@@ -70,8 +72,8 @@ const booleanLike = (fallback: boolean) =>
 const choice = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
 	z.preprocess(blankIsAbsent, z.enum(values, { errorMap: () => ({ message: `must be one of ${values.join(', ')}` }) }).default(fallback));
 
-const positiveNumber = (label: string, max: number, fallback: number, min?: number) => {
-	const message = min === undefined ? `${label} must be a number greater than 0 and at most ${max}` : `${label} must be a number from ${min} to ${max}`;
+const positiveNumber = (max: number, fallback: number, min?: number) => {
+	const message = min === undefined ? `must be a number greater than 0 and at most ${max}` : `must be a number from ${min} to ${max}`;
 	const number = z.number({ invalid_type_error: message }).finite({ message }).gt(0, { message });
 	return z.preprocess(numberLike, (min === undefined ? number : number.min(min, { message })).max(max, { message }).default(fallback));
 };
@@ -149,13 +151,14 @@ const optionsSchema = z.preprocess(
 	(v) => (isEmpty(v) ? {} : v),
 	z.object(
 		{
-			timeoutMinutes: positiveNumber('Timeout (Minutes)', MAX_TIMEOUT_MINUTES, DEFAULT_VIDEO_TIMEOUT_MINUTES),
+			timeoutMinutes: positiveNumber(MAX_TIMEOUT_MINUTES, DEFAULT_VIDEO_TIMEOUT_MINUTES),
 			// From 1 MB, as in the UI: a smaller cap would fail every paid clip at its download.
-			maxDownloadMb: positiveNumber('Max Video Size (MB)', MAX_VIDEO_MB, DEFAULT_MAX_VIDEO_MB, 1),
+			maxDownloadMb: positiveNumber(MAX_VIDEO_MB, DEFAULT_MAX_VIDEO_MB, 1),
 			cache: z.preprocess(
 				(v) => (typeof v === 'string' ? blankIsAbsent(v.trim().toLowerCase()) : blankIsAbsent(v)),
 				z.enum(cacheModeSchema.options, { errorMap: () => ({ message: `must be one of ${cacheModeSchema.options.join(', ')}` }) }).default(DEFAULT_CACHE_MODE),
 			),
+			maxNewJobsPerExecution: maxNewJobsPerExecutionSchema,
 		},
 		{ invalid_type_error: 'must be a collection of options' },
 	),
@@ -173,7 +176,7 @@ const parametersSchema = z.object({
 	skipError: booleanLike(false),
 	seed: z.preprocess(
 		(v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v.trim()) : blankIsAbsent(v)),
-		z.number({ invalid_type_error: 'seed must be an integer' }).int({ message: 'seed must be an integer' }).min(0, { message: 'must be an integer from 0 to 9007199254740991' }).max(Number.MAX_SAFE_INTEGER).optional(),
+		z.number({ invalid_type_error: 'must be an integer' }).int({ message: 'must be an integer' }).min(0, { message: 'must be an integer from 0 to 9007199254740991' }).max(Number.MAX_SAFE_INTEGER).optional(),
 	),
 	options: optionsSchema,
 });
@@ -188,16 +191,20 @@ function issueError(issue: z.ZodIssue, raw: unknown): InvalidParameterError {
 	return new InvalidParameterError(field, `${message} (got ${describeValue(value)})`);
 }
 
+/** The Mode options as the editor names them. */
+const MODE_NAMES: Record<(typeof VIDEO_MODES)[number], string> = { t2v: 'Text to Video', i2v: 'Image to Video', v2v: 'Continue a Video' };
+
 /** Mode rules (BFL answers 422 to a field outside its mode): which media field each mode takes and needs. */
 function checkModeFields(p: Parsed): void {
+	const mode = `Mode is ${MODE_NAMES[p.mode]}`;
 	if (p.mode !== 'i2v' && p.keyframes.length > 0) {
-		throw new InvalidParameterError('keyframes', `is only used in mode i2v (image to video); remove the keyframes or set Mode to i2v (mode is ${p.mode})`);
+		throw new InvalidParameterError('keyframes', `are only used with Mode Image to Video; remove the keyframes or set Mode to Image to Video (${mode})`);
 	}
 	if (p.mode !== 'v2v' && p.startVideo !== undefined) {
-		throw new InvalidParameterError('startVideo', `is only used in mode v2v (continue a clip); clear it or set Mode to v2v (mode is ${p.mode})`);
+		throw new InvalidParameterError('startVideo', `is only used with Mode Continue a Video; clear it or set Mode to Continue a Video (${mode})`);
 	}
-	if (p.mode === 'i2v' && p.keyframes.length === 0) throw new InvalidParameterError('keyframes', 'mode i2v needs 1 to 10 keyframes (a binary property or an http(s) URL each)');
-	if (p.mode === 'v2v' && p.startVideo === undefined) throw new InvalidParameterError('startVideo', 'mode v2v needs a start video (a binary property or an http(s) URL of an MP4)');
+	if (p.mode === 'i2v' && p.keyframes.length === 0) throw new InvalidParameterError('keyframes', 'Mode Image to Video needs 1 to 10 keyframes (a binary property or an http(s) URL each)');
+	if (p.mode === 'v2v' && p.startVideo === undefined) throw new InvalidParameterError('startVideo', 'Mode Continue a Video needs a start video (a binary property or an http(s) URL of an MP4)');
 }
 
 /** Keyframe rules: 1–10; timestamps on all or none, increasing, ≥ 1/24 s apart, within a numeric duration. */
@@ -247,5 +254,6 @@ export function parseFluxVideoParameters(raw: unknown): FluxVideoParameters {
 		timeoutMs: Math.max(1, Math.round(options.timeoutMinutes * 60_000)),
 		maxDownloadBytes: Math.max(1, Math.round(options.maxDownloadMb * 1024 * 1024)),
 		cacheMode: options.cache,
+		maxNewJobsPerExecution: options.maxNewJobsPerExecution,
 	};
 }

@@ -7,8 +7,9 @@ import {
 } from 'n8n-workflow';
 
 import { toNodeError } from '../n8n/nodeErrors';
-import { poolFor, type JobContext, type JobKind } from '../pool';
+import { poolFor, type JobContext } from '../pool';
 import type { ConcurrentSource } from './concurrentSource';
+import { hintWhenNoCollector } from './collectorHint';
 import { releaseWhenFinal, watchExecutionCancel } from './executionCancel';
 import { makeFailedTaskItemJson, makeTaskItemJson } from './taskItem';
 
@@ -24,15 +25,10 @@ export interface TwinIdentity {
 /**
  * Make the concurrent twin of a serial node's description: a deep copy of the
  * same property list (so a parameter added to the serial node appears here with
- * no other edit), with only identity, outputs and hints changed.
+ * no other edit), with only identity and outputs changed.
  */
-export function makeConcurrentTwinDescription(
-	serial: INodeTypeDescription,
-	identity: TwinIdentity,
-	kind: JobKind = 'image',
-): INodeTypeDescription {
+export function makeConcurrentTwinDescription(serial: INodeTypeDescription, identity: TwinIdentity): INodeTypeDescription {
 	const copy = structuredClone(serial);
-	const [things, collector] = kind === 'video' ? ['videos', 'Concurrent Collect Videos'] : ['images', 'Concurrent Collect Images'];
 	return {
 		...copy,
 		name: identity.name,
@@ -45,16 +41,8 @@ export function makeConcurrentTwinDescription(
 		outputNames: ['Task'],
 		// Not an AI Agent tool: it returns task items an agent cannot use (the serial node is the tool).
 		usableAsTool: undefined,
-		hints: [
-			...(copy.hints ?? []),
-			{
-				message:
-					`This node outputs tasks, not ${things}. Connect it to a ${collector} node, which waits for the jobs and returns the ${things} in order.`,
-				type: 'info',
-				location: 'outputPane',
-				whenToDisplay: 'afterExecution',
-			},
-		],
+		// The "connect a collector" hint is added by a run that has no collector downstream (collectorHint.ts).
+		hints: copy.hints ?? [],
 	};
 }
 
@@ -144,7 +132,7 @@ export function makeConcurrentTwin<Prepared, Result>(
 	source: ConcurrentSource<Prepared, Result>,
 	identity: TwinIdentity,
 ): new () => INodeType {
-	const description = makeConcurrentTwinDescription(source.description, identity, source.outputKind);
+	const description = makeConcurrentTwinDescription(source.description, identity);
 
 	return class ConcurrentTwin implements INodeType {
 		description = description;
@@ -157,7 +145,9 @@ export function makeConcurrentTwin<Prepared, Result>(
 			const jobIds: string[] = [];
 			try {
 				const prepared = await prepareItems(this, source, this.getInputData().length);
-				return [await submitBatch(this, source, prepared, jobIds)];
+				const tasks = await submitBatch(this, source, prepared, jobIds);
+				hintWhenNoCollector(this, source.outputKind);
+				return [tasks];
 			} finally {
 				// The watch on the execution's signal is needed until this run's jobs are final.
 				releaseWhenFinal(pool, jobIds, release);

@@ -10,8 +10,10 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 import { EXAMPLES, REPO_ROOT, loadExample, submitPrompts } from '../../scripts/examples';
-import { ensureN8nInstalled, runProcess, type RunResult } from '../../scripts/n8n';
+import { ensureN8nInstalled, runProcess, selectedN8nVersion, type RunResult } from '../../scripts/n8n';
 import { readPromptFromPng, startRelaySimulator, type RelaySimulator } from '../../relay-sim';
+import { drawableText } from '../../relay-sim/bitmapFont';
+import { pictureOf } from '../support/pictureWords';
 
 const log = (line: string) => process.stderr.write(`[e2e demo] ${line}\n`);
 
@@ -47,11 +49,21 @@ afterAll(async () => {
 	if (outDir) await fsp.rm(outDir, { recursive: true, force: true });
 });
 
+/**
+ * Both images are there, each holds its prompt, and a person opening it sees which prompt it answers: the prompt's
+ * words are written on it (read back glyph by glyph) and it has the example's 4:3 shape (the simulator's 1k, scaled down).
+ */
 function expectImages(folder: string): void {
 	const prompts = ['slot-01.png', 'slot-02.png'].map((file) => {
 		const full = path.join(folder, file);
 		expect(existsSync(full)).toBe(true);
-		return readPromptFromPng(readFileSync(full));
+		const png = readFileSync(full);
+		const prompt = readPromptFromPng(png)!;
+		const picture = pictureOf(png, prompt);
+		expect({ width: picture.width, height: picture.height }).toEqual({ width: 592, height: 440 });
+		expect(picture.words.replace(/\.\.\.$/, '').length).toBeGreaterThan(20);
+		expect(drawableText(prompt).startsWith(picture.words.replace(/\.\.\.$/, ''))).toBe(true);
+		return prompt;
 	});
 	expect(prompts.sort()).toEqual([...expectedPrompts].sort());
 	expect(existsSync(path.join(folder, 'report.json'))).toBe(true);
@@ -66,7 +78,17 @@ it('runs the minimal example against the bundled simulator and prints the report
 	expect(result.stdout).toMatch(/report: 2 slots: 2 success, 0 failed, 0 skipped_error, 0 cancelled/);
 	expect(result.stdout).toMatch(/serial, estimated:/);
 	expect(result.stdout).toMatch(/^OK: 2 images/m);
+	expect(result.stdout).toContain(`n8n      ${selectedN8nVersion().n8n}, real and headless`);
 	expectImages(path.join(out, 'flux-3-image-concurrent'));
+});
+
+it('--n8n picks the n8n version of the support matrix, and refuses one outside it', async () => {
+	const help = await runDemo(['--help']);
+	expect(help.exitCode).toBe(0);
+	expect(help.stderr).toMatch(/--n8n VERSION\s+the n8n to run: 2\.0\.3, 2\.41\.1, oldest or newest/);
+	const wrong = await runDemo(['--n8n', '9.9.9']);
+	expect(wrong.exitCode).toBe(2);
+	expect(wrong.stderr).toMatch(/^demo: --n8n 9\.9\.9 is not in the support matrix .*use one of: 2\.0\.3, 2\.41\.1, oldest, newest/m);
 });
 
 describe('with FLUX_API_KEY set', () => {

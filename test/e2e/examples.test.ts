@@ -4,7 +4,7 @@
  * `n8n execute` against the relay simulator on 127.0.0.1.
  *
  * The examples are used as they ship except for the Settings node's outputFolder; their credential
- * reference ({ id: placeholder, name: 'FLUX API account' }) is resolved by n8n's import, by name.
+ * reference ({ id: placeholder, name: 'FLUX account' }) is resolved by n8n's import, by name.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, promises as fsp, readdirSync, readFileSync } from 'node:fs';
@@ -208,6 +208,57 @@ describe('examples/flux-3-image-sku-batch.json (45 SKUs, Loop Over Items 30 at a
 		expect(rows.map((r) => path.basename(r.fileName)).sort()).toEqual(
 			Array.from({ length: 45 }, (_, i) => `SKU-${1001 + i}.png`),
 		);
+	});
+});
+
+describe('a later night with refusals (the SKU batch again, Cache: Refresh, three SKUs moderated)', () => {
+	let night: { folder: string; result: ExecuteResult; refused: string[]; before: Map<string, Buffer> } | undefined;
+
+	beforeAll(async () => {
+		const first = run('batch');
+		const prompts = [...nodeItems(first.result, 'SKUs').map((i) => [String(i.json.sku), String(i.json.prompt)] as const)];
+		const refused = [prompts[3], prompts[17], prompts[40]];
+		// Last night's images, copied to the folder the second night writes to.
+		const folder = path.join(home!.outputDir!, 'batch-second-night');
+		mkdirSync(folder, { recursive: true });
+		const before = new Map<string, Buffer>();
+		for (const file of readdirSync(first.folder).filter((f) => f.endsWith('.png'))) {
+			const bytes = readFileSync(path.join(first.folder, file));
+			before.set(file, bytes);
+			await fsp.writeFile(path.join(folder, file), bytes);
+		}
+		const workflow = withOutputFolder(loadExample(exampleInfo('batch')), folder);
+		const submit = workflow.nodes.find((n) => n.name === 'Submit')!;
+		submit.parameters = { ...submit.parameters, options: { cache: 'refresh' } };
+		const [id] = await importWorkflows(home!, [workflow]);
+		sim.reset();
+		for (const [, prompt] of refused) sim.setFault(prompt, { on: 'poll', finalStatus: 'Content Moderated' });
+		const result = await executeWorkflow(home!, id, { timeoutMs: 5 * 60_000 });
+		log(`batch, second night: exit ${result.exitCode}, ${result.durationMs} ms, ${result.ok ? 'ok' : 'FAILED'}`);
+		sim.clearFaults();
+		night = { folder, result, refused: refused.map(([sku]) => sku), before };
+	}, 10 * 60 * 1000);
+
+	it('writes each refused SKU’s red placeholder as SKU.failed.png and keeps last night’s good SKU.png', () => {
+		const { folder, result, refused, before } = night!;
+		if (!result.ok) throw new Error(`the second night failed in n8n:\n${describeFailure(result)}`);
+		for (const sku of refused) {
+			expect(readFileSync(path.join(folder, `${sku}.png`)).equals(before.get(`${sku}.png`)!)).toBe(true);
+			const placeholder = readFileSync(path.join(folder, `${sku}.failed.png`));
+			expect(readPromptFromPng(placeholder)).toBeUndefined(); // not a generated image: the red stand-in
+			expect(placeholder.readUInt32BE(16)).toBe(64);
+		}
+		const failedFiles = readdirSync(folder).filter((f) => f.endsWith('.failed.png')).sort();
+		expect(failedFiles).toEqual(refused.map((sku) => `${sku}.failed.png`).sort());
+	});
+
+	it('says so on the collector in the editor: an execution hint per loop batch that had refusals', () => {
+		const { result } = night!;
+		const hints = (result.runData?.['Collect'] ?? []).flatMap((task) => (task as { hints?: Array<{ message: string }> }).hints ?? []);
+		expect(hints.map((h) => h.message)).toEqual([
+			expect.stringMatching(/^2 of 30 slots failed: each keeps its place in Images with status failed and a red 64×64 image\. The Report output says why/),
+			expect.stringMatching(/^1 of 15 slots failed:/),
+		]);
 	});
 });
 

@@ -27,6 +27,21 @@ const descriptions: Record<string, INodeTypeDescription> = {
 	[NODE_TYPES.collect]: new ConcurrentCollect().description,
 };
 
+/**
+ * The file a Write node's `fileName` expression names for one collector item: each `{{ … }}` evaluated as n8n
+ * would, with the few values these examples read ($('Settings') → /out, $('SKUs').item → the SKU, $json, $binary.data).
+ */
+function writtenFileName(expression: string, slot: { status: string; fileName: string; fileExtension: string; sku: string }): string {
+	const $ = (node: string) =>
+		node === 'Settings' ? { first: () => ({ json: { outputFolder: '/out' } }) } : { item: { json: { sku: slot.sku } } };
+	const $json = { status: slot.status };
+	const $binary = { data: { fileName: slot.fileName, fileExtension: slot.fileExtension } };
+	return expression.replace(/^=/, '').replace(/\{\{(.*?)\}\}/g, (_, code: string) =>
+		// The example's own expression, evaluated here only.
+		String(new Function('$', '$json', '$binary', `return (${code});`)($, $json, $binary)),
+	);
+}
+
 function connectionsOf(workflow: ExampleWorkflow): Connections {
 	return workflow.connections as Connections;
 }
@@ -87,6 +102,16 @@ describe.each(EXAMPLES.map((e) => [e.file, e] as const))('examples/%s', (_file, 
 			...workflow,
 			nodes: workflow.nodes.filter((n) => n.name !== 'Settings'),
 		});
+	});
+
+	it('never writes a failed or skipped slot’s stand-in image over a good image’s file name', () => {
+		const write = workflow.nodes.find((n) => n.name === 'Write Images');
+		const fileName = (status: string) =>
+			writtenFileName(String(write?.parameters?.fileName), { status, fileName: 'slot-01.png', fileExtension: 'png', sku: 'SKU-1001' });
+		const good = fileName('success');
+		expect(good).toMatch(/^\/out\/(slot-01|SKU-1001)\.png$/);
+		expect(fileName('failed')).toBe(good.replace(/\.png$/, '.failed.png'));
+		expect(fileName('skipped_error')).toBe(good.replace(/\.png$/, '.skipped_error.png'));
 	});
 
 	it('has a serial variant: FLUX 3 Image instead of submit → collect, nothing else dropped but the Report branch', () => {

@@ -182,7 +182,7 @@ describe('checkFluxCredentials: a Base URL that is not the API', () => {
 		const credential = { id: '1', name: 'FLUX', type: 'fluxApi', data: { apiStyle: 'relay', baseUrl: 'file:///tmp', apiKey: 'abcdef123' } };
 		const r = await fluxApiTest.call({} as ICredentialTestFunctions, credential);
 		expect(r.status).toBe('Error');
-		expect(r.message).toMatch(/'baseUrl' must be an http\(s\) URL/);
+		expect(r.message).toMatch(/"Base URL" must be an http\(s\) URL/);
 		expect(r.message).not.toContain('abcdef123');
 	});
 });

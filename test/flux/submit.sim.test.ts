@@ -1,6 +1,6 @@
 import { FluxError } from '../../src/flux';
 import { requestBodyJson, requestPayload } from '../../src/flux/request';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { expectRedacted, failureOf, fakeClock, generate, submitsFor, tasksFor, uniquePrompt } from './helpers';
@@ -276,6 +276,53 @@ describe('beforeSend: awaited right before each submit POST', () => {
 		expect(err).toBe(refusal);
 		expect(posted).toBe(false);
 		expect(submitsFor(sim, prompt)).toBe(0);
+	});
+
+	it('runs once the connection is up, with nothing of the request written yet: the server has a socket, no request', async () => {
+		const prompt = uniquePrompt('beforeSend connected');
+		const open: Socket[] = [];
+		const server = createServer((socket) => {
+			sockets += 1;
+			open.push(socket);
+			socket.on('data', () => (bytes += 1)); // answers nothing: the test only looks at what arrived before the hook resolved
+		});
+		let sockets = 0;
+		let bytes = 0;
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as { port: number };
+		const seen: Array<[number, number]> = [];
+		try {
+			await failureOf(
+				generate({ ...sim, url: `http://127.0.0.1:${port}` } as RelaySimulator, prompt, 'relay', {
+					beforeSend: async () => {
+						await new Promise((resolve) => setTimeout(resolve, 50)); // the journal's write
+						seen.push([sockets, bytes]);
+						throw new FluxError('bad_request', 'stop here');
+					},
+				}),
+			);
+		} finally {
+			for (const socket of open) socket.destroy();
+			server.close();
+		}
+		expect(seen).toEqual([[1, 0]]); // connected, not a byte of the request sent
+	});
+
+	it('a connection refused before the hook ran: the hook never runs (nothing to journal), the submit is retried as not created', async () => {
+		const port = await closedPort();
+		let hooked = 0;
+		const clock = fakeClock();
+		const err = await failureOf(
+			generate({ ...sim, url: `http://127.0.0.1:${port}` } as RelaySimulator, uniquePrompt('refused before the hook'), 'relay', {
+				now: clock.now,
+				sleep: clock.sleep,
+				random: () => 0,
+				beforeSend: async () => void (hooked += 1),
+			}),
+		);
+		expect(err.kind).toBe('network');
+		expect(err.message).toMatch(/not created/);
+		expect(hooked).toBe(0);
 	});
 
 	it('a job cancelled while the hook waits ends cancelled, unsent', async () => {

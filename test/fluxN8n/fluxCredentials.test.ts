@@ -37,7 +37,7 @@ describe('parseFluxCredentials: the credential is checked once, fully (issue 15 
 	])('refuses the base URL %s, naming the field without echoing it', (baseUrl, message) => {
 		const error = refusal({ baseUrl, apiKey: KEY });
 		expect(error.field).toBe('baseUrl');
-		expect(error.message).toMatch(/^FLUX API credential: 'baseUrl' /);
+		expect(error.message).toMatch(/^FLUX API credential: "Base URL" /); // as the credential form names it
 		expect(error.message).toMatch(message);
 		expect(error.message).not.toContain('secret-pw');
 		expect(error.message).not.toContain('token=abc');

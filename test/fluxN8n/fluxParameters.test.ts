@@ -29,6 +29,7 @@ describe('parseFluxParameters', () => {
 			skipError: false,
 			timeoutMs: 600_000,
 			maxDownloadBytes: 50 * 1024 * 1024,
+			maxNewJobsPerExecution: 0,
 		});
 	});
 
@@ -143,18 +144,18 @@ describe('numeric options (issue 15 point 3): validated at the boundary, never a
 	});
 
 	it.each([
-		[{ timeoutMinutes: 'abc' }, 'options.timeoutMinutes', /Timeout \(Minutes\) must be a number greater than 0 and at most 1440 \(got "abc"\)/],
+		[{ timeoutMinutes: 'abc' }, 'options.timeoutMinutes', /^Invalid parameter "options.timeoutMinutes": must be a number greater than 0 and at most 1440 \(got "abc"\)/],
 		[{ timeoutMinutes: 0 }, 'options.timeoutMinutes', /greater than 0.*\(got 0\)/],
 		[{ timeoutMinutes: -5 }, 'options.timeoutMinutes', /greater than 0.*\(got -5\)/],
 		[{ timeoutMinutes: 40_000 }, 'options.timeoutMinutes', /at most 1440/],
-		[{ timeoutMinutes: Number.POSITIVE_INFINITY }, 'options.timeoutMinutes', /Timeout/],
-		[{ maxDownloadMb: 0 }, 'options.maxDownloadMb', /Max Image Size \(MB\) must be a number from 1 to 500 \(got 0\)/],
-		[{ maxDownloadMb: 1e-9 }, 'options.maxDownloadMb', /Max Image Size \(MB\) must be a number from 1 to 500/],
-		[{ maxDownloadMb: 'lots' }, 'options.maxDownloadMb', /Max Image Size/],
+		[{ timeoutMinutes: Number.POSITIVE_INFINITY }, 'options.timeoutMinutes', /greater than 0 and at most 1440/],
+		[{ maxDownloadMb: 0 }, 'options.maxDownloadMb', /must be a number from 1 to 500 \(got 0\)/],
+		[{ maxDownloadMb: 1e-9 }, 'options.maxDownloadMb', /must be a number from 1 to 500/],
+		[{ maxDownloadMb: 'lots' }, 'options.maxDownloadMb', /from 1 to 500 \(got "lots"\)/],
 		[{ maxDownloadMb: 501 }, 'options.maxDownloadMb', /from 1 to 500/],
 		// Text that Number() reads as another base is not a decimal number of minutes or MB.
-		[{ timeoutMinutes: '0x10' }, 'options.timeoutMinutes', /Timeout \(Minutes\) must be a number.*\(got "0x10"\)/],
-		[{ maxDownloadMb: '0b11' }, 'options.maxDownloadMb', /Max Image Size.*\(got "0b11"\)/],
+		[{ timeoutMinutes: '0x10' }, 'options.timeoutMinutes', /must be a number.*\(got "0x10"\)/],
+		[{ maxDownloadMb: '0b11' }, 'options.maxDownloadMb', /from 1 to 500.*\(got "0b11"\)/],
 	])('refuses %p naming the field', (options, field, message) => {
 		expect(fieldOf(() => parseFluxParameters({ ...base, options }))).toBe(field);
 		expect(() => parseFluxParameters({ ...base, options })).toThrow(message);

@@ -19,13 +19,14 @@ describe('parseFluxVideoParameters: as BFL validates, before anything is sent', 
 			timeoutMs: 30 * 60_000,
 			maxDownloadBytes: 1024 * 1024 * 1024,
 			cacheMode: 'reuse',
+			maxNewJobsPerExecution: 0,
 		});
 	});
 
 	it('refuses a field outside its mode, naming it (a JSON import or API call can carry one)', () => {
-		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 't2v', keyframes: { frames: [url('a')] } })).toThrow(/"keyframes": is only used in mode i2v/);
-		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'v2v', startVideo: 'clip', keyframes: [url('a')] })).toThrow(/"keyframes": is only used in mode i2v/);
-		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', keyframes: [url('a')], startVideo: 'clip' })).toThrow(/"startVideo": is only used in mode v2v/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 't2v', keyframes: { frames: [url('a')] } })).toThrow(/"keyframes": are only used with Mode Image to Video.*\(Mode is (Text to Video|Continue a Video)\)/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'v2v', startVideo: 'clip', keyframes: [url('a')] })).toThrow(/"keyframes": are only used with Mode Image to Video.*\(Mode is (Text to Video|Continue a Video)\)/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', keyframes: [url('a')], startVideo: 'clip' })).toThrow(/"startVideo": is only used with Mode Continue a Video.*\(Mode is Image to Video\)/);
 	});
 
 	it('accepts 1, 2 and (with a duration) 3–10 keyframes; timestamps increasing by ≥ 1/24 s within the duration', () => {
@@ -55,8 +56,8 @@ describe('parseFluxVideoParameters: as BFL validates, before anything is sent', 
 		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'draft_enhance' })).toThrow(/"mode": must be one of t2v, i2v, v2v/);
 		expect(() => parseFluxVideoParameters({ prompt: 'p', aspectRatio: '3:2' })).toThrow(/"aspectRatio": must be one of auto, 21:9, 2:1, 16:9, 4:3, 1:1, 3:4, 9:16/);
 		expect(() => parseFluxVideoParameters({ prompt: 'p', duration: 5.5 })).toThrow(/"duration": must be auto or a whole number/);
-		expect(() => parseFluxVideoParameters({ prompt: 'p', options: { maxDownloadMb: 0 } })).toThrow(/Max Video Size \(MB\) must be a number from 1 to 10240/);
-		expect(() => parseFluxVideoParameters({ prompt: 'p', options: { maxDownloadMb: 0.5 } })).toThrow(/Max Video Size \(MB\) must be a number from 1 to 10240/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', options: { maxDownloadMb: 0 } })).toThrow(/"options.maxDownloadMb": must be a number from 1 to 10240/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', options: { maxDownloadMb: 0.5 } })).toThrow(/"options.maxDownloadMb": must be a number from 1 to 10240/);
 		expect(() => parseFluxVideoParameters({ prompt: '' })).toThrow(/"prompt": is required/);
 	});
 });

@@ -3,7 +3,7 @@
  * real processes (test/fluxN8n/fixtures/batchWorker.ts: each stands for one n8n), the relay simulator on 127.0.0.1
  * (random latencies, slow downloads, a reset submit, a moderated job), real store folders, a real redis-server.
  * Not a jest test (it takes minutes and reports counts, not pass/fail):
- *   npx ts-node --transpile-only test/hostile/hostileReview.ts [--rounds N]
+ *   npx ts-node --transpile-only test/hostile/hostileReview.ts [--rounds N] [--kill-only]
  * Every round runs a batch of 30 jobs (identical rows included) and counts, from the simulator's request log and
  * every delivered PNG: jobs paid twice (accepted submits beyond the rows that asked for them), wrong or duplicate
  * images in any slot, slots refused "maybe paid" by whether their submit left (none reached the simulator; only
@@ -22,6 +22,8 @@ import { startTestRedis, type TestRedis } from '../support/redisServer';
 
 const FIXTURE = path.join(__dirname, '..', 'fluxN8n', 'fixtures', 'batchWorker.ts');
 const ROUNDS = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 3;
+/** `--kill-only`: only the kill -9 rounds (at every journal state and at random moments). */
+const KILL_ONLY = process.argv.includes('--kill-only');
 const say = (line: string) => process.stderr.write(`[hostile] ${line}\n`);
 
 interface Tally {
@@ -282,6 +284,11 @@ async function main(): Promise<void> {
 	try {
 		for (let round = 0; round < ROUNDS; round++) {
 			for (const state of ['none', 'submitting', 'submitted', 'stored', 'waiting-429', 'random'] as const) await killAt(state, round);
+			if (KILL_ONLY) {
+				for (let extra = 0; extra < 3; extra++) await killAt('random', round * 10 + extra + 100);
+				say(`round ${round + 1} of ${ROUNDS} done`);
+				continue;
+			}
 			await together(2, round, 'folder');
 			await together(3, round, 'folder');
 			await together(2, round, 'redis');

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { parseArgs } from '../../relay-sim/cli';
 import { decodeRgbPng } from '../../relay-sim/pngCodec';
-import { PATTERN_KINDS, pictureFor, renderPicture } from '../../relay-sim/promptPicture';
+import { PATTERN_KINDS, pictureFor, renderPromptPicture } from '../../relay-sim/promptPicture';
 import {
 	DEFAULT_API_KEY,
 	PNG_SIGNATURE,
@@ -76,11 +76,11 @@ describe('png helpers', () => {
 		}
 	});
 
-	it('draws the prompt’s picture: pattern and colours chosen by the prompt, decodable pixel for pixel', () => {
+	it('draws the prompt’s picture with its words: pattern and colours chosen by the prompt, decodable pixel for pixel', () => {
 		const prompt = 'a red fox in the snow';
 		const { width, height, pixels } = decodeRgbPng(makePromptPng(prompt, { width: 96, height: 64 }));
 		expect([width, height]).toEqual([96, 64]);
-		expect(pixels.equals(renderPicture(pictureFor(prompt), 96, 64))).toBe(true);
+		expect(pixels.equals(renderPromptPicture(prompt, 96, 64))).toBe(true);
 		const kinds = new Set(Array.from({ length: 40 }, (_, i) => pictureFor(`prompt ${i}`).kind));
 		expect([...kinds].sort()).toEqual([...PATTERN_KINDS].sort());
 	});

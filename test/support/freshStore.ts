@@ -13,7 +13,7 @@ import { resetProcessWide } from '../../src/processWide';
 const folders: string[] = [];
 
 /** What a test starts without: read again (settings) or built again (the rest) on first use. */
-const PER_TEST = ['settings', 'redis', 'store', 'accountLimiter'] as const;
+const PER_TEST = ['settings', 'redis', 'store', 'accountLimiter', 'spendLedger', 'newJobsPerExecution', 'spendAccounts'] as const;
 
 /** Point the process at a new, empty store folder (settings read again, the store and its Redis forgotten). */
 async function useFreshStore(): Promise<string> {

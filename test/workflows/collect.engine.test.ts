@@ -182,7 +182,7 @@ describe('bad input', () => {
 	it('an invalid parameter names the field and the item, and nothing is submitted', async () => {
 		const result = await runPromptBatch(sim, ['fine', '   ']);
 		expect(result.status).toBe('error');
-		expect(result.errorOf('Submit')?.message).toMatch(/"prompt".*\(item 1\)/);
+		expect(result.errorOf('Submit')?.message).toMatch(/"Prompt".*\[item 1\]$/);
 		expect(sim.log.submits).toHaveLength(0);
 		expect(poolFor('image').stats().admitted).toBe(0);
 	});

@@ -63,7 +63,7 @@ it('an invalid collector parameter fails naming the field, after cancelling the 
 	const prompts = Array.from({ length: 10 }, (_, i) => `bad parameter ${i + 1}`);
 	const result = await runPromptBatch(sim, prompts, { collect: { numberInputs: 0 } });
 	expect(result.status).toBe('error');
-	expect(result.errorOf('Collect')?.message).toMatch(/^Invalid parameter 'numberInputs'/);
+	expect(result.errorOf('Collect')?.message).toMatch(/^Invalid parameter "Number of Inputs"/);
 	const pool = poolFor('image');
 	const states = await Promise.all(
 		result.outputOf('Submit').map(async (task) => (await pool.wait(String(task.json.jobId))).state),

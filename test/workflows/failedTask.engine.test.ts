@@ -15,7 +15,7 @@ useRelaySimulator({ latencyMs: 5 }, (started) => (sim = started));
 
 const prompts = ['good 1', '   ', 'good 3'];
 const continueRegular = { submitSettings: { onError: 'continueRegularOutput' as const } };
-const reason = /^The submit node could not submit the item at input 1, item 1 \(slot 2\): Invalid parameter "prompt"/;
+const reason = /^The submit node could not submit the item at input 1, item 1 \(slot 2\): Invalid parameter "Prompt"/;
 
 afterEach(async () => {
 	// Nothing is left queued or running behind a test.
@@ -27,7 +27,7 @@ it('placeholder: the bad item is a failed slot with its reason, in its place, pa
 	expect(result.status).toBe('success');
 
 	const failedTask = readFailedTaskItemJson(result.outputOf('Submit')[1].json);
-	expect(failedTask).toMatchObject({ kind: 'image', node: 'Submit', error: expect.stringMatching(/"prompt"/) });
+	expect(failedTask).toMatchObject({ kind: 'image', node: 'Submit', error: expect.stringMatching(/"Prompt"/) });
 	expect(JSON.stringify(result.outputOf('Submit'))).not.toContain(sim.apiKey);
 
 	const images = result.outputOf('Collect', 0);
@@ -66,6 +66,6 @@ it('submit "continue (using error output)" still routes the bad item to the subm
 	const result = await runPromptBatch(sim, prompts, { submitSettings: { onError: 'continueErrorOutput' } });
 	expect(result.status).toBe('success');
 	expect(result.outputOf('Submit', 1)).toHaveLength(1);
-	expect(result.outputOf('Submit', 1)[0].json.error).toMatch(/"prompt"/);
+	expect(result.outputOf('Submit', 1)[0].json.error).toMatch(/"Prompt"/);
 	expect(result.outputOf('Collect', 0).map((item) => item.json.status)).toEqual(['success', 'success']);
 });

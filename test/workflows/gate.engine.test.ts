@@ -71,15 +71,15 @@ it('bad input in one item is refused before any job is submitted, naming the fie
 		triggerItems: items({ i: 0 }, { i: 1 }, { i: 2 }),
 	});
 	expect(result.status).toBe('error');
-	expect(result.errorOf('Submit')?.message).toMatch(/"options\.timeoutMinutes".*Timeout \(Minutes\).*\(got "abc"\) \(item 2\)/);
+	expect(result.errorOf('Submit')?.message).toMatch(/"Options → Timeout \(Minutes\)".*\(got "abc"\) \[item 2\]$/);
 	expect(pool.stats()).toMatchObject({ admitted: 0, waitingAtGate: 0 });
 	expect(pool.stats().completed + pool.stats().cancelled + pool.stats().failed).toBe(completedBefore);
 	expect(sim.log.submits).toHaveLength(0);
 });
 
 it.each([
-	['a base URL with user:password@', () => ({ baseUrl: `http://user:pw-123456@${new URL(sim.url).host}`, apiKey: sim.apiKey }), /'baseUrl'.*user name or password/],
-	['an API key with CR/LF', () => ({ baseUrl: sim.url, apiKey: `${sim.apiKey}\r\nX-Injected: 1` }), /'apiKey'.*not allowed in an HTTP header/],
+	['a base URL with user:password@', () => ({ baseUrl: `http://user:pw-123456@${new URL(sim.url).host}`, apiKey: sim.apiKey }), /"Base URL".*user name or password/],
+	['an API key with CR/LF', () => ({ baseUrl: sim.url, apiKey: `${sim.apiKey}\r\nX-Injected: 1` }), /"API Key".*not allowed in an HTTP header/],
 ])('%s is refused before the first submit (no job reaches the pool)', async (_what, credential, message) => {
 	const pool = poolFor('image');
 	const result = await runWorkflow({

@@ -72,7 +72,7 @@ describe('FLUX 3 Image parameters', () => {
 			{ json: { prompt: 'x' }, binary: { doc: { data: Buffer.from('%PDF-1.7 not an image').toString('base64'), mimeType: 'application/pdf' } } },
 		]);
 		expect(result.status).toBe('error');
-		expect(result.errorOf('FLUX')?.message).toMatch(/referenceImages\[0\].*\(item 0\)/);
+		expect(result.errorOf('FLUX')?.message).toMatch(/\"Reference Images → Image 1\".*\[item 0\]$/);
 		expect(sim.log.submits).toHaveLength(0);
 	});
 
@@ -85,10 +85,10 @@ describe('FLUX 3 Image parameters', () => {
 
 describe('bad input is refused at the boundary, naming field and item, before anything is sent', () => {
 	it.each([
-		[{ timeoutMinutes: 'abc' }, /"options\.timeoutMinutes".*Timeout \(Minutes\).*\(got "abc"\) \(item 1\)/],
-		[{ timeoutMinutes: 0 }, /"options\.timeoutMinutes".*greater than 0.*\(item 1\)/],
-		[{ timeoutMinutes: 40_000 }, /"options\.timeoutMinutes".*at most 1440.*\(item 1\)/],
-		[{ maxDownloadMb: 0 }, /"options\.maxDownloadMb".*Max Image Size \(MB\).*\(item 1\)/],
+		[{ timeoutMinutes: 'abc' }, /"Options → Timeout \(Minutes\)": must be a number.*\(got "abc"\) \[item 1\]$/],
+		[{ timeoutMinutes: 0 }, /"Options → Timeout \(Minutes\)".*greater than 0.*\[item 1\]$/],
+		[{ timeoutMinutes: 40_000 }, /"Options → Timeout \(Minutes\)".*at most 1440.*\[item 1\]$/],
+		[{ maxDownloadMb: 0 }, /"Options → Max Image Size \(MB\)".*\[item 1\]$/],
 	])('options %p', async (options, message) => {
 		const result = await runSerial(
 			// Item 1 only gets the bad value, through an expression (n8n does not enforce the UI limits there).
@@ -105,14 +105,14 @@ describe('bad input is refused at the boundary, naming field and item, before an
 		expect(result.status).toBe('error');
 		const error = result.errorOf('FLUX');
 		expect(error?.name).toBe('NodeOperationError');
-		expect(error?.message).toMatch(new RegExp(`referenceImages\\[0\\].*"${name}" cannot be a binary property name.*\\(item 0\\)`));
+		expect(error?.message).toMatch(new RegExp(`"Reference Images → Image 1".*"${name}" cannot be a binary property name.*\\[item 0\\]$`));
 		expect(sim.log.submits).toHaveLength(0);
 	});
 
 	it.each([
-		['a user:password@ base URL', 'userinfo', /'baseUrl'.*user name or password/],
-		['a base URL with a query string', 'query', /'baseUrl'.*query string/],
-		['an API key with CR/LF', 'crlf', /'apiKey'.*not allowed in an HTTP header/],
+		['a user:password@ base URL', 'userinfo', /"Base URL".*user name or password/],
+		['a base URL with a query string', 'query', /"Base URL".*query string/],
+		['an API key with CR/LF', 'crlf', /"API Key".*not allowed in an HTTP header/],
 	])('%s', async (_what, flaw, message) => {
 		const credential = {
 			apiStyle: 'relay',
@@ -127,7 +127,7 @@ describe('bad input is refused at the boundary, naming field and item, before an
 		});
 		expect(result.status).toBe('error');
 		expect(result.errorOf('FLUX')?.message).toMatch(message);
-		expect(result.errorOf('FLUX')?.message).toMatch(/\(item 0\)/);
+		expect(result.errorOf('FLUX')?.message).toMatch(/\[item 0\]$/);
 		expect(JSON.stringify(result.data)).not.toContain(sim.apiKey);
 		expect(JSON.stringify(result.data)).not.toMatch(/pw-123456|t-123456/);
 		expect(sim.log.submits).toHaveLength(0);
@@ -185,7 +185,7 @@ describe('FLUX 3 Image failures', () => {
 			nodeTypes,
 			credentials: { fluxApi: { apiStyle: 'relay', baseUrl: 'ftp://127.0.0.1/', apiKey: sim.apiKey } },
 		});
-		expect(result.errorOf('FLUX')?.message).toMatch(/baseUrl.*http\(s\)/);
+		expect(result.errorOf('FLUX')?.message).toMatch(/"Base URL".*http\(s\)/);
 		expect(sim.log.submits).toHaveLength(0);
 	});
 });
@@ -208,6 +208,6 @@ describe('the FLUX API credential test', () => {
 
 	it('a non-http(s) base URL is refused', async () => {
 		const result = await test.call(context, credential({ apiStyle: 'bfl', baseUrl: 'file:///etc/passwd', apiKey: 'k' }));
-		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/baseUrl.*http\(s\)/) });
+		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/"Base URL".*http\(s\)/) });
 	});
 });

@@ -76,18 +76,18 @@ describe('FLUX 3 Video validation (before anything is sent)', () => {
 	});
 
 	const cases: Array<[string, Record<string, unknown>, RegExp]> = [
-		['i2v without keyframes', { mode: 'i2v' }, /"keyframes": mode i2v needs 1 to 10 keyframes.*\(item 0\)/],
-		['v2v with an empty start video', { mode: 'v2v', startVideo: '={{ "" }}' }, /"startVideo": mode v2v needs a start video/],
-		['3 waypoints with duration auto', { mode: 'i2v', keyframes: { frames: ['a', 'b', 'c'].map((n) => ({ source: `https://example.com/${n}.png` })) } }, /"duration": 3 keyframes are waypoints/],
-		['timestamps not increasing by a frame', { mode: 'i2v', duration: 5, keyframes: { frames: [{ source: 'https://x.example/a.png', seconds: '1' }, { source: 'https://x.example/b.png', seconds: '1.02' }] } }, /"keyframes\[1\]\.seconds": must come at least 1\/24 s/],
-		['a timestamp past the duration', { mode: 'i2v', duration: 5, keyframes: { frames: [{ source: 'https://x.example/a.png', seconds: '6' }] } }, /"keyframes\[0\]\.seconds": 6 s is past the end of the 5 s clip/],
-		['timestamps on some keyframes only', { mode: 'i2v', duration: 5, keyframes: { frames: [{ source: 'https://x.example/a.png', seconds: '1' }, { source: 'https://x.example/b.png' }] } }, /"keyframes\[1\]\.seconds": is empty/],
-		['11 keyframes', { mode: 'i2v', duration: 10, keyframes: { frames: Array.from({ length: 11 }, (_, i) => ({ source: `https://x.example/${i}.png` })) } }, /"keyframes": at most 10 keyframes/],
-		['a duration of 4 s', { duration: '4' }, /"duration": must be auto or a whole number of seconds from 5 to 20/],
-		['an unknown resolution', { resolution: '4k' }, /"resolution": must be one of hd, fhd/],
-		['a missing binary keyframe', { mode: 'i2v', keyframes: { frames: [{ source: 'nothere' }] } }, /"keyframes\[0\]": binary property "nothere" not found/],
-		['a start video that is not an MP4', { mode: 'v2v', startVideo: 'photo' }, /"startVideo": binary property "photo" is not an MP4 video/],
-		['a keyframe that is not an image', { mode: 'i2v', keyframes: { frames: [{ source: 'clip' }] } }, /"keyframes\[0\]": binary property "clip" is not a PNG, JPEG or WebP image/],
+		['i2v without keyframes', { mode: 'i2v' }, /"Keyframes": Mode Image to Video needs 1 to 10 keyframes.*\[item 0\]$/],
+		['v2v with an empty start video', { mode: 'v2v', startVideo: '={{ "" }}' }, /"Start Video": Mode Continue a Video needs a start video/],
+		['3 waypoints with duration auto', { mode: 'i2v', keyframes: { frames: ['a', 'b', 'c'].map((n) => ({ source: `https://example.com/${n}.png` })) } }, /"Duration": 3 keyframes are waypoints/],
+		['timestamps not increasing by a frame', { mode: 'i2v', duration: 5, keyframes: { frames: [{ source: 'https://x.example/a.png', seconds: '1' }, { source: 'https://x.example/b.png', seconds: '1.02' }] } }, /"Keyframes → Keyframe 2 → Timestamp \(Seconds\)": must come at least 1\/24 s/],
+		['a timestamp past the duration', { mode: 'i2v', duration: 5, keyframes: { frames: [{ source: 'https://x.example/a.png', seconds: '6' }] } }, /"Keyframes → Keyframe 1 → Timestamp \(Seconds\)": 6 s is past the end of the 5 s clip/],
+		['timestamps on some keyframes only', { mode: 'i2v', duration: 5, keyframes: { frames: [{ source: 'https://x.example/a.png', seconds: '1' }, { source: 'https://x.example/b.png' }] } }, /"Keyframes → Keyframe 2 → Timestamp \(Seconds\)": is empty/],
+		['11 keyframes', { mode: 'i2v', duration: 10, keyframes: { frames: Array.from({ length: 11 }, (_, i) => ({ source: `https://x.example/${i}.png` })) } }, /"Keyframes": at most 10 keyframes/],
+		['a duration of 4 s', { duration: '4' }, /"Duration": must be auto or a whole number of seconds from 5 to 20/],
+		['an unknown resolution', { resolution: '4k' }, /"Resolution": must be one of hd, fhd/],
+		['a missing binary keyframe', { mode: 'i2v', keyframes: { frames: [{ source: 'nothere' }] } }, /"Keyframes → Keyframe 1": binary property "nothere" not found/],
+		['a start video that is not an MP4', { mode: 'v2v', startVideo: 'photo' }, /"Start Video": binary property "photo" is not an MP4 video/],
+		['a keyframe that is not an image', { mode: 'i2v', keyframes: { frames: [{ source: 'clip' }] } }, /"Keyframes → Keyframe 1": binary property "clip" is not a PNG, JPEG or WebP image/],
 	];
 	it.each(cases)('refuses %s with an error naming the field and item', async (_name, parameters, message) => {
 		const result = await runSerialVideo(sim, { prompt: 'p', ...parameters }, [
@@ -100,10 +100,10 @@ describe('FLUX 3 Video validation (before anything is sent)', () => {
 	it('refuses a binary start video over 50 MB and a keyframe over 20 MB, naming the limit', async () => {
 		const big = Buffer.concat([makePromptMp4('big'), Buffer.alloc(50 * 1024 * 1024)]);
 		const video = await runSerialVideo(sim, { prompt: 'p', mode: 'v2v', startVideo: 'clip' }, [{ json: {}, binary: { clip: binaryOf(big, 'video/mp4') } }]);
-		expect(video.errorOf('Video')?.message).toMatch(/"startVideo": binary property "clip" is 50 MB, more than the 50 MB FLUX accepts for a start video/);
+		expect(video.errorOf('Video')?.message).toMatch(/"Start Video": binary property "clip" is 50 MB, more than the 50 MB FLUX accepts for a start video/);
 		const bigPng = Buffer.concat([PNG, Buffer.alloc(20 * 1024 * 1024)]);
 		const frame = await runSerialVideo(sim, { prompt: 'p', mode: 'i2v', keyframes: { frames: [{ source: 'photo' }] } }, [{ json: {}, binary: { photo: binaryOf(bigPng, 'image/png') } }]);
-		expect(frame.errorOf('Video')?.message).toMatch(/"keyframes\[0\]": binary property "photo" is 20 MB, more than the 20 MB FLUX accepts for a keyframe image/);
+		expect(frame.errorOf('Video')?.message).toMatch(/"Keyframes → Keyframe 1": binary property "photo" is 20 MB, more than the 20 MB FLUX accepts for a keyframe image/);
 		expect(sim.log.submits).toHaveLength(0);
 	});
 });

@@ -1,0 +1,88 @@
+/**
+ * The spend terms of one FLUX job (image or video), read when the job is prepared: the credential's daily limits
+ * (`dailyCreditLimit`, `dailyJobLimit`: 0 or empty = none; anything else must be a number ≥ 0, else an error
+ * naming the field), its account, the job's price key and list price, and the node's Max New Jobs per Execution.
+ */
+import { z } from 'zod';
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { accountId } from '../account';
+import { FluxError, isFluxError, requestBody, videoRequestBody, type FluxCredentials, type FluxImageRequest, type FluxVideoRequest } from '../flux';
+import { listPrice, NewJobsPerExecution, priceKey, type SpendLimits, type SpendTerms } from '../spend';
+import { FluxCredentialsError } from './invalidInput';
+
+/** A credential limit as n8n hands it over: a number, digits as text, empty; 0 and empty mean none. */
+const limitSchema = z.preprocess(
+	(v) => (v === undefined || v === null || (typeof v === 'string' && v.trim() === '') ? 0 : typeof v === 'string' ? Number(v.trim()) : v),
+	z.number({ invalid_type_error: 'must be a number (0 or empty: no limit)' }).finite('must be a number (0 or empty: no limit)').min(0, 'must be 0 or more (0 or empty: no limit)'),
+);
+
+const LIMIT_FIELDS = { credits: 'dailyCreditLimit', jobs: 'dailyJobLimit' } as const;
+
+/** The daily limits of a `fluxApi` credential's data; throws FluxCredentialsError naming the field. */
+export function readSpendLimits(raw: unknown): SpendLimits {
+	const data = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+	const limits: SpendLimits = {};
+	for (const [which, field] of Object.entries(LIMIT_FIELDS) as Array<[keyof SpendLimits, string]>) {
+		const parsed = limitSchema.safeParse(data[field]);
+		if (!parsed.success) throw new FluxCredentialsError(field, parsed.error.issues[0].message);
+		if (parsed.data > 0) limits[which] = which === 'jobs' ? Math.floor(parsed.data) : parsed.data;
+	}
+	return limits;
+}
+
+export interface JobSpendInput {
+	/** The credential's data as n8n handed it over, and the same validated. */
+	rawCredentials: unknown;
+	credentials: FluxCredentials;
+	model: string;
+	/** What is sent upstream, media as counts (priceBook.ts). */
+	priceFields: Record<string, unknown>;
+	/** Options → Max New Jobs per Execution (0: none). */
+	maxNewJobsPerExecution: number;
+	timeoutMs: number;
+}
+
+/** The spend terms of item `input` in this node run. */
+export function jobSpendTerms(ctx: IExecuteFunctions, input: JobSpendInput): SpendTerms {
+	const node = ctx.getNode().name;
+	return {
+		account: accountId(input.credentials),
+		limits: readSpendLimits(input.rawCredentials),
+		priceKey: priceKey(input.model, input.priceFields),
+		listPrice: listPrice(input.model, input.priceFields),
+		...(input.maxNewJobsPerExecution > 0
+			? { perExecution: { key: NewJobsPerExecution.keyOf(String(ctx.getExecutionId() ?? ''), node), max: input.maxNewJobsPerExecution, node } }
+			: {}),
+		blockMs: input.timeoutMs,
+	};
+}
+
+/** An image job's fields for its price: what is sent, reference images as their count. */
+export function imagePriceFields(request: FluxImageRequest): Record<string, unknown> {
+	return { ...requestBody({ ...request, images: [] }), images: request.images.length };
+}
+
+/** A clip's fields for its price: what is sent, keyframes as their count and the start video as 1. */
+export function videoPriceFields(request: FluxVideoRequest): Record<string, unknown> {
+	const body = videoRequestBody(request, () => '');
+	return {
+		...body,
+		...(Array.isArray(body.keyframes) ? { keyframes: body.keyframes.length } : {}),
+		...(body.start_video === undefined ? {} : { start_video: 1 }),
+	};
+}
+
+/**
+ * A serial node's error for item `itemIndex`: a spend refusal names the item as n8n counts items in its own errors
+ * (`[item 2]`, as the parameter errors do); the node throws it, or continues on fail.
+ */
+export function withItemNamed(error: unknown, itemIndex: number): unknown {
+	if (!isFluxError(error) || error.kind !== 'budget_exceeded') return error;
+	return new FluxError('budget_exceeded', `${error.message} [item ${itemIndex}]`, { cost: 0 });
+}
+
+/** What a delivered result cost, as items and slot rows show it: 0 when served from the store, null when the API did not say. */
+export function deliveredCost(result: { cached?: boolean; cost?: number | null }): number | null {
+	return result.cached ? 0 : (result.cost ?? null);
+}

@@ -1,0 +1,16 @@
+/**
+ * Spend control (knows nothing of n8n nodes): the ledger of what each API account spent in the last 24 hours
+ * (store folder and Redis), the price book, the per-execution count of new jobs, each job's spend hook for the FLUX
+ * client, the refusals (FluxError `budget_exceeded`) and the report's spend fields. See docs/CONTRACTS.md, "src/spend".
+ */
+export { FileLedger, LedgerUnusableError } from './fileLedger';
+export { inWindow, systemClock, WINDOW_MS, type LedgerClock } from './ledgerClock';
+export * from './ledgerState';
+export { hasLimits, jobBudget, UNPRICED_RETRY_MS, type BudgetDeps, type SpendTerms } from './jobBudget';
+export { NewJobsPerExecution, MAX_EXECUTION_COUNTS } from './newJobsPerExecution';
+export { LIST_PRICES, listPrice, priceKey } from './priceBook';
+export { RedisLedger, SPEND_REDIS_PREFIX } from './redisLedger';
+export { newJobsPerExecution, recentAccounts, RecentAccounts, spendBudget, spendLedger } from './spendControl';
+export { FALLBACK_REPORTED_MS, SpendLedger, spendFolder, type Balance, type LedgerPlace, type SpendRedis } from './spendLedger';
+export { creditLimitReached, executionLimitReached, jobLimitReached, ledgerUnusable } from './spendRefusal';
+export { spendReport, type DailyLimits, type SpendReportFields, type SpentInWindow } from './spendReport';

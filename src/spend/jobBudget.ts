@@ -1,0 +1,115 @@
+/**
+ * One job's spend hook (src/flux/budget.ts) on the spend ledger and the per-execution count: right before each
+ * submit POST it takes the node's place in the execution (Max New Jobs per Execution) and reserves the account's
+ * share in the ledger (Daily Credit Limit / Daily Job Limit); a POST that provably created no task gives both back;
+ * the acknowledgement and the job's end settle the reservation at the cost the API reported. A job without any
+ * limit gets no hook at all (nothing changes for it).
+ */
+import { randomUUID } from 'node:crypto';
+
+import type { SubmitBudget } from '../flux';
+import { LedgerUnusableError } from './fileLedger';
+import type { LedgerEntry, SpendLimits } from './ledgerState';
+import type { NewJobsPerExecution } from './newJobsPerExecution';
+import type { SpendLedger } from './spendLedger';
+import { creditLimitReached, executionLimitReached, jobLimitReached, ledgerUnusable } from './spendRefusal';
+
+/** What a job's spend control needs to know, made when the job is prepared (no n8n context needed later). */
+export interface SpendTerms {
+	/** src/account's accountId of the job's credential. */
+	account: string;
+	/** The credential's daily limits (empty: none). */
+	limits: SpendLimits;
+	/** priceBook.ts: the job's price key and list price. */
+	priceKey: string;
+	listPrice?: number;
+	/** Max New Jobs per Execution of the node (absent: none). */
+	perExecution?: { key: string; max: number; node: string };
+	/** How long an unpriced reservation may hold back others (the job's timeout). */
+	blockMs: number;
+}
+
+/** A job waiting for another's price (one at a time while none is known) looks again this often (ms). */
+export const UNPRICED_RETRY_MS = 200;
+
+export interface BudgetDeps {
+	ledger: SpendLedger;
+	perExecution: NewJobsPerExecution;
+}
+
+/** True when the terms limit anything. */
+export function hasLimits(terms: SpendTerms | undefined): terms is SpendTerms {
+	return terms !== undefined && (terms.limits.credits !== undefined || terms.limits.jobs !== undefined || terms.perExecution !== undefined);
+}
+
+/** The job's hook, or undefined when no limit applies to it. */
+export function jobBudget(terms: SpendTerms | undefined, deps: () => BudgetDeps): SubmitBudget | undefined {
+	return hasLimits(terms) ? new JobBudget(terms, deps()) : undefined;
+}
+
+class JobBudget implements SubmitBudget {
+	private placeTaken = false;
+	private reservation?: LedgerEntry;
+
+	constructor(
+		private readonly terms: SpendTerms,
+		private readonly deps: BudgetDeps,
+	) {}
+
+	private get daily(): boolean {
+		return this.terms.limits.credits !== undefined || this.terms.limits.jobs !== undefined;
+	}
+
+	async reserve(signal: AbortSignal): Promise<void> {
+		const { perExecution } = this.terms;
+		if (perExecution && !this.placeTaken) {
+			if (!this.deps.perExecution.take(perExecution.key, perExecution.max)) throw executionLimitReached(perExecution.max, perExecution.node);
+			this.placeTaken = true;
+		}
+		if (!this.daily || this.reservation) return;
+		try {
+			this.reservation = await this.reserveInLedger(signal);
+		} catch (error) {
+			this.giveBackPlace();
+			throw error instanceof LedgerUnusableError ? ledgerUnusable(error.message) : error;
+		}
+	}
+
+	private async reserveInLedger(signal: AbortSignal): Promise<LedgerEntry | undefined> {
+		const { account, limits, priceKey, listPrice, blockMs } = this.terms;
+		for (;;) {
+			const outcome = await this.deps.ledger.reserve(account, { id: randomUUID(), priceKey, listPrice, limits, blockMs, pid: process.pid });
+			if (outcome.kind === 'reserved') return outcome.entry;
+			if (outcome.kind === 'refused') {
+				throw outcome.limit === 'jobs' ? jobLimitReached(limits.jobs!, outcome.spent) : creditLimitReached(limits.credits!, outcome.spent, outcome.price);
+			}
+			// Another job of this account whose price nobody knows yet is out: wait for its answer.
+			await this.deps.ledger.changed(account, UNPRICED_RETRY_MS, signal);
+			if (signal.aborted) return undefined; // the client stops the job as cancelled
+		}
+	}
+
+	unsent(): void {
+		this.giveBackPlace();
+		const reservation = this.reservation;
+		this.reservation = undefined;
+		if (reservation) this.deps.ledger.track(this.deps.ledger.refund(this.terms.account, reservation.id));
+	}
+
+	accepted(cost: number | undefined): void {
+		const known = this.reservation;
+		if (known) this.deps.ledger.track(this.deps.ledger.settle(this.terms.account, { id: known.id, cost, final: false, known }));
+	}
+
+	ended(outcome: { cost?: number; ready: boolean }): void {
+		const known = this.reservation;
+		this.reservation = undefined;
+		if (known) this.deps.ledger.track(this.deps.ledger.settle(this.terms.account, { id: known.id, cost: outcome.cost, final: true, ready: outcome.ready, known }));
+	}
+
+	private giveBackPlace(): void {
+		if (!this.placeTaken || !this.terms.perExecution) return;
+		this.placeTaken = false;
+		this.deps.perExecution.giveBack(this.terms.perExecution.key);
+	}
+}

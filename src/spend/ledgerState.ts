@@ -1,0 +1,287 @@
+/**
+ * One account's spend ledger as data, and every operation on it as a pure function: the same rules whether the
+ * ledger lives in a file of the store folder or in Redis (both backends read the state, apply one of these, and
+ * write it back atomically). An entry is one paid (or possibly paid) submit: reserved before the POST, given back
+ * when the POST provably created no task, settled at the cost the API reported. The window is a rolling 24 hours
+ * (ledgerClock.ts decides what is still in it). Prices seen per (model, parameters) are kept for the next estimate.
+ */
+import { z } from 'zod';
+
+import { inWindow, type LedgerClock } from './ledgerClock';
+
+export const LEDGER_VERSION = 1;
+
+const entrySchema = z.object({
+	id: z.string().min(1),
+	/** Wall clock (epoch ms) when reserved. */
+	at: z.number(),
+	/** Monotonic clock (ms since boot) when reserved, and that boot's id: the window of an entry made on this boot. */
+	mono: z.number().optional(),
+	boot: z.string().optional(),
+	/** The reserving process (a waiting process on the same boot stops waiting for a dead one's unpriced job). */
+	pid: z.number().optional(),
+	/** Credits: the estimate while reserved, then the API's figure; null: the price was not known (and still is not). */
+	credits: z.number().nullable(),
+	state: z.enum(['reserved', 'sent', 'final']),
+	priceKey: z.string(),
+	/** An unpriced entry holds back other unpriced reservations until it is priced, final, or this time (wall ms). */
+	blocksUntil: z.number().optional(),
+});
+
+export const ledgerStateSchema = z.object({
+	v: z.literal(LEDGER_VERSION),
+	rev: z.number().int().nonnegative(),
+	entries: z.array(entrySchema),
+	/** The cost this account last saw per price key (model and the parameters that set the price). */
+	prices: z.record(z.object({ credits: z.number().nonnegative(), at: z.number() })),
+	/**
+	 * Per model: when a job last reached Ready without the API saying what it cost (for that model the credit limit
+	 * cannot be enforced; a relay may price images and not clips). Cleared by the model's next reported cost.
+	 */
+	noCost: z.record(z.number()).optional(),
+	/** Entries removed (refunds) that another copy of the ledger must remove too (the Redis sync), with when. */
+	removed: z.array(z.object({ id: z.string(), at: z.number() })).optional(),
+});
+
+export type LedgerEntry = z.infer<typeof entrySchema>;
+export type LedgerState = z.infer<typeof ledgerStateSchema>;
+
+export interface SpendLimits {
+	/** Credits per rolling 24 h; undefined: none. */
+	credits?: number;
+	/** Paid jobs per rolling 24 h; undefined: none. */
+	jobs?: number;
+}
+
+export interface Spent {
+	credits: number;
+	jobs: number;
+}
+
+export interface ReserveRequest {
+	id: string;
+	priceKey: string;
+	/** The model's list price for these parameters (pricebook.ts), if it has one. */
+	listPrice?: number;
+	limits: SpendLimits;
+	/** How long an unpriced reservation holds back others at most (the job's timeout). */
+	blockMs: number;
+	pid: number;
+}
+
+export type ReserveOutcome =
+	| { kind: 'reserved'; entry: LedgerEntry; spent: Spent; creditLimitEnforced: boolean }
+	| { kind: 'refused'; limit: 'credits' | 'jobs'; spent: Spent; price?: number }
+	| { kind: 'wait'; spent: Spent; reason: 'unpriced' };
+
+/**
+ * How long a removal is remembered for the sync of another copy, and how many at most (a 429 storm gives back a
+ * reservation per refused POST). A removal forgotten before a sync only leaves its entry counted: never less spend.
+ */
+const REMOVED_KEPT_MS = 60 * 60_000;
+const REMOVED_KEPT_MAX = 2000;
+/** The model of a price key (`<model>:<digest>`). */
+export function modelOf(priceKey: string): string {
+	const colon = priceKey.indexOf(':');
+	return colon < 0 ? priceKey : priceKey.slice(0, colon);
+}
+
+/** True when the API reported no cost for this model's last finished job of the account. */
+export function reportsNoCost(state: LedgerState, model?: string): boolean {
+	const noCost = state.noCost ?? {};
+	return model === undefined ? Object.keys(noCost).length > 0 : noCost[model] !== undefined;
+}
+
+/** Credits are compared with this slack (costs like 4.5 add up in binary floating point). */
+const EPSILON = 1e-9;
+
+export function emptyLedger(): LedgerState {
+	return { v: LEDGER_VERSION, rev: 0, entries: [], prices: {} };
+}
+
+/** The ledger as stored (JSON text); throws when it is not one (a damaged file or key: the caller fails closed). */
+export function parseLedger(text: string): LedgerState {
+	return ledgerStateSchema.parse(JSON.parse(text));
+}
+
+/**
+ * The entries still in the 24-hour window, and what they add up to. An entry whose cost was never told (a clip still
+ * generating, or an ambiguous submit whose price was unknown) counts at the price learned since for its key, else at
+ * the highest price the account has seen, else 0 (it counts as a job either way).
+ */
+export function spentIn(state: LedgerState, clock: LedgerClock): Spent {
+	let credits = 0;
+	let jobs = 0;
+	let highest: number | undefined;
+	for (const entry of state.entries) {
+		if (!inWindow(entry, clock)) continue;
+		jobs++;
+		if (entry.credits !== null) {
+			credits += entry.credits;
+			continue;
+		}
+		highest ??= Math.max(0, ...Object.values(state.prices).map((price) => price.credits));
+		credits += state.prices[entry.priceKey]?.credits ?? highest;
+	}
+	return { credits: roundCredits(credits), jobs };
+}
+
+/** Credits without floating-point dust (e.g. 0.1 + 0.2). */
+export function roundCredits(credits: number): number {
+	return Math.round(credits * 1e6) / 1e6;
+}
+
+/** The window only: entries past it leave, prices and removals older than two days too. */
+function pruned(state: LedgerState, clock: LedgerClock): LedgerState {
+	const removed = (state.removed ?? []).filter((r) => clock.wall - r.at < REMOVED_KEPT_MS).slice(-REMOVED_KEPT_MAX);
+	return { ...state, entries: state.entries.filter((entry) => inWindow(entry, clock)), ...(removed.length > 0 ? { removed } : { removed: undefined }) };
+}
+
+/** The estimate a reservation holds: the price this account last saw for the key, else the list price. */
+export function estimateFor(state: LedgerState, priceKey: string, listPrice: number | undefined): number | undefined {
+	return state.prices[priceKey]?.credits ?? listPrice;
+}
+
+/** True while an unpriced entry holds back other unpriced reservations. */
+function blocking(entry: LedgerEntry, clock: LedgerClock, gone: (entry: LedgerEntry) => boolean): boolean {
+	return entry.credits === null && entry.state !== 'final' && (entry.blocksUntil ?? 0) > clock.wall && !gone(entry);
+}
+
+/**
+ * Reserve one job's share: refused when it would pass the job limit or the credit limit (at its estimate); an
+ * unpriced job (no price known) under a credit limit waits while another unpriced one is out, so they go one at a
+ * time until an answer tells the price. Where the API reports no cost, the credit limit is not enforced.
+ * `gone(entry)`: the entry's process is known to be dead (it no longer holds others back; it still counts).
+ */
+export function reserve(
+	state: LedgerState,
+	request: ReserveRequest,
+	clock: LedgerClock,
+	gone: (entry: LedgerEntry) => boolean = () => false,
+): { state: LedgerState; outcome: ReserveOutcome } {
+	const current = pruned(state, clock);
+	const spent = spentIn(current, clock);
+	const { limits } = request;
+	if (limits.jobs !== undefined && spent.jobs + 1 > limits.jobs) return { state: current, outcome: { kind: 'refused', limit: 'jobs', spent } };
+	const creditLimitEnforced = limits.credits !== undefined && !reportsNoCost(current, modelOf(request.priceKey));
+	const estimate = estimateFor(current, request.priceKey, request.listPrice);
+	let credits: number | null = estimate ?? null;
+	if (creditLimitEnforced) {
+		const limit = limits.credits!;
+		if (estimate !== undefined && spent.credits + estimate > limit + EPSILON) {
+			return { state: current, outcome: { kind: 'refused', limit: 'credits', spent, price: estimate } };
+		}
+		if (estimate === undefined) {
+			if (spent.credits >= limit - EPSILON) return { state: current, outcome: { kind: 'refused', limit: 'credits', spent } };
+			if (current.entries.some((entry) => blocking(entry, clock, gone))) return { state: current, outcome: { kind: 'wait', spent, reason: 'unpriced' } };
+		}
+	} else if (estimate === undefined) {
+		credits = null;
+	}
+	const entry: LedgerEntry = {
+		id: request.id,
+		at: clock.wall,
+		...(clock.mono === undefined ? {} : { mono: clock.mono }),
+		...(clock.boot === undefined ? {} : { boot: clock.boot }),
+		pid: request.pid,
+		credits,
+		state: 'reserved',
+		priceKey: request.priceKey,
+		...(credits === null ? { blocksUntil: clock.wall + request.blockMs } : {}),
+	};
+	const next = { ...current, rev: current.rev + 1, entries: [...current.entries, entry] };
+	return { state: next, outcome: { kind: 'reserved', entry, spent: spentIn(next, clock), creditLimitEnforced } };
+}
+
+/** The reservation `id` goes back (its POST provably created no task). */
+export function refund(state: LedgerState, id: string, clock: LedgerClock): LedgerState {
+	const current = pruned(state, clock);
+	if (!current.entries.some((entry) => entry.id === id)) return current;
+	return {
+		...current,
+		rev: current.rev + 1,
+		entries: current.entries.filter((entry) => entry.id !== id),
+		removed: [...(current.removed ?? []), { id, at: clock.wall }].slice(-REMOVED_KEPT_MAX),
+	};
+}
+
+/** A cost the API reported for an entry: the entry's credits, and the price of its key from now on. */
+function priced(state: LedgerState, entry: LedgerEntry, cost: number, clock: LedgerClock): LedgerState {
+	const prices = { ...state.prices, [entry.priceKey]: { credits: cost, at: clock.wall } };
+	const { [modelOf(entry.priceKey)]: _dropped, ...noCost } = state.noCost ?? {};
+	const { noCost: _all, ...rest } = state;
+	return { ...rest, prices, ...(Object.keys(noCost).length > 0 ? { noCost } : {}) };
+}
+
+/**
+ * The submit was acknowledged (`cost` when the answer carried one) or the job ended (`final`; `ready`: it reached
+ * Ready). A finished job the API never priced marks the account as not reporting cost. `known`: the entry as the
+ * caller reserved it, for an entry this copy of the ledger does not hold (it was reserved in Redis and Redis went
+ * away): it is put back first, so the spend is never lost.
+ */
+export function settle(
+	state: LedgerState,
+	update: { id: string; cost?: number; final: boolean; ready?: boolean; known?: LedgerEntry },
+	clock: LedgerClock,
+): LedgerState {
+	let current = pruned(state, clock);
+	let entry = current.entries.find((e) => e.id === update.id);
+	if (!entry && update.known && inWindow(update.known, clock) && !(current.removed ?? []).some((r) => r.id === update.id)) {
+		entry = update.known;
+		current = { ...current, entries: [...current.entries, entry] };
+	}
+	if (entry) {
+		const changed: LedgerEntry = {
+			...entry,
+			state: update.final ? 'final' : entry.state === 'reserved' ? 'sent' : entry.state,
+			...(update.cost === undefined ? {} : { credits: update.cost }),
+		};
+		if (changed.credits !== null || changed.state === 'final') delete changed.blocksUntil;
+		current = { ...current, entries: current.entries.map((e) => (e.id === entry!.id ? changed : e)) };
+		if (update.cost !== undefined) current = priced(current, entry, update.cost, clock);
+	}
+	if (update.final && update.cost === undefined && update.ready) {
+		const model = modelOf(entry?.priceKey ?? update.known?.priceKey ?? '');
+		current = { ...current, noCost: { ...current.noCost, [model]: clock.wall } };
+	}
+	return { ...current, rev: current.rev + 1 };
+}
+
+/**
+ * `other`'s entries merged into `state` (the sync of two copies of one ledger): entries by id (a final or priced
+ * one wins over one still reserved), removals applied, the newer price per key, the newer no-cost mark.
+ */
+export function merge(state: LedgerState, other: LedgerState, clock: LedgerClock): LedgerState {
+	const removed = new Map<string, number>();
+	for (const r of [...(state.removed ?? []), ...(other.removed ?? [])]) removed.set(r.id, Math.max(r.at, removed.get(r.id) ?? 0));
+	const byId = new Map<string, LedgerEntry>();
+	for (const entry of [...state.entries, ...other.entries]) {
+		if (removed.has(entry.id)) continue;
+		const seen = byId.get(entry.id);
+		byId.set(entry.id, seen ? later(seen, entry) : entry);
+	}
+	const prices = { ...state.prices };
+	for (const [key, price] of Object.entries(other.prices)) if (!prices[key] || prices[key].at < price.at) prices[key] = price;
+	const noCost: Record<string, number> = {};
+	for (const [model, at] of [...Object.entries(state.noCost ?? {}), ...Object.entries(other.noCost ?? {})]) {
+		const newestPrice = Math.max(0, ...Object.entries(prices).filter(([key]) => modelOf(key) === model).map(([, p]) => p.at));
+		if (at > newestPrice) noCost[model] = Math.max(at, noCost[model] ?? 0);
+	}
+	const merged: LedgerState = {
+		v: LEDGER_VERSION,
+		rev: Math.max(state.rev, other.rev) + 1,
+		entries: [...byId.values()],
+		prices,
+		...(Object.keys(noCost).length > 0 ? { noCost } : {}),
+		...(removed.size > 0 ? { removed: [...removed].map(([id, at]) => ({ id, at })) } : {}),
+	};
+	return pruned(merged, clock);
+}
+
+const STATE_ORDER = { reserved: 0, sent: 1, final: 2 } as const;
+
+/** Of two copies of one entry, the one further along (final over sent over reserved; priced over unpriced). */
+function later(a: LedgerEntry, b: LedgerEntry): LedgerEntry {
+	if (STATE_ORDER[a.state] !== STATE_ORDER[b.state]) return STATE_ORDER[a.state] > STATE_ORDER[b.state] ? a : b;
+	return a.credits === null ? b : a;
+}

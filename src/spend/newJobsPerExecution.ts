@@ -1,0 +1,50 @@
+/**
+ * The node option Max New Jobs per Execution: how many new paid jobs each (execution, node) has sent, in this
+ * process (an execution runs in one process). A job takes its place right before its submit is sent and gives it
+ * back when that submit provably created no task. Bounded: the counts of the oldest executions are forgotten
+ * beyond `maxKeys` (a running execution keeps using its count, which moves it to the newest).
+ */
+
+/** How many (execution, node) counts are kept at most. */
+export const MAX_EXECUTION_COUNTS = 10_000;
+
+export class NewJobsPerExecution {
+	private readonly counts = new Map<string, number>();
+
+	constructor(private readonly maxKeys = MAX_EXECUTION_COUNTS) {}
+
+	/** The key of a node in an execution. */
+	static keyOf(executionId: string, nodeName: string): string {
+		return `${executionId}\u0000${nodeName}`;
+	}
+
+	/** Takes a place under `max`: true, or false when `max` places are taken (the count is unchanged). */
+	take(key: string, max: number): boolean {
+		const used = this.used(key);
+		if (used >= max) return false;
+		this.set(key, used + 1);
+		return true;
+	}
+
+	/** Gives a place back (its submit created no task). */
+	giveBack(key: string): void {
+		const used = this.used(key);
+		if (used > 0) this.set(key, used - 1);
+	}
+
+	/** Places taken so far. */
+	used(key: string): number {
+		return this.counts.get(key) ?? 0;
+	}
+
+	/** Counts kept now. */
+	get size(): number {
+		return this.counts.size;
+	}
+
+	private set(key: string, value: number): void {
+		this.counts.delete(key);
+		this.counts.set(key, value);
+		while (this.counts.size > this.maxKeys) this.counts.delete(this.counts.keys().next().value as string);
+	}
+}

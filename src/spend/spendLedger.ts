@@ -1,0 +1,242 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/spend knows nothing of n8n nodes: its errors reach a node through the job (a FluxError refusal) and the collector or serial node. */
+/**
+ * The process's spend ledger: where reservations, refunds and costs go. Without Redis it is the store folder's
+ * ledger (fileLedger.ts), shared by every process on that folder. With the package's Redis it is the ledger in
+ * Redis (redisLedger.ts), shared by every process on that Redis, and the folder's ledger is its mirror: after every
+ * change the Redis state is merged into the local file.
+ *
+ * Redis away or silent (the choice, argued in docs/CONTRACTS.md "src/spend"): nothing waits past one Redis deadline
+ * and the limit is never lifted. The change goes to the local ledger instead, which holds everything the last Redis
+ * state held plus what this machine spends meanwhile: the limit holds per machine until Redis answers, the report
+ * says so, and what this machine spent meanwhile is merged into Redis when it answers again (on its return, and on
+ * the first change of each account in every process). A ledger that cannot be used (damaged, unwritable) refuses.
+ */
+import { EventEmitter } from 'node:events';
+import * as path from 'node:path';
+
+import { FileLedger, LedgerUnusableError, type LedgerChange } from './fileLedger';
+import { systemClock, type LedgerClock } from './ledgerClock';
+import { merge, refund, reportsNoCost, reserve, settle, spentIn, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
+import { RedisLedger, type LedgerRedis } from './redisLedger';
+
+/** Where a change was made: the shared ledger (Redis, or the folder when there is no Redis), or this machine's only (Redis away). */
+export type LedgerPlace = 'shared' | 'machine';
+
+/** How long after falling back to the local ledger the report still says so. */
+export const FALLBACK_REPORTED_MS = 10 * 60_000;
+
+export interface SpendRedis extends LedgerRedis {
+	usable(): boolean;
+	onUp(listener: () => void): void;
+}
+
+export interface SpendLedgerOptions {
+	/** The folder of the local ledger (the store folder's `spend`). */
+	dir: string;
+	/** The package's Redis, when configured. */
+	redis?: SpendRedis;
+	clock?: () => LedgerClock;
+	warn?: (message: string) => void;
+	/** Whether a process of this machine still runs (default: signal 0). */
+	isAlive?: (pid: number) => boolean;
+}
+
+export interface Balance {
+	spent: Spent;
+	/** The models of this account whose finished jobs the API reported no cost for (the credit limit cannot be enforced for them). */
+	noCost: string[];
+	place: LedgerPlace;
+}
+
+function processAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === 'EPERM';
+	}
+}
+
+export class SpendLedger {
+	readonly file: FileLedger;
+	private readonly shared?: RedisLedger;
+	private readonly clock: () => LedgerClock;
+	private readonly warn: (message: string) => void;
+	private readonly isAlive: (pid: number) => boolean;
+	private readonly changes = new EventEmitter();
+	/** Accounts this process has merged its local ledger into Redis for (once each, and again after an outage). */
+	private readonly synced = new Set<string>();
+	/** Every account this process has used (synced again when Redis returns). */
+	private readonly known = new Set<string>();
+	/** The Redis state waiting to be merged into the local mirror, per account (the latest wins). */
+	private readonly mirrors = new Map<string, LedgerState>();
+	private readonly inFlight = new Set<Promise<unknown>>();
+	private lastFallback?: { at: number; reason: string };
+	private mirrorWarned = false;
+
+	constructor(private readonly options: SpendLedgerOptions) {
+		this.file = new FileLedger(options.dir);
+		this.clock = options.clock ?? systemClock;
+		this.warn = options.warn ?? (() => undefined);
+		this.isAlive = options.isAlive ?? processAlive;
+		this.changes.setMaxListeners(0);
+		if (options.redis) {
+			this.shared = new RedisLedger(options.redis);
+			options.redis.onUp(() => {
+				this.synced.clear();
+				for (const account of this.known) this.track(this.sync(account));
+			});
+		}
+	}
+
+	/** Reserves one job's share (see ledgerState.reserve); rejects with LedgerUnusableError when no ledger can be used. */
+	async reserve(account: string, request: ReserveRequest): Promise<ReserveOutcome & { place: LedgerPlace }> {
+		const clock = this.clock();
+		const gone = (entry: LedgerEntry) =>
+			entry.pid !== undefined && entry.pid !== process.pid && entry.boot !== undefined && entry.boot === clock.boot && !this.isAlive(entry.pid);
+		const { result, place } = await this.apply(account, (state) => {
+			const { state: next, outcome } = reserve(state, request, clock, gone);
+			return { state: next, result: outcome };
+		});
+		return { ...result, place };
+	}
+
+	/** Gives a reservation back (its POST provably created no task). */
+	async refund(account: string, id: string): Promise<void> {
+		await this.apply(account, (state) => ({ state: refund(state, id, this.clock()), result: undefined }));
+	}
+
+	/** An acknowledgement or the job's end, with the API's cost (see ledgerState.settle). */
+	async settle(account: string, update: Parameters<typeof settle>[1]): Promise<void> {
+		await this.apply(account, (state) => ({ state: settle(state, update, this.clock()), result: undefined }));
+	}
+
+	/** What the account spent in the window, from the shared ledger (the local one while Redis is away). */
+	async balance(account: string): Promise<Balance> {
+		const clock = this.clock();
+		if (this.shared) {
+			const read = await this.shared.read(account);
+			if (read.ok) return { spent: spentIn(read.value, clock), noCost: Object.keys(read.value.noCost ?? {}), place: 'shared' };
+		}
+		const state = await this.file.read(account);
+		return { spent: spentIn(state, clock), noCost: Object.keys(state.noCost ?? {}), place: this.shared ? 'machine' : 'shared' };
+	}
+
+	/**
+	 * Resolves when the account's ledger changes in this process, after `ms`, or when `signal` fires, whichever
+	 * comes first (a job waiting for another's price looks again then; other processes' changes are seen at `ms`).
+	 */
+	async changed(account: string, ms: number, signal: AbortSignal): Promise<void> {
+		if (signal.aborted) return;
+		await new Promise<void>((resolve) => {
+			const done = () => {
+				clearTimeout(timer);
+				this.changes.off(account, done);
+				signal.removeEventListener('abort', done);
+				resolve();
+			};
+			const timer = setTimeout(done, ms);
+			this.changes.on(account, done);
+			signal.addEventListener('abort', done, { once: true });
+		});
+	}
+
+	/** The report's note while the limits hold per machine (Redis away now or within the last ten minutes). */
+	warnings(): string[] {
+		const fallback = this.lastFallback;
+		if (!fallback || this.clock().wall - fallback.at > FALLBACK_REPORTED_MS) return [];
+		const where = this.options.redis?.where ?? 'Redis';
+		return [
+			`The spend ledger in Redis at ${where} could not be used (${fallback.reason}): meanwhile the daily limits of the FLUX API credential hold per machine (the ledger in ${this.options.dir}); what this machine spent is added to the shared ledger when Redis answers again.`,
+		];
+	}
+
+	/** Tests: resolves once every change started so far (refunds, costs, mirror writes, syncs) has been made. */
+	async idle(): Promise<void> {
+		while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+	}
+
+	/** Starts `work` and keeps it until it settles (for `idle`); its failure is logged, never thrown. */
+	track(work: Promise<unknown>): void {
+		const tracked = work.catch((error: unknown) => this.warn(`The spend ledger: ${error instanceof Error ? error.message : String(error)}`));
+		this.inFlight.add(tracked);
+		void tracked.finally(() => this.inFlight.delete(tracked));
+	}
+
+	/** One change of an account's ledger: in Redis when it can be used (then mirrored), else in the local ledger. */
+	private async apply<T>(account: string, change: LedgerChange<T>): Promise<{ result: T; place: LedgerPlace }> {
+		this.known.add(account);
+		try {
+			if (this.shared) {
+				if (!this.synced.has(account)) await this.sync(account);
+				const done = await this.shared.update(account, change);
+				if (done.ok) {
+					this.mirror(account, done.value.state);
+					return { result: done.value.result, place: 'shared' };
+				}
+				this.fellBack(done.reason);
+				this.synced.delete(account);
+			}
+			const result = await this.file.update(account, change);
+			return { result, place: this.shared ? 'machine' : 'shared' };
+		} finally {
+			this.changes.emit(account);
+		}
+	}
+
+	/** Merges the local ledger (what this machine spent while Redis was away) into Redis, and Redis's back into it. */
+	private async sync(account: string): Promise<void> {
+		if (!this.shared) return;
+		let local: LedgerState;
+		try {
+			local = await this.file.read(account);
+		} catch (error) {
+			if (!(error instanceof LedgerUnusableError)) throw error;
+			this.synced.add(account); // a damaged mirror has nothing to add; it is rewritten from Redis below
+			local = { v: 1, rev: 0, entries: [], prices: {} };
+		}
+		const clock = this.clock();
+		const done = await this.shared.update(account, (state) => {
+			if (local.entries.length === 0 && (local.removed ?? []).length === 0 && !reportsNoCost(local) && Object.keys(local.prices).length === 0) {
+				return { state, result: undefined };
+			}
+			return { state: merge(state, local, clock), result: undefined };
+		});
+		if (!done.ok) return;
+		this.synced.add(account);
+		this.mirror(account, done.value.state);
+	}
+
+	/** Merges a Redis state into the local ledger, one write at a time per account (the latest state wins). */
+	private mirror(account: string, state: LedgerState): void {
+		const queued = this.mirrors.has(account);
+		this.mirrors.set(account, state);
+		if (queued) return;
+		this.track(
+			this.file
+				.update(account, (local) => {
+					const latest = this.mirrors.get(account);
+					this.mirrors.delete(account);
+					return { state: latest ? merge(local, latest, this.clock()) : local, result: undefined };
+				})
+				.catch((error: unknown) => {
+					this.mirrors.delete(account);
+					if (!(error instanceof LedgerUnusableError)) throw error;
+					if (this.mirrorWarned) return;
+					this.mirrorWarned = true;
+					this.warn(`The local mirror of the spend ledger could not be written (${error.message}); if Redis becomes unusable, jobs under a daily limit are refused until it can be.`);
+				}),
+		);
+	}
+
+	private fellBack(reason: string): void {
+		const first = !this.lastFallback || this.clock().wall - this.lastFallback.at > FALLBACK_REPORTED_MS;
+		this.lastFallback = { at: this.clock().wall, reason };
+		if (first) this.warn(this.warnings()[0] ?? reason);
+	}
+}
+
+/** The local ledger's folder inside a store folder. */
+export function spendFolder(storeDir: string): string {
+	return path.join(storeDir, 'spend');
+}

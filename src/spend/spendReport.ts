@@ -1,0 +1,60 @@
+/**
+ * The report's view of spend: for the accounts under a daily limit that this batch's jobs used (or, in a new
+ * process, the collector's own credential), what was spent in the last 24 hours and the limits; and the notes:
+ * a credit limit the API's answers cannot enforce (no cost reported), limits held per machine (Redis away).
+ */
+import type { SpendLimits } from './ledgerState';
+import { recentAccounts, spendLedger } from './spendControl';
+
+export interface SpentInWindow {
+	credits: number;
+	jobs: number;
+	window: '24h';
+}
+
+export interface DailyLimits {
+	dailyCreditLimit: number | null;
+	dailyJobLimit: number | null;
+}
+
+/** Report fields: `spent` and `limits` for one account; `spentByAccount` when the batch used several. */
+export interface SpendReportFields {
+	spent?: SpentInWindow;
+	limits?: DailyLimits;
+	spentByAccount?: Array<{ account: string; spent: SpentInWindow; limits: DailyLimits }>;
+}
+
+const limitsOf = (limits: SpendLimits): DailyLimits => ({ dailyCreditLimit: limits.credits ?? null, dailyJobLimit: limits.jobs ?? null });
+
+/**
+ * The spend fields and notes of a report over `jobIds`; `fallback` (asked only when this process ran none of the jobs,
+ * e.g. a collector retried in a new process): the collector's own credential's account and limits.
+ */
+export async function spendReport(
+	jobIds: readonly string[],
+	fallback?: () => Promise<{ account: string; limits: SpendLimits } | undefined>,
+): Promise<{ fields: SpendReportFields; warnings: string[] }> {
+	const recent = recentAccounts();
+	const accounts = recent.accountsOf(jobIds);
+	const own = recent.knowsAny(jobIds) ? undefined : await fallback?.();
+	if (own && (own.limits.credits !== undefined || own.limits.jobs !== undefined)) accounts.set(own.account, own.limits);
+	if (accounts.size === 0) return { fields: {}, warnings: [] };
+	const ledger = spendLedger();
+	const rows: Array<{ account: string; spent: SpentInWindow; limits: DailyLimits }> = [];
+	const warnings: string[] = [];
+	for (const [account, limits] of accounts) {
+		try {
+			const balance = await ledger.balance(account);
+			rows.push({ account, spent: { credits: balance.spent.credits, jobs: balance.spent.jobs, window: '24h' }, limits: limitsOf(limits) });
+			if (balance.noCost.length > 0 && limits.credits !== undefined) {
+				const jobLimit = limits.jobs === undefined ? 'no Daily Job Limit is set' : `its Daily Job Limit (${limits.jobs}) still is`;
+				warnings.push(`The API reports no cost for this account's ${balance.noCost.join(', ')} jobs, so the Daily Credit Limit (${limits.credits}) of its FLUX API credential cannot be enforced for them; ${jobLimit}.`);
+			}
+		} catch (error) {
+			warnings.push(`What the account spent could not be read: ${error instanceof Error ? error.message : String(error)}.`);
+		}
+	}
+	warnings.push(...ledger.warnings());
+	if (rows.length === 1) return { fields: { spent: rows[0].spent, limits: rows[0].limits }, warnings };
+	return { fields: rows.length > 0 ? { spentByAccount: rows } : {}, warnings };
+}
