@@ -16,8 +16,8 @@ import { MAYBE_PAID_REASON, type CacheMode, type JournalRecord, type Store } fro
 
 /** What the owned job needs of the image or video job. */
 export interface OwnedJobSteps<R> {
-	/** The key's stored result, checked (cached: true), or undefined. */
-	readStored(): Promise<R | undefined>;
+	/** The key's stored result, checked (cached: true), or undefined; with `storedSince`, only a result stored at or after it. */
+	readStored(storedSince?: number): Promise<R | undefined>;
 	/** Polls the journaled upstream task instead of paying again; undefined when the upstream forgot it. */
 	reattach(record: JournalRecord): Promise<R | undefined>;
 	/** A new, paid job; `attemptsBefore` counts an earlier re-attach. */
@@ -60,9 +60,15 @@ export async function obtainOwned<R>(store: Store, key: string, cacheMode: Cache
 		const hit = await steps.readStored();
 		if (hit) return hit;
 	}
+	const asked = Date.now();
 	const before = await store.journal.read(key);
 	const claim = await claimKey(store, key, signal, waitMs);
 	try {
+		if (claim.waited) {
+			// The owner this job waited for kept its result: taken even when its journal record cannot be read.
+			const kept = await steps.readStored(asked);
+			if (kept) return kept;
+		}
 		const { record } = await store.journal.readChecked(key); // a damaged file is noted (report) by the journal
 		const outcome = outcomeSince(before, record);
 		if (outcome?.state === 'stored') {

@@ -122,16 +122,17 @@ async function reattach(store: Store, job: PreparedFluxImageJob, context: JobCon
 }
 
 /** The key's stored image, read through its integrity check now (streamed), so a corrupt entry is a miss. */
-async function readStored(store: Store, key: string): Promise<ImageJobResult | undefined> {
+async function readStored(store: Store, key: string, storedSince = 0): Promise<ImageJobResult | undefined> {
 	const hit = await store.results.check(key);
-	return hit && { outcome: 'success', mimeType: hit.mimeType, fileExtension: hit.fileExtension, taskId: hit.taskId, byteLength: hit.byteLength, storeKey: key, cached: true, fresh: true };
+	if (!hit || hit.storedAt < storedSince) return undefined;
+	return { outcome: 'success', mimeType: hit.mimeType, fileExtension: hit.fileExtension, taskId: hit.taskId, byteLength: hit.byteLength, storeKey: key, cached: true, fresh: true };
 }
 
 /** Read, re-attach or send, under the key's claim (ownedJob.ts). */
 async function obtain(store: Store, job: PreparedFluxImageJob, context: JobContext): Promise<ImageJobResult> {
 	const { key } = job.identity;
 	return await obtainOwned(store, key, job.cacheMode, context.signal, {
-		readStored: () => readStored(store, key),
+		readStored: (storedSince) => readStored(store, key, storedSince),
 		reattach: (record) => reattach(store, job, context, record),
 		sendNew: (attemptsBefore) => sendNew(store, job, context, attemptsBefore),
 	}, job.timeoutMs);

@@ -90,9 +90,10 @@ async function reattach(store: Store, job: PreparedFluxVideoJob, context: JobCon
 }
 
 /** The key's stored clip when its entry and content file are there (its bytes are checked as the collector streams them). */
-async function readStored(store: Store, key: string): Promise<VideoJobResult | undefined> {
+async function readStored(store: Store, key: string, storedSince = 0): Promise<VideoJobResult | undefined> {
 	const meta = await store.results.present(key);
-	return meta && { outcome: 'success', storeKey: key, taskId: meta.taskId, byteLength: meta.byteLength, cached: true };
+	if (!meta || meta.storedAt < storedSince) return undefined;
+	return { outcome: 'success', storeKey: key, taskId: meta.taskId, byteLength: meta.byteLength, cached: true };
 }
 
 /** Read, re-attach or send, under the key's claim (ownedJob.ts). */
@@ -100,7 +101,7 @@ async function obtain(store: Store, job: PreparedFluxVideoJob, context: JobConte
 	const { key } = job.identity;
 	void sweepVideoDownloads();
 	return await obtainOwned(store, key, job.cacheMode, context.signal, {
-		readStored: () => readStored(store, key),
+		readStored: (storedSince) => readStored(store, key, storedSince),
 		reattach: (record) => reattach(store, job, context, record),
 		sendNew: (attemptsBefore) => sendNew(store, job, context, attemptsBefore),
 	}, job.timeoutMs);

@@ -60,6 +60,8 @@ export interface JobJournalOptions {
 	now?: () => number;
 	faults?: StoreFaults;
 	mirror?: JournalMirror;
+	/** Where an entry goes when the folder cannot take it (the machine's spare folder); reads consult it too. */
+	spare?: JournalMirror;
 	/** Each append's bytes (the store prunes the whole folder as it grows). */
 	onGrowth?: (bytes: number) => void;
 }
@@ -285,6 +287,7 @@ export class JobJournal {
 			this.options.onGrowth?.(bytes);
 		} catch (error) {
 			this.faults.fault(describeStoreError('writing the job journal', this.rootDir, error));
+			await this.options.spare?.put(entry).catch(() => false); // another process of this machine still reads it
 			return false;
 		}
 		this.faults.recovered();
@@ -297,8 +300,12 @@ export class JobJournal {
 	}
 
 	private async latest(name: string): Promise<{ value: unknown; damaged: boolean }> {
-		const [local, mirrored] = await Promise.all([this.readLocal(name), this.options.mirror?.get(name).catch(() => undefined)]);
-		const newer = mirrored && (!local.entry || mirrored.time > local.entry.time) ? mirrored : local.entry;
+		const [local, mirrored, spare] = await Promise.all([
+			this.readLocal(name),
+			this.options.mirror?.get(name).catch(() => undefined),
+			this.options.spare?.get(name).catch(() => undefined),
+		]);
+		const newer = [mirrored, spare].reduce((best, entry) => (entry && (!best || entry.time > best.time) ? entry : best), local.entry);
 		const live = newer && !this.isExpired(newer.time) ? newer.value : undefined;
 		return { value: live, damaged: local.damaged };
 	}

@@ -2,16 +2,19 @@
  * Opens the store (results, journal and claims over one folder, one shared health, one size bound for the whole
  * folder), and the process-wide instance.
  */
+import * as path from 'node:path';
+
 import { settings, type StoreConfig } from '../config';
 import { logWarning } from '../n8n/log';
 import { processWide } from '../processWide';
 import { processRedis, type SharedRedis } from '../redis';
 import type { CacheBackend } from './cacheBackend';
 import { Claims, thisOwner, type ClaimTiming } from './claims';
-import { JobJournal } from './journal';
+import { JOURNAL_SUBFOLDER, JobJournal } from './journal';
 import { redisJournalMirror } from './journalMirror';
 import { ResultStore } from './resultStore';
 import { ResultsInUse } from './resultsInUse';
+import { spareFolder, spareJournal } from './spareFolder';
 import { StoreBound, type StoreSize } from './storeBound';
 import { StoreFaults, describeStoreError, type StoreHealth } from './storeHealth';
 
@@ -63,7 +66,8 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions = {}): 
 		onGrowth: grew,
 	});
 	const mirror = options.redis ? redisJournalMirror(options.redis, config.ttlMs) : undefined;
-	const journal = new JobJournal(config.dir, { now, faults, ttlMs: config.ttlMs, mirror, onGrowth: grew });
+	const spare = spareJournal(path.join(spareFolder(config.dir), JOURNAL_SUBFOLDER));
+	const journal = new JobJournal(config.dir, { now, faults, ttlMs: config.ttlMs, mirror, spare, onGrowth: grew });
 	const claims = new Claims(config.dir, {
 		redis: options.redis,
 		timing: options.claimTiming,

@@ -3,7 +3,7 @@
  * real processes (test/fluxN8n/fixtures/batchWorker.ts: each stands for one n8n), the relay simulator on 127.0.0.1
  * (random latencies, slow downloads, a reset submit, a moderated job), real store folders, a real redis-server.
  * Not a jest test (it takes minutes and reports counts, not pass/fail):
- *   npx ts-node --transpile-only test/hostile/hostileReview.ts [--rounds N] [--kill-only]
+ *   npx ts-node --transpile-only test/hostile/hostileReview.ts [--rounds N] [--kill-only] [--only kill|together|corrupted|disk]
  * Every round runs a batch of 30 jobs (identical rows included) and counts, from the simulator's request log and
  * every delivered PNG: jobs paid twice (accepted submits beyond the rows that asked for them), wrong or duplicate
  * images in any slot, slots refused "maybe paid" by whether their submit left (none reached the simulator; only
@@ -24,6 +24,9 @@ const FIXTURE = path.join(__dirname, '..', 'fluxN8n', 'fixtures', 'batchWorker.t
 const ROUNDS = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 3;
 /** `--kill-only`: only the kill -9 rounds (at every journal state and at random moments). */
 const KILL_ONLY = process.argv.includes('--kill-only');
+/** `--only kill|together|corrupted|disk`: one family of scenarios (several flags allowed). */
+const ONLY = process.argv.flatMap((arg, i) => (process.argv[i - 1] === '--only' ? [arg] : []));
+const wanted = (family: string) => ONLY.length === 0 || ONLY.includes(family);
 const say = (line: string) => process.stderr.write(`[hostile] ${line}\n`);
 
 interface Tally {
@@ -125,6 +128,7 @@ function count(name: string, rows: string[], runs: SlotOutcome[][], rerun = fals
 		if (rerun && prompt.includes('moderated')) continue;
 		const accepted = sim.log.submits.filter((s) => s.prompt === prompt && s.status === 200).length;
 		t.paidTwice += Math.max(0, accepted - times);
+		if (accepted > times && process.env.HOSTILE_DEBUG) say(`${name}: ${prompt} asked ${times}, paid ${accepted}`);
 	}
 	for (const slots of runs) {
 		const tasks = new Map<string, number>();
@@ -271,9 +275,11 @@ async function corrupted(round: number): Promise<void> {
 		}
 	}
 	const runs = (await Promise.all(workers.map((w) => w.done))).filter((slots): slots is SlotOutcome[] => slots !== undefined);
+	if (process.env.HOSTILE_DEBUG) say(`corrupted: ${sim.log.submits.filter((s) => s.status === 200).length} accepted before the re-run; runs: ${runs.map((r) => r.map((s) => s.status[0]).join('')).join(' | ')}`);
 	const again = await worker({ COMFLY_STORE_DIR: dir }, { prompts: rows, executionId: 'exec-corrupt-rerun' });
 	again.go();
 	const rerun = await again.done;
+	if (process.env.HOSTILE_DEBUG) say(`corrupted re-run: ${rerun?.map((s) => (s.cached ? 'c' : s.status[0])).join('')}; ${sim.log.submits.filter((s) => s.status === 200).length} accepted in all`);
 	count(name, rows, rerun ? [...runs, rerun] : runs, true);
 }
 
@@ -283,20 +289,22 @@ async function main(): Promise<void> {
 	redis = await startTestRedis();
 	try {
 		for (let round = 0; round < ROUNDS; round++) {
-			for (const state of ['none', 'submitting', 'submitted', 'stored', 'waiting-429', 'random'] as const) await killAt(state, round);
+			if (wanted('kill')) for (const state of ['none', 'submitting', 'submitted', 'stored', 'waiting-429', 'random'] as const) await killAt(state, round);
 			if (KILL_ONLY) {
 				for (let extra = 0; extra < 3; extra++) await killAt('random', round * 10 + extra + 100);
 				say(`round ${round + 1} of ${ROUNDS} done`);
 				continue;
 			}
-			await together(2, round, 'folder');
-			await together(3, round, 'folder');
-			await together(2, round, 'redis');
-			await together(3, round, 'redis');
-			await together(2, round, 'redis', 'freeze');
-			await together(2, round, 'redis', 'kill');
-			await corrupted(round);
-			if (round === 0) {
+			if (wanted('together')) {
+				await together(2, round, 'folder');
+				await together(3, round, 'folder');
+				await together(2, round, 'redis');
+				await together(3, round, 'redis');
+				await together(2, round, 'redis', 'freeze');
+				await together(2, round, 'redis', 'kill');
+			}
+			if (wanted('corrupted')) await corrupted(round);
+			if (round === 0 && wanted('disk')) {
 				await badDisk('read-only', round);
 				await badDisk('full', round);
 			}

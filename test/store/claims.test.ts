@@ -2,14 +2,15 @@
  * Claims through the store folder (src/store/claims/fileClaims.ts) with real files and real processes: one owner
  * per key, a second claimant waits for it, a dead owner on this machine is taken over at once (not after the
  * lapse), an owner elsewhere lapses after it stops touching its claim, several claimants racing for one dead
- * claim never both win, and a folder that cannot hold claims never stops a job.
+ * claim never both win, and a folder that cannot hold claims claims in the machine's spare folder, never stops a job.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 import { Claims, claimFileName, type ClaimOwner, thisOwner } from '../../src/store/claims';
 import { ownerRecord, readOwnerRecord } from '../../src/store/claims/claimOwner';
+import { spareFolder } from '../../src/store/spareFolder';
 import { until } from '../support/until';
 import { makeTempDir } from './tempStore';
 
@@ -141,15 +142,44 @@ it('four processes racing for the claim of a dead owner: it is held by one at a 
 	for (let i = 1; i < sorted.length; i++) expect(sorted[i][0]).toBeGreaterThanOrEqual(sorted[i - 1][1]);
 }, 60_000);
 
-it('a folder that cannot hold claims (the path is a file): the job goes on unclaimed, and the fault is reported', async () => {
+it('a folder that cannot hold claims (the path is a file): the fault is reported, the claim is made in the machine\'s spare folder, and a second claimant on that folder still waits for the first', async () => {
 	const blocker = path.join(temp.dir, 'not-a-folder');
 	writeFileSync(blocker, 'x');
 	const faults: string[] = [];
-	const claims = new Claims(blocker, { timing: FAST, onFault: (operation, error) => faults.push(`${operation}: ${(error as { code?: string }).code}`) });
-	const claim = await claims.acquire('k');
-	expect(claim).toMatchObject({ waited: false, through: { folder: false, redis: false } });
-	expect(faults).toEqual(['making a claim: ENOTDIR']);
-	await claim.release();
+	const onFault = (operation: string, error: unknown) => faults.push(`${operation}: ${(error as { code?: string }).code}`);
+	const a = new Claims(blocker, { timing: FAST, onFault });
+	const b = new Claims(blocker, { timing: FAST, onFault, owner: { ...thisOwner(), token: 'another-process' } });
+	try {
+		const first = await a.acquire('k');
+		expect(first).toMatchObject({ waited: false, through: { folder: true, redis: false } });
+		expect(faults).toEqual(['making a claim: ENOTDIR']);
+		expect(readdirSync(path.join(spareFolder(blocker), 'claims'))).toEqual([claimFileName('k')]);
+		let second: Awaited<ReturnType<Claims['acquire']>> | undefined;
+		const waiting = b.acquire('k').then((claim) => (second = claim));
+		await until(() => faults.length === 2, 'the second claimant tried the folder');
+		expect(second).toBeUndefined();
+		await first.release();
+		await waiting;
+		expect(second).toMatchObject({ waited: true, through: { folder: true } });
+		await second!.release();
+	} finally {
+		rmSync(spareFolder(blocker), { recursive: true, force: true });
+	}
+});
+
+it('a folder that cannot hold claims, and no spare folder either: the job goes on unclaimed', async () => {
+	const blocker = path.join(temp.dir, 'not-a-folder');
+	writeFileSync(blocker, 'x');
+	const spare = spareFolder(blocker);
+	mkdirSync(path.dirname(spare), { recursive: true });
+	writeFileSync(spare, 'not a folder either');
+	try {
+		const claim = await new Claims(blocker, { timing: FAST }).acquire('k');
+		expect(claim).toMatchObject({ waited: false, through: { folder: false, redis: false } });
+		await claim.release();
+	} finally {
+		rmSync(spare, { force: true });
+	}
 });
 
 it('a claimant whose execution is cancelled while it waits stops waiting (the signal reason) and holds nothing', async () => {

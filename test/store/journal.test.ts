@@ -3,6 +3,7 @@ import * as cacache from 'cacache';
 import * as path from 'node:path';
 import { apiKeyHash } from '../../src/account';
 import { JobJournal, type JobStart, StoreFaults } from '../../src/store';
+import { spareJournal } from '../../src/store/spareFolder';
 import { allFiles, makeTempDir } from './tempStore';
 
 const DAY = 24 * 3600 * 1000;
@@ -190,5 +191,23 @@ describe('the cacache journal of an earlier version', () => {
 		expect(existsSync(path.join(legacy, 'index-v5'))).toBe(false);
 		expect(existsSync(path.join(legacy, 'content-v2'))).toBe(false);
 		expect(await makeJournal(dir).read('k')).toEqual(record);
+	});
+
+	it('a folder that cannot take the journal: its entries go to the machine\'s spare folder, where another process reads them', async () => {
+		const blocker = path.join(temp.dir, 'not-a-folder');
+		writeFileSync(blocker, 'x');
+		const spareDir = path.join(temp.dir, 'spare');
+		const faults = new StoreFaults((m) => warnings.push(m));
+		const owner = new JobJournal(blocker, { ttlMs: 30 * DAY, now: () => clock, faults, spare: spareJournal(spareDir) });
+		expect(await owner.submitting('k', start)).toBe(false);
+		clock += 1;
+		expect(await owner.submitted('k', { taskId: 'task-9' })).toBe(false);
+		clock += 1;
+		expect(await owner.failed('k', 'delivered; the result store could not keep it', [], 'not_kept')).toBe(false);
+		expect(warnings.join('\n')).toMatch(/journal/);
+		const other = new JobJournal(blocker, { ttlMs: 30 * DAY, now: () => clock, faults: new StoreFaults(() => undefined), spare: spareJournal(spareDir) });
+		expect(await other.read('k')).toMatchObject({ jobKey: 'k', state: 'failed', taskId: 'task-9', errorKind: 'not_kept' });
+		const withoutSpare = new JobJournal(blocker, { ttlMs: 30 * DAY, now: () => clock, faults: new StoreFaults(() => undefined) });
+		expect(await withoutSpare.read('k')).toBeUndefined();
 	});
 });

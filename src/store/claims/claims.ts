@@ -4,12 +4,14 @@
  * held until its outcome is in the store and the journal. Always through the store folder (every process of a
  * machine, fileClaims.ts), and also through Redis when it is configured (processes on other machines,
  * redisClaims.ts; while Redis is not usable the folder claim alone, within one deadline). A second claimant waits
- * for the owner's outcome (`waited`), then reads it; a dead owner's claim lapses and is taken over. A claim never
- * stops a job: a folder that cannot hold one is reported (onFault) and the job goes on unclaimed.
+ * for the owner's outcome (`waited`), then reads it; a dead owner's claim lapses and is taken over. A store folder
+ * that cannot hold a claim (read-only, full) is reported (onFault) and the claim is made in the machine's spare
+ * folder instead (spareFolder.ts); where that fails too the job goes on unclaimed: a claim never stops a job.
  */
 import * as path from 'node:path';
 
 import type { SharedRedis } from '../../redis';
+import { spareFolder } from '../spareFolder';
 import type { ClaimOwner } from './claimOwner';
 import { DEFAULT_CLAIM_TIMING, type ClaimTiming } from './claimTiming';
 import { ClaimWakeups } from './claimWait';
@@ -48,6 +50,8 @@ export class Claims {
 	readonly dir: string;
 	readonly timing: ClaimTiming;
 	private readonly files: FileClaims;
+	/** The machine's claims while the store folder cannot hold one. */
+	private readonly spareFiles: FileClaims;
 	private readonly redis?: RedisClaims;
 
 	constructor(storeDir: string, options: ClaimsOptions = {}) {
@@ -55,13 +59,19 @@ export class Claims {
 		this.timing = { ...DEFAULT_CLAIM_TIMING, ...options.timing };
 		const wakeups = new ClaimWakeups();
 		const onLost = options.onLost ?? (() => undefined);
-		this.files = new FileClaims(this.dir, this.timing, wakeups, options.onFault ?? (() => undefined), (key) => onLost(key, 'folder'), options.owner, options.now);
+		const onFault = options.onFault ?? (() => undefined);
+		this.files = new FileClaims(this.dir, this.timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);
+		this.spareFiles = new FileClaims(path.join(spareFolder(storeDir), CLAIMS_SUBFOLDER), this.timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);
 		if (options.redis) this.redis = new RedisClaims(options.redis, this.timing, wakeups, (key) => onLost(key, 'redis'), options.owner, options.now, options.beforeRedisRelease);
 	}
 
 	/** Claims `key`: the folder first, then Redis (when configured). Rejects with the signal's reason (nothing held). */
 	async acquire(key: string, signal?: AbortSignal): Promise<ClaimHandle> {
-		const folder = await this.files.acquire(key, signal);
+		let folder = await this.files.acquire(key, signal);
+		if (!folder.claim) {
+			const spare = await this.spareFiles.acquire(key, signal);
+			folder = { claim: spare.claim, waited: folder.waited || spare.waited };
+		}
 		let redis: { claim?: RedisClaim; waited: boolean } = { waited: false };
 		try {
 			if (this.redis) redis = await this.redis.acquire(key, signal);
@@ -98,10 +108,11 @@ export class Claims {
 	/** Removes claim files whose owner is gone (for the store's prune). */
 	async sweep(): Promise<void> {
 		await this.files.sweep();
+		await this.spareFiles.sweep();
 	}
 
 	/** How many claims this process holds (folder, Redis). */
 	stats(): { folder: number; redis: number } {
-		return { folder: this.files.size, redis: this.redis?.size ?? 0 };
+		return { folder: this.files.size + this.spareFiles.size, redis: this.redis?.size ?? 0 };
 	}
 }

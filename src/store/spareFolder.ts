@@ -1,0 +1,51 @@
+/**
+ * The machine's spare folder of a store folder that cannot be written (read-only, full): claims and journal
+ * entries go there instead, in the machine's temporary folder, at one path every process of the machine derives
+ * from the same store folder. So two processes still never pay twice for one job while the store folder fails.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import type { JournalMirror } from './journal';
+import type { LogEntry } from './journalLog';
+
+/** The spare folder of `storeDir` (nothing is created until it is used). */
+export function spareFolder(storeDir: string): string {
+	const id = createHash('sha256').update(path.resolve(storeDir)).digest('hex').slice(0, 16);
+	return path.join(os.tmpdir(), 'n8n-nodes-flux-concurrent-spare', id);
+}
+
+const fileOf = (dir: string, name: string) => path.join(dir, `${createHash('sha256').update(name).digest('hex')}.json`);
+
+/**
+ * Journal entries the store folder could not take, one small file per entry name in `dir` (written to a temp
+ * name, then renamed: a reader never sees half an entry). Best effort: a failure here is the store's fault,
+ * already reported; `get` answers undefined for anything unreadable.
+ */
+export function spareJournal(dir: string): JournalMirror {
+	return {
+		get: async (name) => {
+			try {
+				const { time, value } = JSON.parse(await fs.readFile(fileOf(dir, name), 'utf8')) as { time?: unknown; value?: unknown };
+				return typeof time === 'number' ? ({ name, time, value } satisfies LogEntry) : undefined;
+			} catch {
+				return undefined;
+			}
+		},
+		put: async (entry) => {
+			const file = fileOf(dir, entry.name);
+			const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+			try {
+				await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+				await fs.writeFile(temp, JSON.stringify({ time: entry.time, value: entry.value }), { mode: 0o600 });
+				await fs.rename(temp, file);
+				return true;
+			} catch {
+				await fs.rm(temp, { force: true }).catch(() => undefined);
+				return false;
+			}
+		},
+	};
+}
