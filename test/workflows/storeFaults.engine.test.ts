@@ -59,7 +59,9 @@ it('journal records overwritten with garbage: stored results are served, and the
 	expect(report(again)).toMatchObject({ cached: 3, allSucceeded: true });
 	expect(sim.log.submits).toHaveLength(3);
 	expect(report(again).warnings).toEqual([expect.stringMatching(/job journal at .* is damaged: 1 damaged line\(s\) were dropped from .*may be sent \(and paid\) again/)]);
-	expect(warn.mock.calls.filter(([m]) => String(m).includes('is damaged'))).toHaveLength(1);
+	// Once for this store (the earlier test's store, dropped by newProcess, may still log from its background prune).
+	const dir = getStore().config.dir;
+	expect(warn.mock.calls.filter(([m]) => String(m).includes('is damaged') && String(m).includes(dir))).toHaveLength(1);
 });
 
 it('a lost journal (deleted): stored results are still served, and the report warns that jobs running before are unknown now', async () => {
