@@ -65,6 +65,7 @@ export interface SubmitLogEntry {
 	at: number;
 	style: ApiStyle;
 	body?: unknown; // the parsed JSON body as received (to check what the client sent)
+	endpoint?: string; // a FLUX.2 submit's endpoint (flux-2-pro, …); absent: flux-3-image / flux-3-video
 }
 
 export interface TaskLogEntry {

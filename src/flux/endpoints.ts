@@ -44,6 +44,12 @@ export function resolveEndpoints(creds: FluxCredentials): FluxEndpoints {
 	};
 }
 
+/** The submit URL of the model `endpoint` (`flux-3-image`, `flux-2-pro`, …) in the credential's style. */
+export function modelSubmitUrl(endpoints: FluxEndpoints, endpoint: string): string {
+	const prefix = endpoints.style === 'relay' ? `${endpoints.baseUrl}/bfl/v1` : `${endpoints.baseUrl}/v1`;
+	return `${prefix}/${endpoint}`;
+}
+
 /** The status URL for a task in the given style's own route (relay always; BFL when no polling_url came back). */
 export function defaultPollUrl(endpoints: FluxEndpoints, taskId: string): string {
 	const prefix = endpoints.style === 'relay' ? `${endpoints.baseUrl}/bfl/v1` : `${endpoints.baseUrl}/v1`;

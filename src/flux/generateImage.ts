@@ -4,7 +4,7 @@ import type { SubmitAdmission } from './admission';
 import type { SubmitBudget } from './budget';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage } from './download';
 import { downloadImageFile, type ImageDownload } from './downloadImageFile';
-import { resolveEndpoints, type FluxCredentials } from './endpoints';
+import { modelSubmitUrl, resolveEndpoints, type FluxCredentials } from './endpoints';
 import { FluxError } from './errors';
 import { fluxDispatchers, singleDispatcher } from './httpAgent';
 import type { ResultExtension, ResultMimeType } from './imageType';
@@ -13,7 +13,7 @@ import { pollUntilReady } from './poll';
 import type { PollRateLimiter } from './pollRate';
 import { DEFAULT_ADAPTIVE_SCHEDULE, type AdaptiveScheduleSettings, type ReadyTimes } from './pollSchedule';
 import { sharedPollLimiter, sharedReadyTimes } from './pollShared';
-import { requestPayload, type FluxImageRequest } from './request';
+import { requestEndpoint, requestPayload, type FluxImageRequest } from './request';
 import {
 	DEFAULT_CONNECT_RETRY_POLICY,
 	DEFAULT_DOWNLOAD_RETRY_POLICY,
@@ -129,10 +129,11 @@ function jobSettings(creds: FluxCredentials, opts: GenerateOptions): JobSettings
 	};
 }
 
-/** Starts a job (throws `cancelled` when the signal already fired: nothing is sent). */
-function startJob(creds: FluxCredentials, opts: GenerateOptions): JobRuntime {
+/** Starts a job of the model `endpoint` (throws `cancelled` when the signal already fired: nothing is sent). */
+function startJob(creds: FluxCredentials, opts: GenerateOptions, endpoint = 'flux-3-image'): JobRuntime {
 	if (opts.signal?.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
-	return new JobRuntime(settingsFor(creds, opts));
+	const settings = settingsFor(creds, opts);
+	return new JobRuntime({ ...settings, endpoints: { ...settings.endpoints, submitUrl: modelSubmitUrl(settings.endpoints, endpoint) } });
 }
 
 /** The settings of a job; a credential the glue layer did not validate may fail here, as `bad_request`. */
@@ -196,7 +197,7 @@ export function generateImageFile(creds: FluxCredentials, request: FluxImageRequ
 function generateWith<I>(creds: FluxCredentials, request: FluxImageRequest, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
 	let rt: JobRuntime;
 	try {
-		rt = startJob(creds, opts);
+		rt = startJob(creds, opts, requestEndpoint(request));
 	} catch (err) {
 		return Promise.reject(err);
 	}

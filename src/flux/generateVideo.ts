@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { DEFAULT_REQUEST_TIMEOUT_MS, settingsFor, settle, type GenerateOptions } from './generateImage';
-import type { FluxCredentials, FluxEndpoints } from './endpoints';
+import { modelSubmitUrl, type FluxCredentials, type FluxEndpoints } from './endpoints';
 import { FluxError } from './errors';
 import { JobRuntime, type AttemptCounts } from './job';
 import { pollUntilReady } from './poll';
@@ -39,8 +39,7 @@ export interface FluxVideoResult extends DownloadedVideo {
 
 /** The submit URL of the video model in the credential's style (`/bfl/v1/flux-3-video` or `/v1/flux-3-video`). */
 export function videoSubmitUrl(endpoints: FluxEndpoints): string {
-	const prefix = endpoints.style === 'relay' ? `${endpoints.baseUrl}/bfl/v1` : `${endpoints.baseUrl}/v1`;
-	return `${prefix}/${VIDEO_MODEL}`;
+	return modelSubmitUrl(endpoints, VIDEO_MODEL);
 }
 
 /** A caller's options with the video defaults where it gave none: the clip-sized timeout and download cap. */

@@ -1,7 +1,7 @@
 /** The result store's key of one FLUX image job: everything that makes the job, never base64 or the API key. */
 import type { FluxCredentials, FluxImageRequest } from '../flux';
 import { requestBody } from '../flux';
-import { IMAGE_MODEL } from '../flux/options';
+import { requestEndpoint } from '../flux/request';
 import { apiKeyHash } from '../account';
 import { ExecutionOccurrences, jobKey, type JobKeyInput } from '../store';
 import { processWide } from '../processWide';
@@ -79,7 +79,7 @@ export function fluxJobIdentity(
 	const base = {
 		apiStyle: credentials.apiStyle,
 		baseUrl: credentials.baseUrl, // normalised once by parseFluxCredentials
-		model: IMAGE_MODEL,
+		model: requestEndpoint(request),
 		upstream: upstreamFields(request),
 		seed: seed ?? '',
 		apiKeyHash: accountHash(run, credentials.apiKey),

@@ -16,7 +16,7 @@ import { accountAdmission } from './accountAdmission';
 import { journalJobFailure } from './journalFailure';
 import { NOT_KEPT, obtainOwned } from './ownedJob';
 import { SubmitJournal } from './submitJournal';
-import { IMAGE_MODEL } from '../flux/options';
+import { requestEndpoint } from '../flux/request';
 import { processWide } from '../processWide';
 import { spendBudget } from '../spend';
 
@@ -86,7 +86,7 @@ function fluxOptions(job: PreparedFluxImageJob, context: JobContext, attemptsBef
 		// A job's attempts are its submits (and re-attaches): 1 means sent once.
 		onAttempt: (attempts: { submit: number }) => context.setAttempts(attemptsBefore + attempts.submit),
 		// The account-wide limit (per process, or shared through Redis): waits for a turn before submitting.
-		admission: accountAdmission(job.credentials, IMAGE_MODEL, 'image'),
+		admission: accountAdmission(job.credentials, requestEndpoint(job.request), 'image'),
 		// The spend limits (src/spend): reserved right before each submit POST; none when no limit applies.
 		budget: spendBudget(job.spend),
 	};
