@@ -5,8 +5,8 @@
  */
 export { generateImage, awaitImage, generateImageFile, awaitImageFile } from './generateImage';
 export type { GenerateOptions, FluxImageResult, FluxImageFileResult, ImageFileOptions } from './generateImage';
-export { isImageFile, IMAGE_FILE_HASH } from './downloadImageFile';
-export type { DownloadedImageFile, ImageDownload } from './downloadImageFile';
+export { isImageFile, IMAGE_FILE_HASH } from './downloadFile';
+export type { DownloadedImageFile, ImageDownload } from './downloadFile';
 export type { FluxTask } from './submit';
 export type { AttemptCounts } from './job';
 export { checkFluxCredentials } from './credentialCheck';
