@@ -6,7 +6,7 @@ import { isToolCall } from '../n8n/toolCall';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { imageSource } from './imageJobResult';
 import { prepareFluxImageJob, runFluxImageJob, type PreparedFluxImageJob } from './fluxImageSource';
-import { deliveredImage } from './storedFluxImageJob';
+import { deliveredImage } from './imageJobs';
 import { deliveredCost, withItemNamed } from './spendTerms';
 
 /**

@@ -5,8 +5,8 @@ import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 import { toNodeError } from '../n8n/nodeErrors';
 import type { JobContext } from '../pool';
 import { prepareFluxVideoJob } from './prepareFluxVideoJob';
-import { runFluxVideoJob } from './runFluxVideoJob';
-import { deliveredVideo } from './storedFluxVideoJob';
+import { runFluxVideoJob } from './videoJobs';
+import { deliveredVideo } from './videoJobs';
 import { openVideo, VIDEO_MIME_TYPE, type VideoJobResult } from './videoJobResult';
 import { deliveredCost, withItemNamed } from '../fluxN8n/spendTerms';
 
