@@ -1,8 +1,7 @@
-import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { FluxCredentials, FluxImageRequest } from '../flux';
 import { locateInputBinary, readInputBinary } from '../n8n/inputBinary';
-import { toNodeError } from '../n8n/nodeErrors';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { credentialsParserForRun } from './fluxCredentials';
 import { FluxParameterReader } from './fluxParameterReader';
@@ -11,7 +10,7 @@ import { imageModel, imageModelLabels, type ImageModelDescriptor } from '../mode
 import { requestEndpoint } from '../flux/request';
 import type { CacheMode } from '../store';
 import { fluxJobIdentity, type FluxJobIdentity } from './fluxJobKey';
-import { credentialErrorMessage, FluxCredentialsError, InvalidParameterError, parameterErrorMessage } from './invalidInput';
+import { InvalidParameterError, preparationError } from './invalidInput';
 import { FLUX_IMAGE_PARAMETER_LABELS } from './parameterLabels';
 import { resolveReferenceImages, type GetBinary, type KnownBinaries } from './referenceImages';
 import type { SpendTerms } from '../spend';
@@ -113,13 +112,6 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 			identity: fluxJobIdentity(ctx, credentials, request, params.seed),
 		};
 	} catch (error) {
-		if (error instanceof InvalidParameterError) {
-			const labels = { ...FLUX_IMAGE_PARAMETER_LABELS, ...imageModelLabels() };
-			throw new NodeOperationError(ctx.getNode(), parameterErrorMessage(error, labels, itemIndex), { itemIndex });
-		}
-		if (error instanceof FluxCredentialsError) {
-			throw new NodeOperationError(ctx.getNode(), credentialErrorMessage(error, itemIndex), { itemIndex });
-		}
-		throw toNodeError(ctx.getNode(), error, itemIndex, FLUX_ERROR_HINTS);
+		throw preparationError(ctx.getNode(), error, itemIndex, { ...FLUX_IMAGE_PARAMETER_LABELS, ...imageModelLabels() }, FLUX_ERROR_HINTS);
 	}
 }

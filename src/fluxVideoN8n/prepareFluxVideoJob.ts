@@ -1,16 +1,15 @@
-import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { FluxCredentials, FluxVideoRequest } from '../flux';
 import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
 import type { FluxJobIdentity } from '../fluxN8n/fluxJobKey';
-import { credentialErrorMessage, FluxCredentialsError, InvalidParameterError, parameterErrorMessage } from '../fluxN8n/invalidInput';
+import { preparationError } from '../fluxN8n/invalidInput';
 import { FLUX_VIDEO_PARAMETER_LABELS } from '../fluxN8n/parameterLabels';
 import { readInputBinary } from '../n8n/inputBinary';
-import { toNodeError } from '../n8n/nodeErrors';
 import type { CacheMode } from '../store';
 import { resolveKeyframes, resolveStartVideo, type ReadBinary } from './videoMedia';
-import { fluxVideoJobIdentity } from './videoJobKey';
+import { fluxVideoJobIdentity } from '../fluxN8n/fluxJobKey';
 import { parseFluxVideoParameters } from './videoParameters';
 import type { SpendTerms } from '../spend';
 import { VIDEO_MODEL } from '../flux/videoOptions';
@@ -90,12 +89,6 @@ export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: num
 			identity: fluxVideoJobIdentity(ctx, credentials, request, params.seed),
 		};
 	} catch (error) {
-		if (error instanceof InvalidParameterError) {
-			throw new NodeOperationError(ctx.getNode(), parameterErrorMessage(error, FLUX_VIDEO_PARAMETER_LABELS, itemIndex), { itemIndex });
-		}
-		if (error instanceof FluxCredentialsError) {
-			throw new NodeOperationError(ctx.getNode(), credentialErrorMessage(error, itemIndex), { itemIndex });
-		}
-		throw toNodeError(ctx.getNode(), error, itemIndex, FLUX_VIDEO_ERROR_HINTS);
+		throw preparationError(ctx.getNode(), error, itemIndex, FLUX_VIDEO_PARAMETER_LABELS, FLUX_VIDEO_ERROR_HINTS);
 	}
 }
