@@ -8,29 +8,18 @@ import { FluxParameterReader } from './fluxParameterReader';
 import { toFluxImageRequest, type FluxParameters } from './fluxParameters';
 import { imageModel, imageModelLabels, type ImageModelDescriptor } from '../models';
 import { requestEndpoint } from '../flux/request';
-import type { CacheMode } from '../store';
-import { fluxJobIdentity, type FluxJobIdentity } from './fluxJobKey';
+import { fluxJobIdentity } from './fluxJobKey';
+import type { StoredJob } from './storedJob';
 import { InvalidParameterError, preparationError } from './invalidInput';
 import { FLUX_IMAGE_PARAMETER_LABELS } from './parameterLabels';
 import { resolveReferenceImages, type GetBinary, type KnownBinaries } from './referenceImages';
-import type { SpendTerms } from '../spend';
 import { imagePriceFields, jobSpendTerms } from './spendTerms';
 
 /** One item's job, validated and ready to run anywhere (no n8n context needed). */
-export interface PreparedFluxImageJob {
-	credentials: FluxCredentials;
+export interface PreparedFluxImageJob extends StoredJob {
 	/** Its binary reference images are shared copies; `images` is emptied once the submit is acknowledged. */
 	request: FluxImageRequest;
-	skipError: boolean;
 	seed?: number;
-	timeoutMs: number;
-	maxDownloadBytes: number;
-	/** Options → Cache. */
-	cacheMode: CacheMode;
-	/** The result store's key and what the journal records about the job. */
-	identity: FluxJobIdentity;
-	/** Its account's daily limits, price key and the node's Max New Jobs per Execution (src/spend). */
-	spend?: SpendTerms;
 }
 
 /** What one node run (one execute call: the same n8n context object for every item) reads and checks once. */

@@ -17,14 +17,17 @@ import { journalJobFailure } from './journalFailure';
 import { obtainOwned } from './ownedJob';
 import { SubmitJournal } from './submitJournal';
 
-/** What every prepared job carries for its run. */
+/** What every prepared job carries for its run (validated, ready to run anywhere: no n8n context needed). */
 export interface StoredJob {
 	credentials: FluxCredentials;
 	skipError: boolean;
 	timeoutMs: number;
 	maxDownloadBytes: number;
+	/** Options → Cache. */
 	cacheMode: CacheMode;
+	/** The result store's key and what the journal records about the job. */
 	identity: FluxJobIdentity;
+	/** Its account's daily limits, price key and the node's Max New Jobs per Execution (src/spend). */
 	spend?: SpendTerms;
 }
 
