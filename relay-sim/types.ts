@@ -1,4 +1,4 @@
-/** Public types of the relay simulator (see docs/CONTRACTS.md, section "relay-sim"). */
+/** Public types of the relay simulator (its controls are in types.ts (RelaySimOptions) and faults.ts). */
 
 export type ApiStyle = 'relay' | 'bfl';
 

@@ -4,7 +4,7 @@ import { FluxError } from './errors';
 /** `relay` (Bearer, `/bfl/v1/...`) or `bfl` (x-key, `/v1/...`). */
 export type ApiStyle = 'relay' | 'bfl';
 
-/** The FLUX API credential (CONTRACTS.md). */
+/** The FLUX API credential. */
 export interface FluxCredentials {
 	apiStyle: ApiStyle;
 	baseUrl: string;

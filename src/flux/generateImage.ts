@@ -33,7 +33,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** The longest delay a Node timer can hold (about 24.8 days); longer timeouts are clamped to it. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Options of {@link generateImage} and {@link awaitImage} (CONTRACTS.md; "extra" ones are for tests and benchmarks). */
+/** Options of {@link generateImage} and {@link awaitImage} ("extra" ones are for tests and benchmarks). */
 export interface GenerateOptions extends SubmitHooks {
 	/** The job's cancel signal: aborts in-flight requests and sleeps; the job fails with kind `cancelled`. */
 	signal?: AbortSignal;
@@ -79,7 +79,7 @@ export interface GenerateOptions extends SubmitHooks {
 	budget?: SubmitBudget;
 }
 
-/** A generated image (CONTRACTS.md). */
+/** A generated image. */
 export interface FluxImageResult {
 	buffer: Buffer;
 	mimeType: ResultMimeType;

@@ -1,6 +1,6 @@
 /**
  * FLUX HTTP client (knows nothing of n8n): what other folders use. Submit under the paid-job
- * rule, poll, download, and the credential test; errors and redaction. See docs/CONTRACTS.md,
+ * rule, poll, download, and the credential test; errors and redaction. See docs/ARCHITECTURE.md,
  * section src/flux. Tests of the client's own pieces import those modules directly.
  */
 export { generateImage, awaitImage, generateImageFile, awaitImageFile } from './generateImage';

@@ -4,7 +4,7 @@ import type { Resolution } from './options';
 /** A reference image as sent upstream: a URL, or a binary sent as plain base64. */
 export type ReferenceImage = { kind: 'url'; url: string } | { kind: 'base64'; data: string; mimeType: string };
 
-/** A valid request for one FLUX 3 image (CONTRACTS.md). */
+/** A valid request for one FLUX 3 image. */
 export interface FluxImageRequest {
 	prompt: string;
 	resolution: Resolution;
