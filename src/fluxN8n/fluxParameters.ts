@@ -27,8 +27,21 @@ export const MAX_NEW_JOBS_PER_EXECUTION = 1_000_000;
 export type ReferenceEntry = ClassifiedReference & { index: number };
 type ClassifiedReference = { kind: 'url'; url: string } | { kind: 'binary'; property: string };
 
+/** What every FLUX node's item says about its run (image and video): Skip Error, the Seed, the Options. */
+export interface JobRunParameters {
+	skipError: boolean;
+	/** The store's key part; sent upstream only to models that take a seed (FLUX.2). */
+	seed?: number;
+	timeoutMs: number;
+	maxDownloadBytes: number;
+	/** Options → Cache: `reuse` (default), `refresh`, `off`. */
+	cacheMode: CacheMode;
+	/** Options → Max New Jobs per Execution (0: no limit). */
+	maxNewJobsPerExecution: number;
+}
+
 /** One item's parameters, validated (what the node's parameters mean, not how n8n shapes them). */
-export interface FluxParameters {
+export interface FluxParameters extends JobRunParameters {
 	/** Another model than FLUX 3 Image (src/models), as the Model parameter names it; absent: FLUX 3 Image. */
 	model?: string;
 	/** That model's own parameters, raw (its descriptor validates them); absent when it has none. */
@@ -38,16 +51,7 @@ export interface FluxParameters {
 	aspectRatio: AspectRatio;
 	grounding: boolean;
 	safetyTolerance: number;
-	/** Validated, never sent upstream. */
-	seed?: number;
 	referenceImages: ReferenceEntry[];
-	skipError: boolean;
-	timeoutMs: number;
-	maxDownloadBytes: number;
-	/** Options → Cache: `reuse` (default), `refresh`, `off`. */
-	cacheMode: CacheMode;
-	/** Options → Max New Jobs per Execution (0: no limit). */
-	maxNewJobsPerExecution: number;
 }
 
 const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
