@@ -17,7 +17,8 @@ export const fluxImageDescription: INodeTypeDescription = {
 	icon: 'file:fluxImage.svg',
 	group: ['transform'],
 	version: 1,
-	subtitle: '={{$parameter["resolution"] + " · " + $parameter["aspectRatio"]}}',
+	subtitle:
+		'={{($parameter["model"] || "flux-3-image") === "flux-3-image" ? $parameter["resolution"] + " · " + $parameter["aspectRatio"] : $parameter["model"] + " · " + $parameter["width"] + " × " + $parameter["height"]}}',
 	description: 'Generate or edit an image with FLUX 3 Image (one item at a time)',
 	defaults: { name: 'FLUX 3 Image' },
 	usableAsTool: true,
