@@ -1,7 +1,8 @@
-/** The relay simulator: see docs/CONTRACTS.md, section "relay-sim". */
+/** The relay simulator: its controls are in types.ts (RelaySimOptions) and faults.ts. */
 export { startRelaySimulator } from './server';
 export { DEFAULT_API_KEY, DEFAULT_MAX_ACTIVE_VIDEO } from './context';
 export { makePromptMp4, readPromptFromMp4 } from './mp4';
+export { promptJpeg, readPromptFromJpeg } from './jpeg';
 export { makePromptPng, readPromptFromPng, readPngText, verifyPng, PNG_SIGNATURE } from './png';
 export type { PromptPngOptions, PngInfo } from './png';
 export type {

@@ -5,6 +5,7 @@
  * the submit answer, a clip's with the finished poll (null at submit). `reportCost: false` omits it everywhere,
  * like a relay that never reports cost.
  */
+import { listPrice } from '../src/spend/priceBook';
 
 /** Credits per image, by `resolution` (absent: the API's default, 1k). */
 export const SIM_IMAGE_CREDITS: Readonly<Record<string, number>> = { '768sq': 3, '1k': 4, '1.5k': 6, '2k': 8, '4k': 16 };
@@ -14,8 +15,9 @@ export const SIM_VIDEO_CREDITS_PER_SECOND: Readonly<Record<string, number>> = { 
 export const SIM_VIDEO_AUTO_SECONDS = 10;
 
 /** What a task of `model` made from `body` (the parsed submit body) costs at the simulator. */
-export function simCost(model: 'image' | 'video', body: unknown): number {
+export function simCost(model: 'image' | 'video', body: unknown, endpoint?: string): number {
 	const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+	if (endpoint !== undefined) return listPrice(endpoint, fields) ?? 0; // FLUX.2: BFL's list price
 	if (model === 'image') return SIM_IMAGE_CREDITS[String(fields.resolution ?? '1k')] ?? SIM_IMAGE_CREDITS['1k'];
 	const seconds = typeof fields.duration === 'number' ? fields.duration : SIM_VIDEO_AUTO_SECONDS;
 	return seconds * (SIM_VIDEO_CREDITS_PER_SECOND[String(fields.resolution ?? 'hd')] ?? SIM_VIDEO_CREDITS_PER_SECOND.hd);

@@ -7,9 +7,10 @@ import { handlePoll } from './handlers/poll';
 import { handleSubmit } from './handlers/submit';
 import { sendError, sendJson } from './http';
 import type { ApiStyle } from './types';
+import { FLUX2_ENDPOINTS } from './validate';
 
 const PREFIX: Record<string, ApiStyle> = { '/bfl/v1/': 'relay', '/v1/': 'bfl' };
-const FILE_PATH = /^\/files\/([A-Za-z0-9-]+)\.(png|mp4)$/;
+const FILE_PATH = /^\/files\/([A-Za-z0-9-]+)\.(png|jpg|mp4)$/;
 
 export function createRequestHandler(ctx: SimContext) {
 	return (req: IncomingMessage, res: ServerResponse): void => {
@@ -43,6 +44,9 @@ async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse)
 		if (endpoint === 'flux-3-image' || endpoint === 'flux-3-video') {
 			const model = endpoint === 'flux-3-video' ? 'video' : 'image';
 			return method === 'POST' ? handleSubmit(ctx, req, res, style, model) : methodNotAllowed(res, 'POST');
+		}
+		if (endpoint in FLUX2_ENDPOINTS) {
+			return method === 'POST' ? handleSubmit(ctx, req, res, style, 'image', endpoint) : methodNotAllowed(res, 'POST');
 		}
 		if (endpoint === 'get_result') {
 			return method === 'GET' ? handlePoll(ctx, req, res, style, url) : methodNotAllowed(res, 'GET');

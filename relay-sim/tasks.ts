@@ -25,6 +25,7 @@ export interface Task {
 	sampleExpiresAt?: number; // set when Ready is first reported
 	cost: number; // credits the task costs (relay-sim/prices.ts), whether or not the answers report it
 	imageSize?: ImageSize; // an image task's picture size, from its submit (imageSize.ts)
+	jpeg?: boolean; // a FLUX.2 task that asked for output_format jpeg: its file is a JPEG (jpeg.ts)
 }
 
 export type TaskView =
@@ -63,8 +64,8 @@ export class TaskStore {
 	}
 
 	/** A new task: from now on it is paid (`cost` credits are added to the log's `charged`); `imageSize`: an image task's picture size. */
-	create(prompt: string, style: ApiStyle, model: TaskModel = 'image', extra: { cost?: number; imageSize?: ImageSize } = {}): Task {
-		const { cost = 0, imageSize } = extra;
+	create(prompt: string, style: ApiStyle, model: TaskModel = 'image', extra: { cost?: number; imageSize?: ImageSize; jpeg?: boolean } = {}): Task {
+		const { cost = 0, imageSize, jpeg } = extra;
 		const createdAt = this.now();
 		const task: Task = {
 			id: randomUUID(), // uuid-shaped like BFL's ids
@@ -77,6 +78,7 @@ export class TaskStore {
 			sig: randomBytes(24).toString('base64url'),
 			cost,
 			...(imageSize ? { imageSize } : {}),
+			...(jpeg ? { jpeg } : {}),
 		};
 		this.log.charged += cost;
 		this.byId.set(task.id, task);

@@ -1,4 +1,4 @@
-/** Public types of the relay simulator (see docs/CONTRACTS.md, section "relay-sim"). */
+/** Public types of the relay simulator (its controls are in types.ts (RelaySimOptions) and faults.ts). */
 
 export type ApiStyle = 'relay' | 'bfl';
 
@@ -65,6 +65,7 @@ export interface SubmitLogEntry {
 	at: number;
 	style: ApiStyle;
 	body?: unknown; // the parsed JSON body as received (to check what the client sent)
+	endpoint?: string; // a FLUX.2 submit's endpoint (flux-2-pro, …); absent: flux-3-image / flux-3-video
 }
 
 export interface TaskLogEntry {

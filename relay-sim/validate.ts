@@ -68,6 +68,45 @@ const videoBody = z
 		});
 	});
 
+/** The FLUX.2 endpoints the simulator serves, with their reference images at most (BFL's API reference). */
+export const FLUX2_ENDPOINTS: Readonly<Record<string, number>> = {
+	'flux-2-pro': 8,
+	'flux-2-flex': 8,
+	'flux-2-max': 8,
+	'flux-2-klein-4b': 4,
+	'flux-2-klein-9b': 4,
+};
+
+const side = z.number().int().min(64).refine((n) => n % 16 === 0, 'must be a multiple of 16');
+
+/** A FLUX.2 body (FLUX_API.md): strict, so a FLUX 3 field (`images`, `resolution`, …) is a 422 as upstream. */
+function flux2Body(endpoint: string) {
+	const inputs = Object.fromEntries(
+		Array.from({ length: FLUX2_ENDPOINTS[endpoint] ?? 0 }, (_, i) => [i === 0 ? 'input_image' : `input_image_${i + 1}`, imageRef.optional()]),
+	);
+	const flex: z.ZodRawShape = endpoint === 'flux-2-flex' ? { steps: z.number().int().min(1).max(50).optional(), guidance: z.number().min(1.5).max(10).optional() } : {};
+	return z
+		.object({
+			prompt: z.string({ required_error: 'is required' }).refine((s) => s.trim().length > 0, 'must not be empty'),
+			...inputs,
+			...flex,
+			seed: z.number().int().optional(),
+			width: side.optional(),
+			height: side.optional(),
+			safety_tolerance: z.number().int().min(0).max(5).optional(),
+			output_format: z.enum(['png', 'jpeg']).optional(),
+			webhook_url: z.string().url().optional(),
+			webhook_secret: z.string().optional(),
+		})
+		.strict()
+		.refine((b) => Number(b.width ?? 1024) * Number(b.height ?? 1024) <= 2048 * 2048, { message: 'width × height must be at most 4 megapixels', path: ['width'] });
+}
+
+/** A FLUX.2 submit body for `endpoint` (one of FLUX2_ENDPOINTS). */
+export function validateFlux2Submit(raw: Buffer, endpoint: string): Validation & { parsed?: unknown } {
+	return validateWith(flux2Body(endpoint), raw);
+}
+
 export function validateVideoSubmit(raw: Buffer): Validation & { parsed?: unknown } {
 	return validateWith(videoBody, raw);
 }

@@ -5,7 +5,7 @@
  *
  *   npm run demo                          both examples against the simulator (about 2 s per image)
  *   npm run demo -- --serial              also run the same jobs through the serial FLUX 3 Image node and time it
- *   npm run demo -- --only minimal|batch|video  one example (video: product photos → a clip per SKU)
+ *   npm run demo -- --only minimal|batch|video|flux2  one example (video: product photos → a clip per SKU; flux2: FLUX.2 edits)
  *   npm run demo -- --out DIR --latency MS --jitter MS --keep
  *   npm run demo -- --n8n newest          on the newest n8n of the support matrix (or an exact version;
  *                                         FLUX_E2E_N8N=2.41.1 npm run demo does the same)
@@ -62,7 +62,7 @@ Runs examples/*.json in a real n8n (the oldest of the support matrix unless --n8
 into ~/.cache) against the bundled relay simulator on 127.0.0.1, writes the images to ./out and prints
 the collector's report.
 
-  --only minimal|batch|video   run one example (default: all three; with FLUX_API_KEY: minimal only)
+  --only minimal|batch|video|flux2   run one example (default: the first three; with FLUX_API_KEY: minimal only)
   --batch                with FLUX_API_KEY: also run the 45-image batch (45 paid jobs)
   --video                with FLUX_API_KEY: also run the video example (4 paid 5-second clips)
   --serial               also run the same jobs through the serial FLUX 3 Image node and time it
@@ -122,7 +122,7 @@ function parseArgs(argv: string[]): Args {
 				throw new UsageError('');
 			case '--only': {
 				const v = value();
-				if (v !== 'minimal' && v !== 'batch' && v !== 'video') throw new UsageError('--only must be minimal, batch or video');
+				if (v !== 'minimal' && v !== 'batch' && v !== 'video' && v !== 'flux2') throw new UsageError('--only must be minimal, batch, video or flux2');
 				args.only = v;
 				break;
 			}
@@ -402,8 +402,9 @@ async function main(): Promise<number> {
 	const args = parseArgs(process.argv.slice(2));
 	const started = Date.now();
 	const target = await chooseTarget(args);
+	// The FLUX.2 example runs on request (--only flux2): the demo's figures are FLUX 3 Image's.
 	const selected = EXAMPLES.filter((e) =>
-		args.only ? e.key === args.only : target.kind === 'simulator' || e.key === 'minimal' || args.batch,
+		args.only ? e.key === args.only : e.key !== 'flux2' && (target.kind === 'simulator' || e.key === 'minimal' || args.batch),
 	);
 	const out = path.resolve(args.out);
 	printPlan(args, target, selected);

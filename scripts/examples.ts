@@ -30,7 +30,7 @@ export const NODE_TYPES = {
 } as const;
 
 export interface ExampleInfo {
-	key: 'minimal' | 'batch';
+	key: 'minimal' | 'batch' | 'flux2';
 	/** File name in examples/ (also the name of its output sub-folder). */
 	file: string;
 	title: string;
@@ -39,6 +39,7 @@ export interface ExampleInfo {
 export const EXAMPLES: readonly ExampleInfo[] = [
 	{ key: 'minimal', file: 'flux-3-image-concurrent.json', title: '2 submit nodes with different prompts → 1 collector (2 inputs)' },
 	{ key: 'batch', file: 'flux-3-image-sku-batch.json', title: '45 SKUs with reference photos, Loop Over Items 30 at a time' },
+	{ key: 'flux2', file: 'flux-2-product-photo-edit.json', title: 'FLUX.2 [pro] product-photo edit: 45 photos in, 45 edited JPEGs out, 30 at a time' },
 ];
 
 export function exampleInfo(key: ExampleInfo['key']): ExampleInfo {

@@ -6,6 +6,7 @@ import { sendStorageError } from '../http';
 import { increment } from '../log';
 import { promptClip, writeClip } from '../mp4';
 import { makePromptPngParts } from '../png';
+import { promptJpeg } from '../jpeg';
 import type { Task } from '../tasks';
 
 const SLOW_TICK_MS = 100;
@@ -51,6 +52,7 @@ function countAnd(ctx: SimContext, taskId: string, answer: () => void): void {
 
 /** The image's parts (the large ones cached and shared: see png.ts); joined only where a fault needs one buffer. */
 function imagePartsFor(ctx: SimContext, task: Task, padToBytes?: number): Buffer[] {
+	if (task.jpeg) return [promptJpeg(task.prompt, task.id)];
 	return makePromptPngParts(task.prompt, {
 		...(ctx.settings.imageSize ?? task.imageSize),
 		padToBytes: padToBytes ?? ctx.settings.imageBytes,
@@ -70,7 +72,7 @@ function sendParts(res: ServerResponse, headers: Record<string, string>, parts: 
 }
 
 function serveImage(ctx: SimContext, res: ServerResponse, task: Task, fault: DownloadBodyFault | undefined): void {
-	const headers = { 'Content-Type': 'image/png', 'x-ms-blob-type': 'BlockBlob', ETag: `"${task.sig.slice(0, 16)}"` };
+	const headers = { 'Content-Type': task.jpeg ? 'image/jpeg' : 'image/png', 'x-ms-blob-type': 'BlockBlob', ETag: `"${task.sig.slice(0, 16)}"` };
 	if (fault && 'nonImage' in fault) {
 		// a storage host's error page served with an image content type: only magic bytes tell
 		const html = Buffer.from('<!DOCTYPE html><html><body><h1>Access denied</h1></body></html>\n');

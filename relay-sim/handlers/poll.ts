@@ -61,5 +61,5 @@ function sampleUrl(ctx: SimContext, task: Task): string {
 		sr: 'b',
 		sig: task.sig,
 	});
-	return `${ctx.url}/files/${task.id}.${task.model === 'video' ? 'mp4' : 'png'}?${query.toString()}`;
+	return `${ctx.url}/files/${task.id}.${task.model === 'video' ? 'mp4' : task.jpeg ? 'jpg' : 'png'}?${query.toString()}`;
 }

@@ -7,11 +7,12 @@ import { simCost } from '../prices';
 import type { TaskModel } from '../tasks';
 import type { ApiStyle } from '../types';
 import { simulatedImageSize } from '../imageSize';
-import { validateSubmit, validateVideoSubmit } from '../validate';
+import { validateFlux2Submit, validateSubmit, validateVideoSubmit } from '../validate';
 
 const AMBIGUOUS = new Set([500, 502, 504]);
 
-export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: ServerResponse, style: ApiStyle, model: TaskModel = 'image'): Promise<void> {
+/** `endpoint`: a FLUX.2 model's (validated as such, priced by its list price); absent: flux-3-image or flux-3-video by `model`. */
+export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: ServerResponse, style: ApiStyle, model: TaskModel = 'image', endpoint?: string): Promise<void> {
 	let raw: Buffer;
 	try {
 		raw = await readBody(req, ctx.settings.maxBodyBytes);
@@ -22,12 +23,12 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 		}
 		throw err;
 	}
-	const validation = model === 'video' ? validateVideoSubmit(raw) : validateSubmit(raw);
+	const validation = endpoint ? validateFlux2Submit(raw, endpoint) : model === 'video' ? validateVideoSubmit(raw) : validateSubmit(raw);
 	const parsed = validation.parsed as { prompt?: unknown } | undefined;
 	const prompt = typeof parsed?.prompt === 'string' ? parsed.prompt : '';
-	const cost = simCost(model, validation.parsed);
+	const cost = simCost(model, validation.parsed, endpoint);
 	const record = (status: number, taskId?: string) => {
-		ctx.log.submits.push({ prompt, model, taskId, status, at: ctx.now(), style, body: validation.parsed });
+		ctx.log.submits.push({ prompt, model, taskId, status, at: ctx.now(), style, body: validation.parsed, ...(endpoint ? { endpoint } : {}) });
 		increment(ctx.log.submitsByPrompt, prompt);
 	};
 
@@ -46,7 +47,8 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 		return record(429);
 	}
 
-	const task = ctx.tasks.create(prompt, style, model, { cost, imageSize: model === 'image' && validation.ok ? simulatedImageSize(validation.body) : undefined });
+	const jpeg = (validation.parsed as { output_format?: unknown }).output_format === 'jpeg' && endpoint !== undefined;
+	const task = ctx.tasks.create(prompt, style, model, { cost, imageSize: model === 'image' && validation.ok ? simulatedImageSize(validation.body) : undefined, jpeg });
 	const pollingHost = ctx.faults.pollingUrlHost(prompt);
 	const ownPollingUrl = `http://${pollingHost ? `${pollingHost}:${ctx.port}` : ctx.hostHeader}/v1/get_result?id=${task.id}`;
 	// BFL style: an image's cost comes with the submit answer, a clip's with the finished poll (null here).

@@ -4,7 +4,7 @@ import { FluxError } from './errors';
 /** `relay` (Bearer, `/bfl/v1/...`) or `bfl` (x-key, `/v1/...`). */
 export type ApiStyle = 'relay' | 'bfl';
 
-/** The FLUX API credential (CONTRACTS.md). */
+/** The FLUX API credential. */
 export interface FluxCredentials {
 	apiStyle: ApiStyle;
 	baseUrl: string;
@@ -42,6 +42,12 @@ export function resolveEndpoints(creds: FluxCredentials): FluxEndpoints {
 		authHeaders: creds.apiStyle === 'relay' ? { authorization: `Bearer ${creds.apiKey}` } : { 'x-key': creds.apiKey },
 		apiKey: creds.apiKey,
 	};
+}
+
+/** The submit URL of the model `endpoint` (`flux-3-image`, `flux-2-pro`, …) in the credential's style. */
+export function modelSubmitUrl(endpoints: FluxEndpoints, endpoint: string): string {
+	const prefix = endpoints.style === 'relay' ? `${endpoints.baseUrl}/bfl/v1` : `${endpoints.baseUrl}/v1`;
+	return `${prefix}/${endpoint}`;
 }
 
 /** The status URL for a task in the given style's own route (relay always; BFL when no polling_url came back). */

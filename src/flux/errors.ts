@@ -1,6 +1,6 @@
 import { redact } from './redact';
 
-/** Every way a FLUX job can fail (CONTRACTS.md). */
+/** Every way a FLUX job can fail. */
 export type FluxErrorKind =
 	| 'request_moderated'
 	| 'content_moderated'

@@ -3,8 +3,8 @@ import type { LookupFunction } from './addresses';
 import type { SubmitAdmission } from './admission';
 import type { SubmitBudget } from './budget';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage } from './download';
-import { downloadImageFile, type ImageDownload } from './downloadImageFile';
-import { resolveEndpoints, type FluxCredentials } from './endpoints';
+import { downloadImageFile, type ImageDownload } from './downloadFile';
+import { modelSubmitUrl, resolveEndpoints, type FluxCredentials } from './endpoints';
 import { FluxError } from './errors';
 import { fluxDispatchers, singleDispatcher } from './httpAgent';
 import type { ResultExtension, ResultMimeType } from './imageType';
@@ -13,7 +13,7 @@ import { pollUntilReady } from './poll';
 import type { PollRateLimiter } from './pollRate';
 import { DEFAULT_ADAPTIVE_SCHEDULE, type AdaptiveScheduleSettings, type ReadyTimes } from './pollSchedule';
 import { sharedPollLimiter, sharedReadyTimes } from './pollShared';
-import { requestPayload, type FluxImageRequest } from './request';
+import { requestEndpoint, requestPayload, type FluxImageRequest, type RequestPayload } from './request';
 import {
 	DEFAULT_CONNECT_RETRY_POLICY,
 	DEFAULT_DOWNLOAD_RETRY_POLICY,
@@ -33,7 +33,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** The longest delay a Node timer can hold (about 24.8 days); longer timeouts are clamped to it. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Options of {@link generateImage} and {@link awaitImage} (CONTRACTS.md; "extra" ones are for tests and benchmarks). */
+/** Options of {@link generateImage} and {@link awaitImage} ("extra" ones are for tests and benchmarks). */
 export interface GenerateOptions extends SubmitHooks {
 	/** The job's cancel signal: aborts in-flight requests and sleeps; the job fails with kind `cancelled`. */
 	signal?: AbortSignal;
@@ -79,7 +79,7 @@ export interface GenerateOptions extends SubmitHooks {
 	budget?: SubmitBudget;
 }
 
-/** A generated image (CONTRACTS.md). */
+/** A generated image. */
 export interface FluxImageResult {
 	buffer: Buffer;
 	mimeType: ResultMimeType;
@@ -129,10 +129,11 @@ function jobSettings(creds: FluxCredentials, opts: GenerateOptions): JobSettings
 	};
 }
 
-/** Starts a job (throws `cancelled` when the signal already fired: nothing is sent). */
-function startJob(creds: FluxCredentials, opts: GenerateOptions): JobRuntime {
+/** Starts a job of the model `endpoint` (throws `cancelled` when the signal already fired: nothing is sent). */
+function startJob(creds: FluxCredentials, opts: GenerateOptions, endpoint = 'flux-3-image'): JobRuntime {
 	if (opts.signal?.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
-	return new JobRuntime(settingsFor(creds, opts));
+	const settings = settingsFor(creds, opts);
+	return new JobRuntime({ ...settings, endpoints: { ...settings.endpoints, submitUrl: modelSubmitUrl(settings.endpoints, endpoint) } });
 }
 
 /** The settings of a job; a credential the glue layer did not validate may fail here, as `bad_request`. */
@@ -156,12 +157,13 @@ export async function settle<T>(rt: JobRuntime, work: Promise<T>): Promise<T> {
 	}
 }
 
-/** The second half of a job's result: its image, however downloaded. */
-type Fetch<I> = (rt: JobRuntime, sampleUrl: string) => Promise<I>;
-type Timed<I> = I & Pick<FluxImageResult, 'taskId' | 'timings' | 'attempts' | 'cost'>;
+/** The second half of a job's result: its image or clip, however downloaded. */
+export type Fetch<I> = (rt: JobRuntime, sampleUrl: string) => Promise<I>;
+/** A fetched result with its task, timings, attempts and reported cost. */
+export type Timed<I> = I & Pick<FluxImageResult, 'taskId' | 'timings' | 'attempts' | 'cost'>;
 
-/** Polls until Ready, then downloads: the image of an upstream task. */
-async function imageOf<I>(rt: JobRuntime, task: FluxTask, submittedAt: number, learn: boolean, fetch: Fetch<I>): Promise<Timed<I>> {
+/** Polls until Ready, then downloads: the result of an upstream task. */
+async function resultOf<I>(rt: JobRuntime, task: FluxTask, submittedAt: number, learn: boolean, fetch: Fetch<I>): Promise<Timed<I>> {
 	const { sampleUrl } = await pollUntilReady(rt, task, learn);
 	const readyAt = rt.now();
 	const image = await fetch(rt, sampleUrl);
@@ -193,15 +195,30 @@ export function generateImageFile(creds: FluxCredentials, request: FluxImageRequ
 	return generateWith(creds, request, opts, (rt, url) => downloadImageFile(rt, url, opts.downloadDir));
 }
 
-function generateWith<I>(creds: FluxCredentials, request: FluxImageRequest, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
+/**
+ * One job of any model: submit `payload` to the model `endpoint` (paid-job rule, the submit hooks), poll until
+ * Ready, then `fetch` the result, under one job timeout. Not async on purpose: once the submit is acknowledged
+ * nothing here references the payload, so large base64 inputs can be garbage-collected.
+ */
+export function generateTask<I>(creds: FluxCredentials, payload: RequestPayload, endpoint: string, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
 	let rt: JobRuntime;
 	try {
-		rt = startJob(creds, opts);
+		rt = startJob(creds, opts, endpoint);
 	} catch (err) {
 		return Promise.reject(err);
 	}
-	const submitted = submitTask(rt, requestPayload(request), { beforeSend: opts.beforeSend, onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
-	return settle(rt, submitted.then((task) => imageOf(rt, task, rt.now(), true, fetch)));
+	const submitted = submitTask(rt, payload, { beforeSend: opts.beforeSend, onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
+	return settle(rt, submitted.then((task) => resultOf(rt, task, rt.now(), true, fetch)));
+}
+
+function generateWith<I>(creds: FluxCredentials, request: FluxImageRequest, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
+	let payload: RequestPayload;
+	try {
+		payload = requestPayload(request);
+	} catch (err) {
+		return Promise.reject(err);
+	}
+	return generateTask(creds, payload, requestEndpoint(request), opts, fetch);
 }
 
 /**
@@ -223,14 +240,19 @@ export function awaitImageFile(creds: FluxCredentials, task: { taskId: string; p
 }
 
 function awaitWith<I>(creds: FluxCredentials, task: { taskId: string; pollingUrl?: string }, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
+	return awaitTask(creds, task, 'flux-3-image', opts, fetch);
+}
+
+/** The second half of {@link generateTask}: re-attach to an existing upstream task of the model `endpoint`, poll until Ready, `fetch` the result. */
+export function awaitTask<I>(creds: FluxCredentials, task: { taskId: string; pollingUrl?: string }, endpoint: string, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
 	let rt: JobRuntime;
 	try {
-		rt = startJob(creds, opts);
+		rt = startJob(creds, opts, endpoint);
 	} catch (err) {
 		return Promise.reject(err);
 	}
 	const copy: FluxTask = task.pollingUrl ? { taskId: task.taskId, pollingUrl: task.pollingUrl } : { taskId: task.taskId };
 	rt.taskId = copy.taskId;
 	rt.phase = 'poll';
-	return settle(rt, imageOf(rt, copy, rt.now(), false, fetch));
+	return settle(rt, resultOf(rt, copy, rt.now(), false, fetch));
 }

@@ -1,12 +1,12 @@
 /**
  * FLUX HTTP client (knows nothing of n8n): what other folders use. Submit under the paid-job
- * rule, poll, download, and the credential test; errors and redaction. See docs/CONTRACTS.md,
+ * rule, poll, download, and the credential test; errors and redaction. See docs/ARCHITECTURE.md,
  * section src/flux. Tests of the client's own pieces import those modules directly.
  */
 export { generateImage, awaitImage, generateImageFile, awaitImageFile } from './generateImage';
 export type { GenerateOptions, FluxImageResult, FluxImageFileResult, ImageFileOptions } from './generateImage';
-export { isImageFile, IMAGE_FILE_HASH } from './downloadImageFile';
-export type { DownloadedImageFile, ImageDownload } from './downloadImageFile';
+export { isImageFile, IMAGE_FILE_HASH } from './downloadFile';
+export type { DownloadedImageFile, ImageDownload } from './downloadFile';
 export type { FluxTask } from './submit';
 export type { AttemptCounts } from './job';
 export { checkFluxCredentials } from './credentialCheck';

@@ -13,7 +13,7 @@
  *    elapsed-fraction policy.
  * Past the expected finish the task is polled densely (`nearFraction` of the expected time apart).
  * Long waits are shortened by up to `jitter` at random, so jobs submitted together do not poll in
- * lock-step. See docs/CONTRACTS.md (src/flux, poll schedule).
+ * lock-step. See docs/ARCHITECTURE.md.
  */
 
 /** Tuning of the adaptive schedule (the defaults are what `npm run bench` measures). */

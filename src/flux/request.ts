@@ -4,7 +4,7 @@ import type { Resolution } from './options';
 /** A reference image as sent upstream: a URL, or a binary sent as plain base64. */
 export type ReferenceImage = { kind: 'url'; url: string } | { kind: 'base64'; data: string; mimeType: string };
 
-/** A valid request for one FLUX 3 image (CONTRACTS.md). */
+/** A valid request for one FLUX 3 image. */
 export interface FluxImageRequest {
 	prompt: string;
 	resolution: Resolution;
@@ -13,12 +13,33 @@ export interface FluxImageRequest {
 	safetyTolerance: number;
 	/** At most 10, order kept. */
 	images: ReferenceImage[];
+	/** Another model than FLUX 3 Image (src/models): its endpoint and body. Absent: FLUX 3 Image. */
+	model?: ImageModelWire;
+	/** The other model's own fields, validated, in the API's names (`width`, `output_format`, `seed`, …). */
+	modelFields?: Record<string, unknown>;
 }
 
-/** The body of `POST …/flux-3-image` (FLUX_API.md): snake_case, images as URLs or plain base64, in order. */
+/** How a request reaches another image model: the endpoint name (`…/v1/<endpoint>`) and its body. */
+export interface ImageModelWire {
+	endpoint: string;
+	body(req: FluxImageRequest): Record<string, unknown>;
+}
+
+/** The model's endpoint name (`flux-3-image` when the request names none). */
+export function requestEndpoint(req: FluxImageRequest): string {
+	return req.model?.endpoint ?? 'flux-3-image';
+}
+
+/** A reference image as it goes on the wire: its URL, or its plain base64. */
+export function wireImage(img: ReferenceImage): string {
+	return img.kind === 'url' ? img.url : img.data;
+}
+
+/** The submit body: the model's own (src/models), else FLUX 3 Image's (FLUX_API.md: snake_case, images as URLs or plain base64, in order). */
 export function requestBody(req: FluxImageRequest): Record<string, unknown> {
+	if (req.model) return req.model.body(req);
 	const body: Record<string, unknown> = { prompt: req.prompt };
-	if (req.images.length > 0) body.images = req.images.map((img) => (img.kind === 'url' ? img.url : img.data));
+	if (req.images.length > 0) body.images = req.images.map(wireImage);
 	body.aspect_ratio = req.aspectRatio;
 	body.resolution = req.resolution;
 	body.grounding = req.grounding;

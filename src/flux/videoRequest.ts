@@ -11,7 +11,7 @@ export interface VideoKeyframe {
 	seconds?: number;
 }
 
-/** A valid request for one FLUX 3 clip (CONTRACTS.md). Fields outside `mode` are absent. */
+/** A valid request for one FLUX 3 clip. Fields outside `mode` are absent. */
 export interface FluxVideoRequest {
 	mode: VideoMode;
 	prompt: string;

@@ -12,14 +12,27 @@ import type { SubmitAdmission } from '../flux/admission';
 import { logWarning } from '../n8n/log';
 import { processWide } from '../processWide';
 import { processRedis } from '../redis';
+import { flux3Video, imageModels } from '../models';
 
 /** The process-wide limiter (shared by every copy of the package: src/processWide.ts), built on first use. */
 export function processAccountLimiter(): AccountLimiter {
 	return processWide('accountLimiter', () => createAccountLimiter(processRedis(), { warn: logWarning }));
 }
 
-/** A new job's admission under its account's limit for `model` (`kind` picks COMFLY_IMAGE/VIDEO_CONCURRENCY). */
+/** BFL's own limit of active tasks per account on the model's endpoint (its descriptor; src/models), if known. */
+function modelAccountLimit(model: string): number {
+	const known = [flux3Video, ...imageModels()].find((m) => m.id === model);
+	return known?.accountLimit ?? Number.POSITIVE_INFINITY;
+}
+
+/**
+ * A new job's admission under its account's limit for `model`: the pool's workers (`kind` picks
+ * COMFLY_IMAGE/VIDEO_CONCURRENCY); in the BFL style at most the model's account limit, so a first wave stays
+ * within what BFL accepts (24 for image models, 5 for FLUX 3 Video) instead of learning it from 429s. A relay
+ * sets its own limits: there the adaptive limit starts at the workers.
+ */
 export function accountAdmission(credentials: FluxCredentials, model: string, kind: 'image' | 'video'): SubmitAdmission {
-	const limit = settings().pool[kind].workers;
+	const workers = settings().pool[kind].workers;
+	const limit = credentials.apiStyle === 'bfl' ? Math.min(workers, modelAccountLimit(model)) : workers;
 	return processAccountLimiter().admission(limitName(accountId(credentials), model), limit);
 }

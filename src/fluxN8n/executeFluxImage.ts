@@ -1,13 +1,11 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { JobContext } from '../pool';
-import { toNodeError } from '../n8n/nodeErrors';
 import { isToolCall } from '../n8n/toolCall';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { imageSource } from './imageJobResult';
-import { prepareFluxImageJob, runFluxImageJob, type PreparedFluxImageJob } from './fluxImageSource';
-import { deliveredImage } from './storedFluxImageJob';
-import { deliveredCost, withItemNamed } from './spendTerms';
+import { deliveredImage, runFluxImageJob } from './imageJobs';
+import { prepareFluxImageJob, type PreparedFluxImageJob } from './prepareFluxImageJob';
+import { executeSerial } from './serialNode';
 
 /**
  * What an AI Agent gets from the node used as a tool. n8n hands the agent only the items' JSON (it
@@ -26,50 +24,22 @@ function toolResultJson(job: PreparedFluxImageJob, binary: IBinaryData, bytes: n
 }
 
 /**
- * The serial FLUX 3 Image node: every input item is generated in turn and
- * becomes one item with the image as binary `data`. As an AI Agent tool, its JSON also describes the
- * image (toolResultJson).
+ * The serial FLUX image node (serialNode.ts): every input item is generated in turn and becomes one item with
+ * the image as binary `data` (its type and extension follow its bytes). As an AI Agent tool, its JSON also
+ * describes the image (toolResultJson).
  */
 export async function executeFluxImage(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const asTool = isToolCall(ctx);
-	const items = ctx.getInputData();
-	const signal = ctx.getExecutionCancelSignal() ?? new AbortController().signal;
-	const output: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		const pairedItem = { item: itemIndex };
-		try {
-			const job = await prepareFluxImageJob(ctx, itemIndex);
-			let attempts = 0;
-			const context: JobContext = { jobId: `serial-${ctx.getExecutionId()}-${itemIndex}`, signal, setAttempts: (n) => (attempts = n) };
-			const startedAt = Date.now();
-			const result = await runFluxImageJob(job, context);
-			const finishedAt = Date.now();
-			const binary = await ctx.helpers.prepareBinaryData(
-				await imageSource(result),
-				`flux-${result.taskId ?? itemIndex}.${result.fileExtension}`,
-				result.mimeType,
-			);
+	return await executeSerial(ctx, {
+		jobIdPrefix: 'serial',
+		prepare: prepareFluxImageJob,
+		run: runFluxImageJob,
+		binary: async (node, result, itemIndex) => {
+			const binary = await node.helpers.prepareBinaryData(await imageSource(result), `flux-${result.taskId ?? itemIndex}.${result.fileExtension}`, result.mimeType);
 			deliveredImage(result);
-			const json: IDataObject = {
-				status: result.outcome,
-				cached: result.cached,
-				cost: deliveredCost(result),
-				...(result.taskId ? { taskId: result.taskId } : {}),
-				...(result.error ? { error: result.error, errorKind: result.errorKind } : {}),
-				attempts,
-				timings: {
-					startedAt: new Date(startedAt).toISOString(),
-					finishedAt: new Date(finishedAt).toISOString(),
-					runMs: finishedAt - startedAt,
-				},
-				...(asTool ? toolResultJson(job, binary, result.byteLength ?? result.buffer?.length ?? 0) : {}),
-			};
-			output.push({ json, binary: { data: binary }, pairedItem });
-		} catch (error) {
-			const nodeError = toNodeError(ctx.getNode(), withItemNamed(error, itemIndex), itemIndex, FLUX_ERROR_HINTS);
-			if (!ctx.continueOnFail()) throw nodeError;
-			output.push({ json: { error: nodeError.message }, pairedItem });
-		}
-	}
-	return [output];
+			return binary;
+		},
+		moreJson: (_node, job, binary, result) => (asTool && binary ? toolResultJson(job, binary, result.byteLength ?? result.buffer?.length ?? 0) : {}),
+		errorHints: FLUX_ERROR_HINTS,
+	});
 }

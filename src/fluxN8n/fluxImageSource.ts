@@ -6,7 +6,7 @@ import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { fluxApiTest } from './fluxApiTest';
 import { imageJobResultSize, type ImageJobResult } from './imageJobResult';
 import { prepareFluxImageJob, type PreparedFluxImageJob } from './prepareFluxImageJob';
-import { runFluxImageJob, runPooledFluxImageJob } from './runFluxImageJob';
+import { runFluxImageJob, runPooledFluxImageJob } from './imageJobs';
 
 export { prepareFluxImageJob, runFluxImageJob, type PreparedFluxImageJob };
 

@@ -1,7 +1,7 @@
-/** The result store's key of one FLUX image job: everything that makes the job, never base64 or the API key. */
-import type { FluxCredentials, FluxImageRequest } from '../flux';
-import { requestBody } from '../flux';
-import { IMAGE_MODEL } from '../flux/options';
+/** The result store's key of one FLUX job (image or clip): everything that makes the job, never base64 or the API key. */
+import type { FluxCredentials, FluxImageRequest, FluxVideoRequest, VideoMedia } from '../flux';
+import { requestBody, VIDEO_MODEL, videoRequestBody } from '../flux';
+import { requestEndpoint } from '../flux/request';
 import { apiKeyHash } from '../account';
 import { ExecutionOccurrences, jobKey, type JobKeyInput } from '../store';
 import { processWide } from '../processWide';
@@ -66,24 +66,32 @@ export function keyAtOccurrence(run: object, base: Omit<JobKeyInput, 'occurrence
 }
 
 /**
- * The job identity of one item. `run` is the node run's context (n8n's IExecuteFunctions): the n-th identical
+ * The job identity of one item of any model: its account, the model and the upstream fields (binary inputs as
+ * their content digest), the Seed. `run` is the node run's context (n8n's IExecuteFunctions): the n-th identical
  * request of its execution gets occurrence n (occurrenceOf), so 30 identical rows are 30 jobs, also when a loop
  * feeds them in batches, and a re-run finds the same 30.
  */
-export function fluxJobIdentity(
-	run: object,
-	credentials: FluxCredentials,
-	request: FluxImageRequest,
-	seed: number | undefined,
-): FluxJobIdentity {
+export function jobIdentity(run: object, credentials: FluxCredentials, model: string, upstream: Record<string, unknown>, seed: number | undefined): FluxJobIdentity {
 	const base = {
 		apiStyle: credentials.apiStyle,
 		baseUrl: credentials.baseUrl, // normalised once by parseFluxCredentials
-		model: IMAGE_MODEL,
-		upstream: upstreamFields(request),
+		model,
+		upstream,
 		seed: seed ?? '',
 		apiKeyHash: accountHash(run, credentials.apiKey),
 	};
 	const key = keyAtOccurrence(run, base);
 	return { key, apiStyle: base.apiStyle, baseUrl: base.baseUrl, model: base.model, apiKeyHash: base.apiKeyHash };
+}
+
+/** The job identity of an image item (jobIdentity): the model's endpoint and body. */
+export function fluxJobIdentity(run: object, credentials: FluxCredentials, request: FluxImageRequest, seed: number | undefined): FluxJobIdentity {
+	return jobIdentity(run, credentials, requestEndpoint(request), upstreamFields(request), seed);
+}
+
+const mediaDigest = (media: VideoMedia): string => (media.kind === 'url' ? media.url : sharedReferenceImages().digestOf(media));
+
+/** The job identity of a clip item (jobIdentity): flux-3-video and its body, media by content digest. */
+export function fluxVideoJobIdentity(run: object, credentials: FluxCredentials, request: FluxVideoRequest, seed: number | undefined): FluxJobIdentity {
+	return jobIdentity(run, credentials, VIDEO_MODEL, videoRequestBody(request, mediaDigest), seed);
 }

@@ -7,9 +7,12 @@ import {
 	type FluxParameterName,
 	type FluxParameters,
 } from './fluxParameters';
+import { imageModel } from '../models';
+import { DEFAULT_IMAGE_MODEL } from '../models/imageModels';
 
 /** Where each parameter sits in the node's parameters, and its default when absent. */
 const SOURCES: Record<FluxParameterName, { path: string; fallback?: unknown }> = {
+	model: { path: 'model', fallback: DEFAULT_IMAGE_MODEL },
 	prompt: { path: 'prompt' },
 	resolution: { path: 'resolution', fallback: '1k' },
 	aspectRatio: { path: 'aspectRatio', fallback: 'auto' },
@@ -53,7 +56,9 @@ export class FluxParameterReader {
 		const raws = FLUX_PARAMETER_NAMES.map((name) => this.raw(name, itemIndex));
 		const fields: Record<string, unknown> = {};
 		FLUX_PARAMETER_NAMES.forEach((name, i) => (fields[name] = this.parse(name, raws[i])));
-		return toFluxParameters(fields as Parameters<typeof toFluxParameters>[0]);
+		// The model's own parameters, raw: its descriptor validates them (prepareFluxImageJob).
+		const own = fields.model === undefined ? [] : imageModel(fields.model).properties.map((p) => [p.name, this.ctx.getNodeParameter(p.name, itemIndex, p.default)]);
+		return toFluxParameters(fields as Parameters<typeof toFluxParameters>[0], Object.fromEntries(own));
 	}
 
 	private readItem(name: FluxParameterName, itemIndex: number): unknown {

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 
 import { ASPECT_RATIOS, RESOLUTIONS, type AspectRatio, type Resolution } from '../flux/options';
-import type { FluxImageRequest, ReferenceImage } from '../flux/request';
+import type { FluxImageRequest, ImageModelWire, ReferenceImage } from '../flux/request';
 import { cacheModeSchema, DEFAULT_CACHE_MODE, type CacheMode } from '../store/resumeDecision';
 import { describeValue, fieldOf, InvalidParameterError, valueAt } from './invalidInput';
+import { DEFAULT_IMAGE_MODEL, imageModel, imageModels, type ModelFieldValues } from '../models';
 
 /** Maximum prompt length in characters (Unicode code points). */
 export const MAX_PROMPT_CHARS = 20_480;
@@ -26,23 +27,31 @@ export const MAX_NEW_JOBS_PER_EXECUTION = 1_000_000;
 export type ReferenceEntry = ClassifiedReference & { index: number };
 type ClassifiedReference = { kind: 'url'; url: string } | { kind: 'binary'; property: string };
 
-/** One item's parameters, validated (what the node's parameters mean, not how n8n shapes them). */
-export interface FluxParameters {
-	prompt: string;
-	resolution: Resolution;
-	aspectRatio: AspectRatio;
-	grounding: boolean;
-	safetyTolerance: number;
-	/** Validated, never sent upstream. */
-	seed?: number;
-	referenceImages: ReferenceEntry[];
+/** What every FLUX node's item says about its run (image and video): Skip Error, the Seed, the Options. */
+export interface JobRunParameters {
 	skipError: boolean;
+	/** The store's key part; sent upstream only to models that take a seed (FLUX.2). */
+	seed?: number;
 	timeoutMs: number;
 	maxDownloadBytes: number;
 	/** Options → Cache: `reuse` (default), `refresh`, `off`. */
 	cacheMode: CacheMode;
 	/** Options → Max New Jobs per Execution (0: no limit). */
 	maxNewJobsPerExecution: number;
+}
+
+/** One item's parameters, validated (what the node's parameters mean, not how n8n shapes them). */
+export interface FluxParameters extends JobRunParameters {
+	/** Another model than FLUX 3 Image (src/models), as the Model parameter names it; absent: FLUX 3 Image. */
+	model?: string;
+	/** That model's own parameters, raw (its descriptor validates them); absent when it has none. */
+	modelFields?: ModelFieldValues;
+	prompt: string;
+	resolution: Resolution;
+	aspectRatio: AspectRatio;
+	grounding: boolean;
+	safetyTolerance: number;
+	referenceImages: ReferenceEntry[];
 }
 
 const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
@@ -183,6 +192,16 @@ const optionsSchema = z.preprocess(
 
 /** The one schema of a FLUX 3 Image item's parameters, as n8n hands them over. */
 const parametersSchema = z.object({
+	model: z.preprocess(
+		blankIsAbsent,
+		z
+			.string({ invalid_type_error: 'must be a model name' })
+			.superRefine((id, ctx) => {
+				const ids = imageModels().map((m) => m.id);
+				if (!ids.includes(id)) ctx.addIssue({ code: 'custom', message: `must be one of ${ids.join(', ')}` });
+			})
+			.optional(),
+	).transform((id) => (id === DEFAULT_IMAGE_MODEL ? undefined : id)),
 	prompt: promptSchema,
 	resolution: z.preprocess(
 		blankIsAbsent,
@@ -232,10 +251,11 @@ export function parseFluxParameter<N extends FluxParameterName>(name: N, raw: un
 }
 
 /** Validated fields as FluxParameters (the options become milliseconds, bytes and a cache mode). */
-export function toFluxParameters(fields: ParsedFields): FluxParameters {
+export function toFluxParameters(fields: ParsedFields, modelFields: ModelFieldValues = {}): FluxParameters {
 	const { options, ...p } = fields;
 	return {
 		...p,
+		...(Object.keys(modelFields).length > 0 ? { modelFields } : {}),
 		timeoutMs: Math.max(1, Math.round(options.timeoutMinutes * 60_000)),
 		maxDownloadBytes: Math.max(1, Math.round(options.maxDownloadMb * 1024 * 1024)),
 		cacheMode: options.cache,
@@ -257,11 +277,13 @@ export function parseFluxParameters(raw: unknown): FluxParameters {
 	if (!parsed.success) {
 		throw issueError(parsed.error.issues[0], raw);
 	}
-	return toFluxParameters(parsed.data);
+	const { model } = parsed.data;
+	const own = model === undefined ? [] : imageModel(model).properties.map((p) => [p.name, (raw as Record<string, unknown>)[p.name]]);
+	return toFluxParameters(parsed.data, Object.fromEntries(own));
 }
 
-/** The client's request from validated parameters and resolved reference images. */
-export function toFluxImageRequest(params: FluxParameters, images: ReferenceImage[] = []): FluxImageRequest {
+/** The client's request from validated parameters and resolved reference images; another model than FLUX 3 Image with its fields. */
+export function toFluxImageRequest(params: FluxParameters, images: ReferenceImage[] = [], model?: { descriptor: ImageModelWire; fields: Record<string, unknown> }): FluxImageRequest {
 	return {
 		prompt: params.prompt,
 		resolution: params.resolution,
@@ -269,5 +291,6 @@ export function toFluxImageRequest(params: FluxParameters, images: ReferenceImag
 		grounding: params.grounding,
 		safetyTolerance: params.safetyTolerance,
 		images,
+		...(model ? { model: model.descriptor, modelFields: model.fields } : {}),
 	};
 }

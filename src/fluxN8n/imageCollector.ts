@@ -1,17 +1,16 @@
 /**
  * The FLUX parts of the image collector: a result's binary (read back from the result store when the pool
- * kept only its reference), tasks the pool does not know (n8n restarted) resolved through the job journal,
- * and the report's note when the store could not be used.
+ * kept only its reference), tasks the pool does not know (n8n restarted) resolved through the job journal
+ * (unknownJob.ts), and the report's note when the store could not be used.
  */
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
 import type { UnknownTask } from '../collect';
-import { FluxError, isFluxError } from '../flux';
-import { getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
-import { reattachCredentials } from './reattachCredentials';
+import { getStore } from '../store';
 import { redisWarnings } from '../redis';
 import { imageSource, type ImageJobResult } from './imageJobResult';
-import { awaitJobImage, deliveredImage, keepImage } from './storedFluxImageJob';
+import { deliveredImage, imageJobs } from './imageJobs';
+import { resolveUnknownJob } from './unknownJob';
 
 /** The binary of a finished image job (`fileBase` e.g. "slot-03"); from then on the store may let the image go. */
 export async function imageResultToBinary(ctx: IExecuteFunctions, result: ImageJobResult, fileBase: string): Promise<IBinaryData> {
@@ -20,58 +19,9 @@ export async function imageResultToBinary(ctx: IExecuteFunctions, result: ImageJ
 	return binary;
 }
 
-/** Poll the journaled upstream task with the collector's credential, keep the image, return it. */
-async function reattach(ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal) {
-	const credentials = await reattachCredentials(ctx, record, task.itemIndex);
-	try {
-		const image = await awaitJobImage(store, credentials, { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl }, { signal });
-		return await keepImage(store, jobKey, 'reuse', image);
-	} catch (error) {
-		if (isFluxError(error) && error.kind === 'task_not_found') await store.journal.failed(jobKey, error.message);
-		// The collector makes this a failed slot (waitForSlots).
-		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
-		throw error;
-	}
-}
-
-/** The key's stored image, read through its integrity check (a corrupt entry is missing). */
-async function storedImage(store: Store, jobKey: string): Promise<ImageJobResult | undefined> {
-	const hit = await store.results.check(jobKey);
-	if (!hit) return undefined;
-	const { mimeType, fileExtension, taskId, byteLength } = hit;
-	return { outcome: 'success', storeKey: jobKey, mimeType, fileExtension, taskId, byteLength, cached: true, fresh: true };
-}
-
-/**
- * A task this process's pool does not know, resolved through the journal: an intact stored result wins;
- * otherwise, under the key's claim (a live owner elsewhere finishes first): acknowledged upstream →
- * re-attached (needs the collector's optional FLUX credential); maybe sent → fails with MAYBE_PAID_REASON;
- * unknown to the journal or failed → undefined (the slot stays unknown/expired).
- */
-export async function resolveUnknownImageJob(
-	ctx: IExecuteFunctions,
-	task: UnknownTask,
-	signal: AbortSignal,
-): Promise<ImageJobResult | undefined> {
-	const store = getStore();
-	const found = await store.journal.findByJobId(task.jobId);
-	if (!found) return undefined;
-	const { jobKey } = found;
-	const stored = await storedImage(store, jobKey);
-	if (stored) return stored;
-	return await store.claims.withClaim(jobKey, signal, async () => {
-		const record = (await store.journal.read(jobKey)) ?? found.record;
-		switch (record.state) {
-			case 'stored':
-				return await storedImage(store, jobKey);
-			case 'submitted':
-				return await reattach(ctx, store, jobKey, record, task, signal);
-			case 'submitting':
-				throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record.taskId });
-			case 'failed':
-				return undefined;
-		}
-	});
+/** A task this process's pool does not know, resolved through the journal (unknownJob.ts). */
+export async function resolveUnknownImageJob(ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal): Promise<ImageJobResult | undefined> {
+	return await resolveUnknownJob(imageJobs, ctx, task, signal);
 }
 
 /** The report's notes: the result store failed now or recently, its journal was damaged or lost; Redis is misconfigured or was not usable (empty when all is well). */

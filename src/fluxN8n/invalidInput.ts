@@ -1,4 +1,7 @@
+import { NodeOperationError, type INode } from 'n8n-workflow';
+
 import { redact } from '../flux/redact';
+import { toNodeError, type ErrorHints } from '../n8n/nodeErrors';
 import { FLUX_CREDENTIAL_LABELS, parameterLabel, type ParameterLabels } from './parameterLabels';
 
 /**
@@ -44,6 +47,16 @@ export class FluxCredentialsError extends Error {
 /** The message a node shows for an unusable credential, with the item as n8n counts it. */
 export function credentialErrorMessage(error: FluxCredentialsError, itemIndex: number): string {
 	return `${error.message} [item ${itemIndex}]`;
+}
+
+/**
+ * The node error of an item whose job could not be prepared: a bad parameter names it as the editor shows it
+ * (`labels`), a bad credential its field, anything else goes through toNodeError with the node's `hints`.
+ */
+export function preparationError(node: INode, error: unknown, itemIndex: number, labels: ParameterLabels, hints: ErrorHints): Error {
+	if (error instanceof InvalidParameterError) return new NodeOperationError(node, parameterErrorMessage(error, labels, itemIndex), { itemIndex });
+	if (error instanceof FluxCredentialsError) return new NodeOperationError(node, credentialErrorMessage(error, itemIndex), { itemIndex });
+	return toNodeError(node, error, itemIndex, hints);
 }
 
 /** A short, safe description of a rejected value for an error message. */

@@ -23,6 +23,12 @@ const SHARED: ParameterLabels = {
 /** The FLUX 3 Image node (and its twin). */
 export const FLUX_IMAGE_PARAMETER_LABELS: ParameterLabels = {
 	...SHARED,
+	model: 'Model',
+	width: 'Width',
+	height: 'Height',
+	outputFormat: 'Output Format',
+	steps: 'Steps',
+	guidance: 'Guidance',
 	grounding: 'Grounding',
 	safetyTolerance: 'Safety Tolerance',
 	referenceImages: 'Reference Images',

@@ -1,36 +1,25 @@
-import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { FluxCredentials, FluxImageRequest } from '../flux';
 import { locateInputBinary, readInputBinary } from '../n8n/inputBinary';
-import { toNodeError } from '../n8n/nodeErrors';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { credentialsParserForRun } from './fluxCredentials';
 import { FluxParameterReader } from './fluxParameterReader';
-import { toFluxImageRequest } from './fluxParameters';
-import type { CacheMode } from '../store';
-import { fluxJobIdentity, type FluxJobIdentity } from './fluxJobKey';
-import { credentialErrorMessage, FluxCredentialsError, InvalidParameterError, parameterErrorMessage } from './invalidInput';
+import { toFluxImageRequest, type FluxParameters } from './fluxParameters';
+import { imageModel, imageModelLabels, type ImageModelDescriptor } from '../models';
+import { requestEndpoint } from '../flux/request';
+import { fluxJobIdentity } from './fluxJobKey';
+import type { StoredJob } from './storedJob';
+import { InvalidParameterError, preparationError } from './invalidInput';
 import { FLUX_IMAGE_PARAMETER_LABELS } from './parameterLabels';
 import { resolveReferenceImages, type GetBinary, type KnownBinaries } from './referenceImages';
-import type { SpendTerms } from '../spend';
-import { IMAGE_MODEL } from '../flux/options';
 import { imagePriceFields, jobSpendTerms } from './spendTerms';
 
 /** One item's job, validated and ready to run anywhere (no n8n context needed). */
-export interface PreparedFluxImageJob {
-	credentials: FluxCredentials;
+export interface PreparedFluxImageJob extends StoredJob {
 	/** Its binary reference images are shared copies; `images` is emptied once the submit is acknowledged. */
 	request: FluxImageRequest;
-	skipError: boolean;
 	seed?: number;
-	timeoutMs: number;
-	maxDownloadBytes: number;
-	/** Options → Cache. */
-	cacheMode: CacheMode;
-	/** The result store's key and what the journal records about the job. */
-	identity: FluxJobIdentity;
-	/** Its account's daily limits, price key and the node's Max New Jobs per Execution (src/spend). */
-	spend?: SpendTerms;
 }
 
 /** What one node run (one execute call: the same n8n context object for every item) reads and checks once. */
@@ -72,6 +61,18 @@ function itemBinaries(ctx: IExecuteFunctions, itemIndex: number, copies: KnownBi
 	return { identify, copies };
 }
 
+/** The item's model with its own fields validated (before any reference image is read): throws InvalidParameterError. */
+function modelOf(params: FluxParameters): { descriptor: ImageModelDescriptor; fields: Record<string, unknown> } | undefined {
+	if (params.model === undefined) return undefined;
+	const descriptor = imageModel(params.model);
+	const fields = descriptor.fields(params.modelFields ?? {}, descriptor.takesSeed ? params.seed : undefined);
+	const count = params.referenceImages.length;
+	if (count > descriptor.maxReferenceImages) {
+		throw new InvalidParameterError('referenceImages', `at most ${descriptor.maxReferenceImages} reference images are allowed for ${descriptor.name} (got ${count})`);
+	}
+	return { descriptor, fields };
+}
+
 /**
  * Read and validate one item's credential, parameters and reference images,
  * once, before anything is sent. Throws NodeOperationError naming field and item.
@@ -84,12 +85,13 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 		const rawCredentials = await ctx.getCredentials('fluxApi', itemIndex);
 		const credentials = run.parseCredentials(rawCredentials);
 		const params = run.parameters.read(itemIndex);
+		const model = modelOf(params);
 		const known = itemBinaries(ctx, itemIndex, run.binaries);
 		const images = await resolveReferenceImages(params.referenceImages, itemBinary(ctx, itemIndex), { known });
-		const request = toFluxImageRequest(params, images);
+		const request = toFluxImageRequest(params, images, model);
 		return {
 			credentials,
-			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: IMAGE_MODEL, priceFields: imagePriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
+			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: requestEndpoint(request), priceFields: imagePriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
 			request,
 			skipError: params.skipError,
 			seed: params.seed,
@@ -99,12 +101,6 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 			identity: fluxJobIdentity(ctx, credentials, request, params.seed),
 		};
 	} catch (error) {
-		if (error instanceof InvalidParameterError) {
-			throw new NodeOperationError(ctx.getNode(), parameterErrorMessage(error, FLUX_IMAGE_PARAMETER_LABELS, itemIndex), { itemIndex });
-		}
-		if (error instanceof FluxCredentialsError) {
-			throw new NodeOperationError(ctx.getNode(), credentialErrorMessage(error, itemIndex), { itemIndex });
-		}
-		throw toNodeError(ctx.getNode(), error, itemIndex, FLUX_ERROR_HINTS);
+		throw preparationError(ctx.getNode(), error, itemIndex, { ...FLUX_IMAGE_PARAMETER_LABELS, ...imageModelLabels() }, FLUX_ERROR_HINTS);
 	}
 }

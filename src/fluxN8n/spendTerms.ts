@@ -60,6 +60,8 @@ export function jobSpendTerms(ctx: IExecuteFunctions, input: JobSpendInput): Spe
 
 /** An image job's fields for its price: what is sent, reference images as their count. */
 export function imagePriceFields(request: FluxImageRequest): Record<string, unknown> {
+	// Another model's body names each reference image (FLUX.2: input_image, input_image_2, …): priced per image.
+	if (request.model) return requestBody({ ...request, images: request.images.map(() => ({ kind: 'url', url: 'image' }) as const) });
 	return { ...requestBody({ ...request, images: [] }), images: request.images.length };
 }
 

@@ -5,7 +5,7 @@ import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 import { fluxImageMethods } from '../fluxN8n/fluxImageSource';
 import type { ConcurrentSource } from '../twin/concurrentSource';
 import { prepareFluxVideoJob, type PreparedFluxVideoJob } from './prepareFluxVideoJob';
-import { runPooledFluxVideoJob } from './runFluxVideoJob';
+import { runPooledFluxVideoJob } from './videoJobs';
 import { videoJobResultSize, type VideoJobResult } from './videoJobResult';
 
 /** The FLUX video nodes' methods: the same credential test as the image nodes. */

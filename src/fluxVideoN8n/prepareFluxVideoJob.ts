@@ -1,33 +1,22 @@
-import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { FluxCredentials, FluxVideoRequest } from '../flux';
+import type { FluxVideoRequest } from '../flux';
 import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
-import type { FluxJobIdentity } from '../fluxN8n/fluxJobKey';
-import { credentialErrorMessage, FluxCredentialsError, InvalidParameterError, parameterErrorMessage } from '../fluxN8n/invalidInput';
+import type { StoredJob } from '../fluxN8n/storedJob';
+import { preparationError } from '../fluxN8n/invalidInput';
 import { FLUX_VIDEO_PARAMETER_LABELS } from '../fluxN8n/parameterLabels';
 import { readInputBinary } from '../n8n/inputBinary';
-import { toNodeError } from '../n8n/nodeErrors';
-import type { CacheMode } from '../store';
 import { resolveKeyframes, resolveStartVideo, type ReadBinary } from './videoMedia';
-import { fluxVideoJobIdentity } from './videoJobKey';
+import { fluxVideoJobIdentity } from '../fluxN8n/fluxJobKey';
 import { parseFluxVideoParameters } from './videoParameters';
-import type { SpendTerms } from '../spend';
 import { VIDEO_MODEL } from '../flux/videoOptions';
 import { jobSpendTerms, videoPriceFields } from '../fluxN8n/spendTerms';
 
 /** One item's video job, validated and ready to run anywhere (no n8n context needed). */
-export interface PreparedFluxVideoJob {
-	credentials: FluxCredentials;
+export interface PreparedFluxVideoJob extends StoredJob {
 	/** Its base64 media are dropped once the submit is acknowledged. */
 	request: FluxVideoRequest;
-	skipError: boolean;
-	timeoutMs: number;
-	maxDownloadBytes: number;
-	cacheMode: CacheMode;
-	identity: FluxJobIdentity;
-	/** Its account's daily limits, price key and the node's Max New Jobs per Execution (src/spend). */
-	spend?: SpendTerms;
 }
 
 /** The item's parameters as n8n hands them over; a field hidden in this mode is read too (BFL would refuse it). */
@@ -90,12 +79,6 @@ export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: num
 			identity: fluxVideoJobIdentity(ctx, credentials, request, params.seed),
 		};
 	} catch (error) {
-		if (error instanceof InvalidParameterError) {
-			throw new NodeOperationError(ctx.getNode(), parameterErrorMessage(error, FLUX_VIDEO_PARAMETER_LABELS, itemIndex), { itemIndex });
-		}
-		if (error instanceof FluxCredentialsError) {
-			throw new NodeOperationError(ctx.getNode(), credentialErrorMessage(error, itemIndex), { itemIndex });
-		}
-		throw toNodeError(ctx.getNode(), error, itemIndex, FLUX_VIDEO_ERROR_HINTS);
+		throw preparationError(ctx.getNode(), error, itemIndex, FLUX_VIDEO_PARAMETER_LABELS, FLUX_VIDEO_ERROR_HINTS);
 	}
 }

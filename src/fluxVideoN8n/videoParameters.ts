@@ -18,9 +18,9 @@ import {
 	type VideoMode,
 	type VideoResolution,
 } from '../flux/videoOptions';
-import { MAX_PROMPT_CHARS, MAX_TIMEOUT_MINUTES, classifyReferenceEntry, maxNewJobsPerExecutionSchema } from '../fluxN8n/fluxParameters';
+import { MAX_PROMPT_CHARS, MAX_TIMEOUT_MINUTES, classifyReferenceEntry, maxNewJobsPerExecutionSchema, type JobRunParameters } from '../fluxN8n/fluxParameters';
 import { describeValue, fieldOf, InvalidParameterError, valueAt } from '../fluxN8n/invalidInput';
-import { cacheModeSchema, DEFAULT_CACHE_MODE, type CacheMode } from '../store/resumeDecision';
+import { cacheModeSchema, DEFAULT_CACHE_MODE } from '../store/resumeDecision';
 
 /** Timeout (Minutes) default for a clip (generation takes minutes); also the client's default. */
 export { DEFAULT_VIDEO_TIMEOUT_MINUTES };
@@ -39,7 +39,7 @@ export interface KeyframeEntry {
 }
 
 /** One item's video parameters, validated. Mode-specific fields are present only in their mode. */
-export interface FluxVideoParameters {
+export interface FluxVideoParameters extends JobRunParameters {
 	mode: VideoMode;
 	prompt: string;
 	aspectRatio: VideoAspectRatio;
@@ -48,13 +48,6 @@ export interface FluxVideoParameters {
 	generateAudio: boolean;
 	keyframes?: KeyframeEntry[];
 	startVideo?: MediaSource;
-	skipError: boolean;
-	seed?: number;
-	timeoutMs: number;
-	maxDownloadBytes: number;
-	cacheMode: CacheMode;
-	/** Options → Max New Jobs per Execution (0: no limit). */
-	maxNewJobsPerExecution: number;
 }
 
 const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');

@@ -1,7 +1,7 @@
 /**
  * Spend control (knows nothing of n8n nodes): the ledger of what each API account spent in the last 24 hours
  * (store folder and Redis), the price book, the per-execution count of new jobs, each job's spend hook for the FLUX
- * client, the refusals (FluxError `budget_exceeded`) and the report's spend fields. See docs/CONTRACTS.md, "src/spend".
+ * client, the refusals (FluxError `budget_exceeded`) and the report's spend fields. See docs/ARCHITECTURE.md.
  */
 export { FileLedger, LedgerUnusableError } from './fileLedger';
 export { inWindow, systemClock, WINDOW_MS, type LedgerClock } from './ledgerClock';

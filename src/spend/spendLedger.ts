@@ -5,7 +5,7 @@
  * Redis (redisLedger.ts), shared by every process on that Redis, and the folder's ledger is its mirror: after every
  * change the Redis state is merged into the local file.
  *
- * Redis away or silent (the choice, argued in docs/CONTRACTS.md "src/spend"): nothing waits past one Redis deadline
+ * Redis away or silent (docs/ARCHITECTURE.md, "Spend"): nothing waits past one Redis deadline
  * and the limit is never lifted. The change goes to the local ledger instead, which holds everything the last Redis
  * state held plus what this machine spends meanwhile: the limit holds per machine until Redis answers, the report
  * says so, and what this machine spent meanwhile is merged into Redis when it answers again (on its return, and on

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import * as cacache from 'cacache';
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
+import type { CacheEntry } from './cacheEntry';
 import { listCacheIndex } from './cacheIndexList';
 import { placeContentFile } from './placeContentFile';
 
@@ -20,14 +21,7 @@ const HASH = 'sha256';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const contentPathOf = require('cacache/lib/content/path') as (cache: string, integrity: string) => string;
 
-/** One index entry of the cache (`cacache.get.info` / `cacache.ls`). */
-export interface CacheEntry {
-	key: string;
-	integrity: string;
-	time: number;
-	size?: number;
-	metadata?: unknown;
-}
+export type { CacheEntry };
 
 export interface CacheBackend {
 	/** Content and metadata of `key`; rejects with code ENOENT (missing) or EINTEGRITY / EBADSIZE (corrupt). */

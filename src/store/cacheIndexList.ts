@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { CacheEntry } from './cacheBackend';
+import type { CacheEntry } from './cacheEntry';
 
 interface RawEntry {
 	key: string;

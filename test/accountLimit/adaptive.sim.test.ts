@@ -3,7 +3,7 @@
  * process-wide limiter, no Redis): a pool wider than the account learns the account's size from the first
  * wave of 429s and then waits for its own tasks instead of retrying into a full account.
  */
-import { obtainFluxImage } from '../../src/fluxN8n/storedFluxImageJob';
+import { obtainFluxImage } from '../../src/fluxN8n/imageJobs';
 import type { RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { jobContext } from '../support/preparedJobs';

@@ -5,7 +5,7 @@
  */
 import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
 import { redisWarnings } from '../../src/redis';
-import { obtainFluxImage } from '../../src/fluxN8n/storedFluxImageJob';
+import { obtainFluxImage } from '../../src/fluxN8n/imageJobs';
 import { storeWarnings } from '../../src/fluxN8n/imageCollector';
 import type { RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';

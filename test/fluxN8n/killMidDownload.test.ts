@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 
 import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
-import { obtainFluxImage } from '../../src/fluxN8n/storedFluxImageJob';
+import { obtainFluxImage } from '../../src/fluxN8n/imageJobs';
 import { imageDownloadDir, imageSource } from '../../src/fluxN8n/imageJobResult';
 import { getStore } from '../../src/store';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';

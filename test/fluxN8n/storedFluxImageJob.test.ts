@@ -4,7 +4,7 @@
  * (it must not when the upstream may have the job) or is refused as "maybe paid" (it must not be when the
  * upstream provably never got it).
  */
-import { obtainFluxImage } from '../../src/fluxN8n/storedFluxImageJob';
+import { obtainFluxImage } from '../../src/fluxN8n/imageJobs';
 import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
 import { accountId } from '../../src/account';
 import { limitName } from '../../src/accountLimit';

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 
 import { readPromptFromMp4, type RelaySimulator } from '../../relay-sim';
-import { obtainFluxVideo } from '../../src/fluxVideoN8n/storedFluxVideoJob';
+import { obtainFluxVideo } from '../../src/fluxVideoN8n/videoJobs';
 import { openVideo, videoDownloadDir } from '../../src/fluxVideoN8n/videoJobResult';
 import { getStore } from '../../src/store';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';

@@ -27,10 +27,16 @@ describe('the concurrent twin', () => {
 	it('has exactly the serial node’s property list', () => {
 		expect(twin.properties).toEqual(serial.properties);
 		expect(twin.properties.map((p) => p.name)).toEqual([
+			'model',
 			'prompt',
 			'resolution',
 			'aspectRatio',
 			'grounding',
+			'width',
+			'height',
+			'outputFormat',
+			'steps',
+			'guidance',
 			'safetyTolerance',
 			'referenceImages',
 			'skipError',

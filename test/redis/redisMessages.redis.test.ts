@@ -7,7 +7,7 @@
 import { LoggerProxy } from 'n8n-workflow';
 
 import { storeWarnings } from '../../src/fluxN8n/imageCollector';
-import { obtainFluxImage } from '../../src/fluxN8n/storedFluxImageJob';
+import { obtainFluxImage } from '../../src/fluxN8n/imageJobs';
 import { processRedis, redisWarnings } from '../../src/redis';
 import type { RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';

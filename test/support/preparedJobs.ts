@@ -8,7 +8,7 @@ import type { FluxCredentials, FluxVideoRequest } from '../../src/flux';
 import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import type { PreparedFluxImageJob } from '../../src/fluxN8n/prepareFluxImageJob';
 import type { PreparedFluxVideoJob } from '../../src/fluxVideoN8n/prepareFluxVideoJob';
-import { fluxVideoJobIdentity } from '../../src/fluxVideoN8n/videoJobKey';
+import { fluxVideoJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import type { CacheMode } from '../../src/store';
 import { requestFor } from '../flux/helpers';
 

@@ -1,0 +1,135 @@
+/**
+ * The one streaming download of a result into a file: the rules of download.ts (no key, public addresses,
+ * redirects, retries, size cap), the body chunk by chunk into `<uuid>.part` in the caller's folder, hashed on the
+ * way (one write, one hash), its type proven by its first bytes, then renamed `<uuid>.<ext>`; a failed attempt
+ * leaves no file. Images (PNG/JPEG/WebP) fall back to memory when the folder cannot be written; clips (MP4) cannot.
+ */
+import { randomUUID } from 'node:crypto';
+import { rename, rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Dispatcher } from 'undici';
+import { BodyCutOffError, formatBytes, headerValue } from './body';
+import { FileBodyNotRecognisedError, FileBodyTooLargeError, FileBodyWriteError, writeBodyToFile, type WrittenBody } from './bodyFile';
+import { downloadImage, downloadResult, sizeGate, type DownloadedImage } from './download';
+import { detectImageType, type DetectedImageType } from './imageType';
+import type { JobRuntime } from './job';
+import { transient, type Transient } from './retry';
+import { describeNetworkError, errorCode } from './retryPolicy';
+import { isMp4, MP4_SNIFF_BYTES } from './videoType';
+
+/** The hash of downloaded files (SRI algorithm name): sha256 is hardware-accelerated (SHA-NI) where sha512 is not. */
+export const IMAGE_FILE_HASH = 'sha256';
+
+/** A downloaded, verified file the caller owns, with its type and integrity (`sha256-…`). */
+export interface DownloadedFile<M extends string = string, E extends string = string> {
+	filePath: string;
+	byteLength: number;
+	integrity: string;
+	mimeType: M;
+	fileExtension: E;
+}
+
+/** A downloaded, verified image in a file (`<uuid>.<ext>`). */
+export type DownloadedImageFile = DownloadedFile & DetectedImageType;
+/** A downloaded, verified clip on disk (`<uuid>.mp4`). */
+export type DownloadedVideo = DownloadedFile<'video/mp4', 'mp4'>;
+
+/** Where an image went: a file, or (the folder could not be written) memory. */
+export type ImageDownload = DownloadedImageFile | DownloadedImage;
+
+export const isImageFile = (image: ImageDownload): image is DownloadedImageFile => 'filePath' in image;
+
+/** What kind of file is downloaded: its noun, Accept header, how its first bytes prove its type, and what else is refused. */
+interface FileKind<M extends string, E extends string> {
+	noun: string;
+	accept: string;
+	sniffBytes: number;
+	detect(head: Uint8Array): { mimeType: M; fileExtension: E } | undefined;
+	/** The `not_an_image` message when the first bytes are not of this kind. */
+	notRecognised: string;
+}
+
+const IMAGE: FileKind<DetectedImageType['mimeType'], DetectedImageType['fileExtension']> = {
+	noun: 'image',
+	accept: 'image/png,image/jpeg,image/webp,image/*;q=0.8',
+	sniffBytes: 12, // WebP: "RIFF" ···· "WEBP"
+	detect: detectImageType,
+	notRecognised: 'The downloaded file is not a PNG, JPEG or WebP image',
+};
+
+const VIDEO: FileKind<'video/mp4', 'mp4'> = {
+	noun: 'video',
+	accept: 'video/mp4,video/*;q=0.8',
+	sniffBytes: MP4_SNIFF_BYTES,
+	detect: (head) => (isMp4(head) ? { mimeType: 'video/mp4', fileExtension: 'mp4' } : undefined),
+	notRecognised: 'The downloaded file is not an MP4 video (no ftyp box)',
+};
+
+/** The folder could not be written (missing, read-only, disk full): not retried. */
+class WriteFailed extends Error {
+	constructor(readonly reason: unknown) {
+		super((reason as Error)?.message ?? String(reason));
+	}
+}
+
+const removeQuietly = (file: string) => rm(file, { force: true }).catch(() => undefined);
+
+/** Downloads `sampleUrl` into a new file of `kind` in `dir` (see the file's opening comment). */
+async function downloadFile<M extends string, E extends string>(rt: JobRuntime, sampleUrl: string, dir: string, kind: FileKind<M, E>): Promise<DownloadedFile<M, E>> {
+	return await downloadResult(rt, sampleUrl, { noun: kind.noun, accept: kind.accept, read: (job, res) => readFile(job, res, dir, kind) });
+}
+
+/** An image into a file in `dir`; when `dir` cannot be written, downloaded again into memory: a paid image is never lost to a local disk. */
+export async function downloadImageFile(rt: JobRuntime, sampleUrl: string, dir: string): Promise<ImageDownload> {
+	try {
+		return await downloadFile(rt, sampleUrl, dir, IMAGE);
+	} catch (error) {
+		if (!(error instanceof WriteFailed)) throw error;
+		return await downloadImage(rt, sampleUrl);
+	}
+}
+
+/** A clip into a file in `dir` (created by the caller); a folder that cannot be written fails the job with its reason. */
+export async function downloadVideo(rt: JobRuntime, sampleUrl: string, dir: string): Promise<DownloadedVideo> {
+	try {
+		return await downloadFile(rt, sampleUrl, dir, VIDEO);
+	} catch (error) {
+		throw error instanceof WriteFailed ? error.reason : error;
+	}
+}
+
+async function readFile<M extends string, E extends string>(rt: JobRuntime, res: Dispatcher.ResponseData, dir: string, kind: FileKind<M, E>): Promise<DownloadedFile<M, E> | Transient> {
+	const { maxBytes, declared, tooLarge } = sizeGate(rt, res, kind.noun);
+	const partPath = path.join(dir, `${randomUUID()}.part`);
+	let written: WrittenBody;
+	try {
+		const rules = { maxBytes, sniffBytes: kind.sniffBytes, recognise: (head: Uint8Array) => kind.detect(head) !== undefined, hash: IMAGE_FILE_HASH };
+		written = await writeBodyToFile(res.body, partPath, rules);
+	} catch (err) {
+		await removeQuietly(partPath);
+		rt.throwIfAborted();
+		if (err instanceof FileBodyTooLargeError) throw tooLarge(`more than ${formatBytes(maxBytes)} received`);
+		if (err instanceof FileBodyNotRecognisedError) {
+			const ct = headerValue(res.headers, 'content-type');
+			throw rt.error('not_an_image', `${kind.notRecognised}${ct ? ` (served as ${ct.slice(0, 60)})` : ''}`);
+		}
+		if (err instanceof BodyCutOffError) {
+			return transient('download_failed', `the ${kind.noun} body was cut off after ${err.received} bytes (${errorCode(err.reason) ?? describeNetworkError(err.reason)})`);
+		}
+		if (err instanceof FileBodyWriteError) throw new WriteFailed(err.cause);
+		throw err;
+	}
+	if (declared !== undefined && written.byteLength < declared) {
+		await removeQuietly(partPath);
+		return transient('download_failed', `the ${kind.noun} body was truncated (${written.byteLength} of ${declared} bytes)`);
+	}
+	const type = kind.detect(written.head) as { mimeType: M; fileExtension: E };
+	const filePath = `${partPath.slice(0, -'.part'.length)}.${type.fileExtension}`;
+	try {
+		await rename(partPath, filePath); // complete: a sweep tells it from a download a killed process left behind
+	} catch (error) {
+		await removeQuietly(partPath);
+		throw new WriteFailed(error);
+	}
+	return { filePath, byteLength: written.byteLength, integrity: String(written.integrity), mimeType: type.mimeType, fileExtension: type.fileExtension };
+}

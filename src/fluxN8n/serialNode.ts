@@ -1,0 +1,65 @@
+/**
+ * The serial FLUX nodes (image and video): every input item is prepared, run through the result store and
+ * becomes one output item with its result as binary `data`, paired to its input; a failed item throws, or with
+ * continue-on-fail becomes `{ error }`. What differs by node is its SerialJobs.
+ */
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import type { ErrorHints } from '../n8n/nodeErrors';
+import { toNodeError } from '../n8n/nodeErrors';
+import type { JobContext } from '../pool';
+import { deliveredCost, withItemNamed } from './spendTerms';
+import type { StoredResult } from './storedJob';
+
+/** One serial node's jobs: how an item is prepared and run, and how a result becomes n8n binary data. */
+export interface SerialJobs<J, R extends StoredResult> {
+	/** The pool-free job id's prefix (`serial`, `serial-video`). */
+	jobIdPrefix: string;
+	prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<J>;
+	run(job: J, context: JobContext): Promise<R>;
+	/** The result as n8n binary data (undefined: none, e.g. a skipped clip); delivered to n8n from then on. */
+	binary(ctx: IExecuteFunctions, result: R, itemIndex: number): Promise<IBinaryData | undefined>;
+	/** More of the item's JSON (the image node's AI Agent tool description). */
+	moreJson?(ctx: IExecuteFunctions, job: J, binary: IBinaryData | undefined, result: R): IDataObject;
+	errorHints: ErrorHints;
+}
+
+function resultJson(result: StoredResult, attempts: number, startedAt: number, finishedAt: number): IDataObject {
+	return {
+		status: result.outcome,
+		cached: result.cached ?? false,
+		cost: deliveredCost(result),
+		...(result.taskId ? { taskId: result.taskId } : {}),
+		...(result.error ? { error: result.error, errorKind: result.errorKind } : {}),
+		attempts,
+		timings: { startedAt: new Date(startedAt).toISOString(), finishedAt: new Date(finishedAt).toISOString(), runMs: finishedAt - startedAt },
+	};
+}
+
+async function runItem<J, R extends StoredResult>(ctx: IExecuteFunctions, jobs: SerialJobs<J, R>, itemIndex: number, signal: AbortSignal): Promise<INodeExecutionData> {
+	const job = await jobs.prepare(ctx, itemIndex);
+	let attempts = 0;
+	const context: JobContext = { jobId: `${jobs.jobIdPrefix}-${ctx.getExecutionId()}-${itemIndex}`, signal, setAttempts: (n) => (attempts = n) };
+	const startedAt = Date.now();
+	const result = await jobs.run(job, context);
+	const json = resultJson(result, attempts, startedAt, Date.now());
+	const binary = await jobs.binary(ctx, result, itemIndex);
+	return { json: { ...json, ...jobs.moreJson?.(ctx, job, binary, result) }, ...(binary ? { binary: { data: binary } } : {}), pairedItem: { item: itemIndex } };
+}
+
+/** The serial node's execute: each item in turn (see the file's opening comment). */
+export async function executeSerial<J, R extends StoredResult>(ctx: IExecuteFunctions, jobs: SerialJobs<J, R>): Promise<INodeExecutionData[][]> {
+	const items = ctx.getInputData();
+	const signal = ctx.getExecutionCancelSignal() ?? new AbortController().signal;
+	const output: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			output.push(await runItem(ctx, jobs, itemIndex, signal));
+		} catch (error) {
+			const nodeError = toNodeError(ctx.getNode(), withItemNamed(error, itemIndex), itemIndex, jobs.errorHints);
+			if (!ctx.continueOnFail()) throw nodeError;
+			output.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
+		}
+	}
+	return [output];
+}

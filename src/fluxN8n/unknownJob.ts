@@ -1,0 +1,51 @@
+/**
+ * A task the collector's pool does not know (n8n restarted, another main process), resolved through the job
+ * journal for any kind of job (storedJob.ts): an intact stored result wins; otherwise, under the key's claim (a
+ * live owner elsewhere finishes first): acknowledged upstream → re-attached with the collector's optional FLUX
+ * credential; maybe sent → fails with MAYBE_PAID_REASON; unknown to the journal or failed → undefined (the slot
+ * stays unknown/expired).
+ */
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import type { UnknownTask } from '../collect';
+import { FluxError, isFluxError } from '../flux';
+import { getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
+import { reattachCredentials } from './reattachCredentials';
+import type { JobKind, StoredJob, StoredResult } from './storedJob';
+
+/** Poll the journaled upstream task with the collector's credential, keep the result, return it. */
+async function reattach<J extends StoredJob, R extends StoredResult, D>(kind: JobKind<J, R, D>, ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal): Promise<R> {
+	const credentials = await reattachCredentials(ctx, record, task.itemIndex);
+	try {
+		const download = await kind.awaitTask(store, credentials, { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl }, { signal });
+		return await kind.keep(store, jobKey, 'reuse', download);
+	} catch (error) {
+		if (isFluxError(error) && error.kind === 'task_not_found') await store.journal.failed(jobKey, error.message);
+		// The collector makes this a failed slot (waitForSlots).
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
+		throw error;
+	}
+}
+
+/** The job of an unknown task, resolved through the journal (see the file's opening comment). */
+export async function resolveUnknownJob<J extends StoredJob, R extends StoredResult, D>(kind: JobKind<J, R, D>, ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal): Promise<R | undefined> {
+	const store = getStore();
+	const found = await store.journal.findByJobId(task.jobId);
+	if (!found) return undefined;
+	const { jobKey } = found;
+	const stored = await kind.readStored(store, jobKey);
+	if (stored) return stored;
+	return await store.claims.withClaim(jobKey, signal, async () => {
+		const record = (await store.journal.read(jobKey)) ?? found.record;
+		switch (record.state) {
+			case 'stored':
+				return await kind.readStored(store, jobKey);
+			case 'submitted':
+				return await reattach(kind, ctx, store, jobKey, record, task, signal);
+			case 'submitting':
+				throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record.taskId });
+			case 'failed':
+				return undefined;
+		}
+	});
+}
