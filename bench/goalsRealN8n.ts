@@ -41,7 +41,8 @@ function shapeGoal(r: RealN8nScenario, shape: RealN8nShape, version: string): Go
 	const real = result?.drivers.find((d) => d.driver === n8nDriver(version));
 	const engine = result?.drivers.find((d) => d.driver === ENGINE_DRIVER);
 	if (!real || !engine) {
-		return { id, goal: title, measured: `not measured: ${server?.error?.slice(0, 300) ?? 'this version did not run'}`, target: targetText(shape), result: 'MISS' };
+		const reason = server?.error?.slice(0, 300) ?? 'this version did not run';
+		return { id, goal: title, measured: `not measured: ${reason}`, target: targetText(shape), result: 'MISS', why: `n8n ${version} did not run in this run: ${reason}` };
 	}
 	const m = real.median;
 	const e = engine.median;
@@ -94,7 +95,8 @@ export function realN8nGoals(r: RealN8nScenario | undefined, asked: string): Goa
 			if (r && ran) goals.push(shapeGoal(r, shape, version));
 			else {
 				const range = shape.range === 'short' ? '1.5–3.5 s' : '12.0–20.0 s';
-				goals.push({ id: `${shape.id}/${version}`, goal: shapeTitle(shape, range, version), measured: `not measured in this run (--real-n8n=${asked})`, target: targetText(shape), result: 'MISS' });
+				const measured = `not measured in this run (--real-n8n=${asked})`;
+				goals.push({ id: `${shape.id}/${version}`, goal: shapeTitle(shape, range, version), measured, target: targetText(shape), result: 'MISS', why: `${measured}: a goal this run did not measure is not met; run with --real-n8n=both (the default).` });
 			}
 		}
 		const cold = r && ran ? coldGoal(r, version) : undefined;
