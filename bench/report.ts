@@ -5,6 +5,7 @@ import type { Goal } from './goals';
 import type { BenchResults } from './benchResults';
 import type { StoreRun as StoreScenarioRun } from './scenarios/store';
 import { listScheduleMakespan, max, median, p95 } from './stats';
+import { realN8nReport } from './reportRealN8n';
 
 export function printReport(r: BenchResults, goals: readonly Goal[], totalMs: number): void {
 	printHeader(r, goals);
@@ -19,6 +20,8 @@ export function printReport(r: BenchResults, goals: readonly Goal[], totalMs: nu
 	printClaims(r);
 	printComparison(r);
 	printScaling(r);
+	console.log('');
+	console.log(r.realN8n ? realN8nReport(r.realN8n) : `14. A real n8n: not run (--real-n8n=${r.config.REAL_N8N.asked})`);
 	console.log('');
 	console.log(`Whole benchmark: ${s(totalMs)}. Numbers vary by machine and load; see bench/README.md.`);
 	for (const note of r.notes) console.log(`Note: ${note}`);

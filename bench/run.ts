@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- --quick]`: drives the package's nodes through n8n-core's real WorkflowExecute (in
- * process, via test/engine/harness.ts) against the relay simulator on 127.0.0.1, prints a table of the
+ * `npm run bench [-- --quick] [--real-n8n=both|oldest|newest|off|<version>] [--real-runs=N]`: drives the package's
+ * nodes through n8n-core's real WorkflowExecute (in process, via test/engine/harness.ts) and, for scenario 14, through
+ * a real `n8n start` of each asked version, against the relay simulator on 127.0.0.1, prints a table of the
  * measurements with PASS/MISS per goal, and writes bench/results.json (`--quick`: a temp file).
  *
  * This process hosts the relay simulators; the nodes run in child processes (bench/worker.ts), one
@@ -12,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { benchConfig, parseBenchArgs } from './config';
+import { runRealN8n } from './scenarios/realN8n';
 import { benchStart, log, s } from './format';
 import { allGoals } from './goals';
 import { printReport } from './report';
@@ -34,7 +36,8 @@ import { runScaleOut } from './scenarios/scaleOut';
 import { openBench } from './session';
 
 async function main(): Promise<void> {
-	const config = benchConfig(parseBenchArgs(process.argv.slice(2)).quick);
+	const args = parseBenchArgs(process.argv.slice(2));
+	const config = benchConfig(args.quick, { versions: args.realN8n, runs: args.realRuns });
 	const machine = describeMachine();
 	log(`machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryTotal}, Node ${machine.node}, ${machine.os}`);
 	if (config.quick) log('--quick: latencies ÷ 10 and fewer repetitions; results go to a temp file, not bench/results.json');
@@ -54,6 +57,7 @@ async function main(): Promise<void> {
 		const speedup = await runSpeedup(bench, a, n30); // 2
 		const policyRows = await runPollPolicies(bench, a); // 4
 		const comparison = await runComparison(bench, a, DEFAULT_POLL_RATE); // 12
+		const realN8n = await runRealN8n(bench); // 14 (real n8n start per version, beside a fresh engine worker)
 		const rateLimits = await runRateLimits(bench, a); // 6 (closes A, starts and closes B)
 		const memRows = await runMemory(bench); // 5 (fresh workers)
 		const reference = await runSharedReference(bench); // 7 (fresh worker)
@@ -86,6 +90,7 @@ async function main(): Promise<void> {
 			scaling,
 			video,
 			scaleOut,
+			realN8n,
 		};
 		const goals = allGoals(results);
 		const totalMs = Date.now() - benchStart;
