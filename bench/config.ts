@@ -84,13 +84,15 @@ export function realN8nVersions(asked: string): string[] {
 
 export interface BenchArgs {
 	quick: boolean;
+	/** `--help`: print the usage and run nothing. */
+	help?: boolean;
 	/** `--real-n8n=both|oldest|newest|off|<version>` (default both; oldest with --quick). */
 	realN8n?: string;
 	/** `--real-runs=N` (default 3; 1 with --quick). */
 	realRuns?: number;
 }
 
-export const BENCH_USAGE = 'npm run bench [-- --quick] [--real-n8n=both|oldest|newest|off|<version>] [--real-runs=N]';
+export const BENCH_USAGE = 'npm run bench [-- --help] [--quick] [--real-n8n=both|oldest|newest|off|<version>] [--real-runs=N]';
 
 /** `npm run bench [-- --quick] [--real-n8n=…] [--real-runs=N]`. */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
@@ -99,6 +101,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
 	for (const arg of argv) {
 		const [name, value] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
 		if (name === '--quick' && value === undefined) args.quick = true;
+		else if ((name === '--help' || name === '-h') && value === undefined) args.help = true;
 		else if (name === '--real-n8n' && value) {
 			realN8nVersions(value); // a bad value fails here, naming the allowed ones
 			args.realN8n = value;

@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { benchConfig, parseBenchArgs } from './config';
+import { BENCH_USAGE, benchConfig, parseBenchArgs } from './config';
 import { runRealN8n } from './scenarios/realN8n';
 import { benchStart, log, s } from './format';
 import { allGoals } from './goals';
@@ -37,6 +37,10 @@ import { openBench } from './session';
 
 async function main(): Promise<void> {
 	const args = parseBenchArgs(process.argv.slice(2));
+	if (args.help) {
+		console.log(`usage: ${BENCH_USAGE}\nSee bench/README.md for the scenarios, their goals and the files a run writes.`);
+		return;
+	}
 	const config = benchConfig(args.quick, { versions: args.realN8n, runs: args.realRuns });
 	const machine = describeMachine();
 	log(`machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryTotal}, Node ${machine.node}, ${machine.os}`);

@@ -16,6 +16,11 @@ describe('bench arguments', () => {
 		expect(realN8nVersions('newest')).toEqual([NEWEST_N8N.n8n]);
 	});
 
+	it('--help asks for the usage alone', () => {
+		expect(parseBenchArgs(['--help'])).toEqual({ quick: false, help: true });
+		expect(parseBenchArgs(['--quick'])).toEqual({ quick: true });
+	});
+
 	it('refuses what it does not know, naming the allowed values', () => {
 		expect(() => parseBenchArgs(['--real-n8n=1.99.0'])).toThrow(/--real-n8n=1\.99\.0 is not one of both, oldest, newest, off, /);
 		expect(() => parseBenchArgs(['--real-runs=0'])).toThrow(/--real-runs=0 is not an integer from 1 to 50/);
