@@ -7,7 +7,7 @@ import { mib } from './format';
 import { lagSummary, failedSlots, jobRows, pollsPerJob } from './jobs';
 import { describePoll, POLICIES, pollWaitRule } from './policies';
 import type { FromWorker } from './protocol';
-import type { Goal } from './goals';
+import type { Goal } from './goal';
 import type { DirectPipeline, Makespan30, Pipeline300, Rounds300 } from './scenarios/makespan';
 import type { MemoryRow } from './scenarios/memory';
 import type { ModelRows, PolicyRow } from './scenarios/pollPolicies';
@@ -58,7 +58,7 @@ export interface BenchResults {
 	memRows: MemoryRow[];
 	reference: SharedReference;
 	store: StoreScenario;
-	/** Scenario 14 (bench/scenarios/claims.ts). */
+	/** The claims scenario (bench/scenarios/claims.ts). */
 	claims: ClaimsScenario;
 	comparison: Comparison;
 	scaling: ScalingRow[];
@@ -66,7 +66,7 @@ export interface BenchResults {
 	video?: VideoScenario;
 	/** Scenario 10 (bench/scenarios/scaleOut.ts). */
 	scaleOut: ScaleOut;
-	/** Scenario 14 (bench/scenarios/realN8n.ts); undefined with --real-n8n=off. */
+	/** The real-n8n scenario (bench/scenarios/realN8n.ts); undefined with --real-n8n=off. */
 	realN8n?: RealN8nScenario;
 }
 
@@ -108,7 +108,7 @@ export function resultsJson(r: BenchResults, goals: readonly Goal[], totalMs: nu
 	};
 }
 
-/** Scenario 14's form in results.json. */
+/** The real-n8n scenario's form in results.json. */
 export function realN8nJson(r: RealN8nScenario) {
 	return {
 		how:

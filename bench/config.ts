@@ -3,7 +3,7 @@ import { N8N_MATRIX, NEWEST_N8N, OLDEST_N8N } from '../scripts/n8n/versions';
 
 export const MB = 1024 * 1024;
 
-/** Scenario 14 (the same 30-job shapes through a real `n8n start`): which versions, how many measured batches. */
+/** The real-n8n scenario (the same 30-job shapes through a real `n8n start`): which versions, how many measured batches. */
 export interface RealN8nConfig {
 	/** n8n versions of the support matrix (scripts/n8n/versions.ts) to run; empty: the scenario is skipped. */
 	versions: string[];
@@ -44,7 +44,7 @@ export interface BenchConfig {
 	MODEL_LATENCIES: number[];
 	/** The poll rate of BFL's own polling examples (one poll per 0.5 s), for comparison. */
 	BFL_EXAMPLE_POLLS_PER_SECOND: number;
-	/** Scenario 14: a real n8n. */
+	/** The real-n8n scenario. */
 	REAL_N8N: RealN8nConfig;
 }
 
@@ -63,7 +63,7 @@ export function benchConfig(quick: boolean, realN8n: { versions?: string; runs?:
 		STORE_MISS_PAIRS: quick ? 2 : 4,
 		REPEATS_30: quick ? 2 : 3,
 		OVERHEAD_RUNS: quick ? { warmup: 1, reps: 5 } : { warmup: 3, reps: 30 },
-		// 25 minutes for scenarios 1–13 (15–20 on a loaded 2-core machine), 25 more for scenario 14 on two n8n versions.
+		// 25 minutes for the in-process scenarios (15–20 on a loaded 2-core machine), 25 more for the real-n8n scenario on two n8n versions.
 		BENCH_DEADLINE_MS: 50 * 60_000,
 		TASK_DEADLINE_MS: 330_000,
 		MODEL_LATENCIES: [2_000, 10_000, 30_000, 60_000],

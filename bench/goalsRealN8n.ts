@@ -1,11 +1,11 @@
 /**
- * The goals of scenario 14 (issue 26): the 30-job shapes through a real n8n, per version — makespan ÷ slowest job
+ * The goals of the real-n8n scenario: the 30-job shapes through a real n8n, per version — makespan ÷ slowest job
  * (median of the runs) against its target, polls per job for the long shape — each with the engine's figure of the
  * same shape from the same minutes and a `why` that says where the time above the slowest job went. A version
  * that did not run is a MISS that says so; so is a scenario that was not run (`--real-n8n=off`).
  */
 import { fixed, ms, s } from './format';
-import type { Goal } from './goals';
+import type { Goal } from './goal';
 import { excessMs, type CriticalPath } from './makespanBreakdown';
 import { ENGINE_DRIVER, excessText, n8nDriver, REAL_N8N_SHAPES, type DriverRuns, type RealN8nScenario, type RealN8nShape } from './scenarios/realN8n';
 import { N8N_MATRIX } from '../scripts/n8n/versions';
@@ -75,7 +75,7 @@ function coldGoal(r: RealN8nScenario, version: string): Goal | undefined {
 	const cold = (driver: string) => r.cold.filter((c) => c.driver === driver);
 	const text = (driver: string) => cold(driver).map((c) => `${c.range}: ${fixed(c.batch.path.ratio, 3)}×, ${fixed(c.batch.path.pollsPerJob, 1)} polls/job`).join('; ');
 	return {
-		id: `14d/${version}`,
+		id: `real-d/${version}`,
 		goal: `A fresh n8n ${version} process: its first batch of each range (no ready times learned yet), and its start-up`,
 		measured: `n8n: ${text(n8nDriver(version))}; engine (fresh worker): ${text(ENGINE_DRIVER)}; n8n start ready in ${s(server.startupMs ?? NaN)} (home and package install ${s(server.setupMs ?? NaN)})`,
 		target: 'INFO',

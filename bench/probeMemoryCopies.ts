@@ -1,5 +1,5 @@
 /**
- * The two memory scenarios of issue 26 alone, for working on them: 7 (30 items sharing one 8 MiB reference image,
+ * The two memory scenarios with open goals alone, for working on them: 7 (30 items sharing one 8 MiB reference image,
  * in-memory binary mode) and 9 (ten 50 MiB clips, with the result store and with Cache Off). Prints each run's
  * peak RSS growth and, for 7, where it sits at the peak (V8 heap, external memory, ArrayBuffers) over the baseline.
  * `npx ts-node --transpile-only bench/probeMemoryCopies.ts [reference|video|both|warm] [repeats] [reference bytes]` (a small

@@ -53,7 +53,7 @@ if (real) {
 	console.log(realN8nSummaryTable(real));
 	for (const t of realN8nBreakdownTables(real)) console.log(`\n${t}`);
 	console.log(`\n${realN8nColdTable(real)}\n`);
-} else console.log('(this results.json has no real-n8n run: scenario 14 was off)\n');
+} else console.log('(this results.json has no real-n8n run: the real-n8n scenario was off)\n');
 console.log(
 	md(
 		['N', 'executions', 'image', 'wall', 'ideal', 'first collector', 'CPU/job', 'peak RSS', 'retained after', 'loop delay max'],

@@ -1,5 +1,5 @@
 /**
- * Scenario 14 alone (a real n8n beside the engine, the 30-job shapes), for working on the real-n8n numbers:
+ * The real-n8n scenario alone (a real n8n beside the engine, the 30-job shapes), for working on the real-n8n numbers:
  * `npx ts-node --transpile-only bench/realN8nBench.ts [--real-n8n=both|oldest|newest|<version>] [--real-runs=N] [--quick]`.
  * Prints its goals and tables and writes $TMPDIR/bench-real-n8n.json (never bench/results.json). `npm run bench`
  * runs the same scenario among the others.

@@ -1,7 +1,7 @@
 /** The benchmark's console report: header, goals table, then one table per scenario. */
 import { failedSlots, lagSummary, latenciesInOrder, pollsPerJob, type JoinedJob } from './jobs';
 import { duration, fixed, mib, ms, percent, s, table } from './format';
-import type { Goal } from './goals';
+import type { Goal } from './goal';
 import type { BenchResults } from './benchResults';
 import type { StoreRun as StoreScenarioRun } from './scenarios/store';
 import { listScheduleMakespan, max, median, p95 } from './stats';
@@ -21,7 +21,7 @@ export function printReport(r: BenchResults, goals: readonly Goal[], totalMs: nu
 	printComparison(r);
 	printScaling(r);
 	console.log('');
-	console.log(r.realN8n ? realN8nReport(r.realN8n) : `14. A real n8n: not run (--real-n8n=${r.config.REAL_N8N.asked})`);
+	console.log(r.realN8n ? realN8nReport(r.realN8n) : `Real n8n. Not run (--real-n8n=${r.config.REAL_N8N.asked})`);
 	console.log('');
 	console.log(`Whole benchmark: ${s(totalMs)}. Numbers vary by machine and load; see bench/README.md.`);
 	for (const note of r.notes) console.log(`Note: ${note}`);
@@ -257,7 +257,7 @@ function printStore(r: BenchResults): void {
 function printClaims(r: BenchResults): void {
 	const { miss, bound } = r.claims;
 	console.log('');
-	console.log('14. One paid job, one owner (fresh workers, their own store folders)');
+	console.log('Claims. One paid job, one owner (fresh workers, their own store folders)');
 	console.log(
 		table(
 			['Run', 'Wall', 'Submits'],

@@ -1,5 +1,5 @@
 /**
- * Scenario 14's tables (a real n8n beside the engine): per shape, the median ratio and polls per job of each driver
+ * The real-n8n scenario's tables (a real n8n beside the engine): per shape, the median ratio and polls per job of each driver
  * and where the time above the slowest job went; the cold batches. Plain text tables that are also markdown, so
  * `npm run bench`, bench/realN8nBench.ts and bench/readmeTables.ts (from results.json) print the same.
  */
@@ -63,7 +63,7 @@ export function realN8nReport(r: RealN8nScenario): string {
 		.map((sv) => (sv.error ? `n8n ${sv.version}: did not start (${sv.error.slice(0, 200)})` : `n8n ${sv.version} on Node ${sv.nodeVersion}: home ${s(sv.setupMs ?? NaN)}, n8n start ${s(sv.startupMs ?? NaN)}`))
 		.join('; ');
 	return [
-		`14. A real n8n beside the engine: the same 30-job shapes, ${r.runs} run(s) per shape and driver after one cold batch per range (medians; scenario took ${s(r.durationMs)}, build ${s(r.buildMs)}; load average ${r.loadAverage.atStart.map((x) => fixed(x, 1)).join('/')} → ${r.loadAverage.atEnd.map((x) => fixed(x, 1)).join('/')})`,
+		`Real n8n. A real n8n beside the engine: the same 30-job shapes, ${r.runs} run(s) per shape and driver after one cold batch per range (medians; scenario took ${s(r.durationMs)}, build ${s(r.buildMs)}; load average ${r.loadAverage.atStart.map((x) => fixed(x, 1)).join('/')} → ${r.loadAverage.atEnd.map((x) => fixed(x, 1)).join('/')})`,
 		`    ${servers}`,
 		realN8nSummaryTable(r),
 		'',

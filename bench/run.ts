@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [--real-n8n=both|oldest|newest|off|<version>] [--real-runs=N]`: drives the package's
- * nodes through n8n-core's real WorkflowExecute (in process, via test/engine/harness.ts) and, for scenario 14, through
+ * nodes through n8n-core's real WorkflowExecute (in process, via test/engine/harness.ts) and, for the real-n8n scenario, through
  * a real `n8n start` of each asked version, against the relay simulator on 127.0.0.1, prints a table of the
  * measurements with PASS/MISS per goal, and writes bench/results.json (`--quick`: a temp file).
  *
@@ -61,12 +61,12 @@ async function main(): Promise<void> {
 		const speedup = await runSpeedup(bench, a, n30); // 2
 		const policyRows = await runPollPolicies(bench, a); // 4
 		const comparison = await runComparison(bench, a, DEFAULT_POLL_RATE); // 12
-		const realN8n = await runRealN8n(bench); // 14 (real n8n start per version, beside a fresh engine worker)
+		const realN8n = await runRealN8n(bench); // real n8n (n8n start per version, beside a fresh engine worker)
 		const rateLimits = await runRateLimits(bench, a); // 6 (closes A, starts and closes B)
 		const memRows = await runMemory(bench); // 5 (fresh workers)
 		const reference = await runSharedReference(bench); // 7 (fresh worker)
 		const store = await runStore(bench); // 8 (fresh worker, its own store folder)
-		const claims = await runClaims(bench); // 14 (fresh workers, their own store folders)
+		const claims = await runClaims(bench); // claims (fresh workers, their own store folders)
 		const scaling = await runScaling(bench); // 13 (fresh worker)
 		const video = await runVideo(bench); // 9 (fresh worker, 10 clips of 50 MB)
 		const scaleOut = await runScaleOut({ quick: config.quick, log }); // 10 (its own redis-server, simulators, processes)

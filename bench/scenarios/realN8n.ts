@@ -1,5 +1,5 @@
 /**
- * Scenario 14: the 30-job shapes of scenario 12 (1.5–3.5 s with 1 and 4 MiB images, 12–20 s with 1 MiB) through a
+ * The real-n8n scenario: the 30-job shapes of scenario 12 (1.5–3.5 s with 1 and 4 MiB images, 12–20 s with 1 MiB) through a
  * real `n8n start` of each asked version (a webhook-fired workflow, bench/realN8nSession.ts), side by side with
  * n8n's engine in process (a fresh bench worker) on the same simulators with the same prompts, so the same seeded
  * latencies. Per latency range every driver first runs one cold batch (a fresh process has learned no ready times),
@@ -22,11 +22,11 @@ import type { Worker } from '../workerProcess';
 
 export type RangeName = 'short' | 'long';
 
-/** The shapes and their goals (issue 26): makespan ÷ slowest job, and polls per job for the long one. */
+/** The shapes and their goals: makespan ÷ slowest job, and polls per job for the long one. */
 export const REAL_N8N_SHAPES = [
-	{ id: '14a', range: 'short', size: '1m', target: 1.05 },
-	{ id: '14b', range: 'short', size: '4m', target: 1.11 },
-	{ id: '14c', range: 'long', size: '1m', target: 1.02, pollsTarget: 4 },
+	{ id: 'real-a', range: 'short', size: '1m', target: 1.05 },
+	{ id: 'real-b', range: 'short', size: '4m', target: 1.11 },
+	{ id: 'real-c', range: 'long', size: '1m', target: 1.02, pollsTarget: 4 },
 ] as const satisfies ReadonlyArray<{ id: string; range: RangeName; size: SizeTag; target: number; pollsTarget?: number }>;
 export type RealN8nShape = (typeof REAL_N8N_SHAPES)[number];
 

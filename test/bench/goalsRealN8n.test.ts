@@ -1,5 +1,5 @@
 /**
- * Scenario 14's goals (bench/goalsRealN8n.ts): each shape's median against its target (the long shape also against
+ * The real-n8n scenario's goals (bench/goalsRealN8n.ts): each shape's median against its target (the long shape also against
  * its polls per job), every supported n8n version listed, and a version a run did not measure is a MISS that says so.
  */
 import { realN8nGoals } from '../../bench/goalsRealN8n';
@@ -39,18 +39,18 @@ describe('real-n8n goals', () => {
 	it('pass a shape whose median meets its target; the long shape also needs ≤ 4 polls per job', () => {
 		const goals = byId(realN8nGoals(scenario(1.01, 3), 'oldest'));
 		const v = OLDEST_N8N.n8n;
-		expect([goals[`14a/${v}`].result, goals[`14b/${v}`].result, goals[`14c/${v}`].result]).toEqual(['PASS', 'PASS', 'PASS']);
+		expect([goals[`real-a/${v}`].result, goals[`real-b/${v}`].result, goals[`real-c/${v}`].result]).toEqual(['PASS', 'PASS', 'PASS']);
 		const pollsMiss = byId(realN8nGoals(scenario(1.01, 4.5), 'oldest'));
-		expect([pollsMiss[`14a/${v}`].result, pollsMiss[`14c/${v}`].result]).toEqual(['PASS', 'MISS']);
+		expect([pollsMiss[`real-a/${v}`].result, pollsMiss[`real-c/${v}`].result]).toEqual(['PASS', 'MISS']);
 		const slow = byId(realN8nGoals(scenario(1.08, 3), 'oldest'));
-		expect([slow[`14a/${v}`].result, slow[`14b/${v}`].result, slow[`14c/${v}`].result]).toEqual(['MISS', 'PASS', 'MISS']);
-		expect(slow[`14a/${v}`].measured).toMatch(/^1\.080× median of 1 .*engine, same shape, same minutes: 1\.070×/);
+		expect([slow[`real-a/${v}`].result, slow[`real-b/${v}`].result, slow[`real-c/${v}`].result]).toEqual(['MISS', 'PASS', 'MISS']);
+		expect(slow[`real-a/${v}`].measured).toMatch(/^1\.080× median of 1 .*engine, same shape, same minutes: 1\.070×/);
 	});
 
 	it('lists every supported version: one the run did not measure is a MISS that says so', () => {
 		const goals = realN8nGoals(scenario(1.01, 3), 'oldest');
 		for (const { n8n } of N8N_MATRIX) for (const shape of REAL_N8N_SHAPES) expect(goals.map((g) => g.id)).toContain(`${shape.id}/${n8n}`);
-		const newest = byId(goals)[`14a/${NEWEST_N8N.n8n}`];
+		const newest = byId(goals)[`real-a/${NEWEST_N8N.n8n}`];
 		expect(newest).toMatchObject({ result: 'MISS', measured: 'not measured in this run (--real-n8n=oldest)' });
 		const off = realN8nGoals(undefined, 'off');
 		expect(off.every((g) => g.result === 'MISS' && /--real-n8n=off/.test(g.measured))).toBe(true);
@@ -60,6 +60,6 @@ describe('real-n8n goals', () => {
 		const r = scenario(1.01, 3);
 		r.versions.push(NEWEST_N8N.n8n);
 		r.servers.push({ version: NEWEST_N8N.n8n, error: 'n8n start exited (1)' });
-		expect(byId(realN8nGoals(r, 'both'))[`14b/${NEWEST_N8N.n8n}`]).toMatchObject({ result: 'MISS', measured: 'not measured: n8n start exited (1)' });
+		expect(byId(realN8nGoals(r, 'both'))[`real-b/${NEWEST_N8N.n8n}`]).toMatchObject({ result: 'MISS', measured: 'not measured: n8n start exited (1)' });
 	});
 });
