@@ -1,25 +1,33 @@
 /**
- * `npx ts-node --transpile-only bench/readmeTables.ts [results.json]`: the README's benchmark tables
- * (goals, side by side, a real n8n beside the engine, scaling) as markdown, from a results.json, so the README's
- * numbers are the run's.
+ * `npx ts-node --transpile-only bench/readmeTables.ts [--summary] [results.json]`: bench/README.md's tables
+ * (goals, side by side, a real n8n beside the engine, scaling) as markdown, from a results.json, so the numbers
+ * shown are the run's; `--summary`: the three lines the top-level README shows under the chart.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { realN8nBreakdownTables, realN8nColdTable, realN8nSummaryTable } from './reportRealN8n';
+import { readmeSummaryLines } from './readmeSummary';
 import type { RealN8nScenario } from './scenarios/realN8n';
 
 interface GoalJson { id: string; goal: string; measured: string; target: string; result: string }
 interface RowJson { approach: string; range: 'short' | 'long'; size: string; wallMs: number; ratio: number; pollsPerJob: number; timeScale: number }
 interface ScalingJson { n: number; executions: number; size: string; wallMs: number; idealMs: number; cpuMsPerJob: number; peakRss: number; retainedBytes: number; loopDelay?: { maxMs: number }; firstCollectorMs: number }
 
-const file = process.argv[2] ?? path.join(__dirname, 'results.json');
+const args = process.argv.slice(2);
+const summary = args.includes('--summary');
+const file = args.find((arg) => arg !== '--summary') ?? path.join(__dirname, 'results.json');
 const json = JSON.parse(readFileSync(file, 'utf8')) as {
 	generatedAt: string;
 	machine: { cpuModel: string; cores: number; node: string; loadAverageAtStart: number[] };
 	goals: GoalJson[];
 	scenarios: { comparison: { ranges: Record<string, { min: number; max: number }>; sizes: string[]; rows: RowJson[] }; scaling: ScalingJson[]; realN8n?: RealN8nScenario };
 };
+
+if (summary) {
+	console.log(readmeSummaryLines(json).join('\n'));
+	process.exit(0);
+}
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 const md = (header: string[], rows: string[][]) => [header, header.map(() => '---'), ...rows].map((r) => `| ${r.map(cell).join(' | ')} |`).join('\n');

@@ -271,7 +271,7 @@ function printClaims(r: BenchResults): void {
 	);
 }
 
-/** The side-by-side table (also in the README, as markdown): ratio to the physical limit and polls per job. */
+/** The side-by-side table (also in bench/README.md, as markdown): ratio to the physical limit and polls per job. */
 export function comparisonMarkdown(r: BenchResults): string {
 	const { rows, ranges, sizes } = r.comparison;
 	const cols = (['short', 'long'] as const).flatMap((range) => sizes.map((size) => ({ range, size })));
