@@ -8,14 +8,9 @@ import * as path from 'node:path';
 import { JournalLog } from '../../src/store/journalLog';
 import { makeTempDir } from './tempStore';
 
-let temp: ReturnType<typeof makeTempDir>;
-beforeEach(() => {
-	temp = makeTempDir();
-});
-afterEach(() => temp.cleanup());
-
 describe('JournalLog across processes', () => {
 	it('compaction while two other processes append: no line is lost', async () => {
+		const temp = makeTempDir();
 		const dir = path.join(temp.dir, 'journal');
 		const log = new JournalLog(dir);
 		const fixture = path.join(__dirname, 'fixtures', 'journalAppender.ts');
@@ -44,6 +39,7 @@ describe('JournalLog across processes', () => {
 			expect(lost).toEqual([]);
 		} finally {
 			for (const child of children) if (child.exitCode === null) child.kill();
+			temp.cleanup();
 		}
 	}, 60_000);
 });
