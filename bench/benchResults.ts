@@ -7,7 +7,7 @@ import { mib } from './format';
 import { lagSummary, failedSlots, jobRows, pollsPerJob } from './jobs';
 import { describePoll, POLICIES, pollWaitRule } from './policies';
 import type { FromWorker } from './protocol';
-import type { Goal } from './goals';
+import type { Goal } from './goal';
 import type { DirectPipeline, Makespan30, Pipeline300, Rounds300 } from './scenarios/makespan';
 import type { MemoryRow } from './scenarios/memory';
 import type { ModelRows, PolicyRow } from './scenarios/pollPolicies';
@@ -20,6 +20,7 @@ import type { ScaleOut } from './scenarios/scaleOut';
 import type { SubmitOverhead } from './scenarios/submitOverhead';
 import type { Comparison } from './scenarios/compare';
 import type { ScalingRow } from './scenarios/scaling';
+import type { RealN8nScenario } from './scenarios/realN8n';
 import { summarize } from './stats';
 
 export type Machine = ReturnType<typeof describeMachine>;
@@ -57,7 +58,7 @@ export interface BenchResults {
 	memRows: MemoryRow[];
 	reference: SharedReference;
 	store: StoreScenario;
-	/** Scenario 14 (bench/scenarios/claims.ts). */
+	/** The claims scenario (bench/scenarios/claims.ts). */
 	claims: ClaimsScenario;
 	comparison: Comparison;
 	scaling: ScalingRow[];
@@ -65,6 +66,8 @@ export interface BenchResults {
 	video?: VideoScenario;
 	/** Scenario 10 (bench/scenarios/scaleOut.ts). */
 	scaleOut: ScaleOut;
+	/** The real-n8n scenario (bench/scenarios/realN8n.ts); undefined with --real-n8n=off. */
+	realN8n?: RealN8nScenario;
 }
 
 /** The object written to bench/results.json. */
@@ -79,6 +82,7 @@ export function resultsJson(r: BenchResults, goals: readonly Goal[], totalMs: nu
 			binaryDataModes: { A: 'filesystem', B: 'filesystem', memory: ['filesystem', 'default (in-memory)'], sharedReference: 'default (in-memory)', store: 'filesystem' },
 			workers: r.engines,
 			simulator: 'relay-sim on 127.0.0.1, in the orchestrator process',
+			realN8n: r.realN8n ? r.realN8n.servers : 'not run',
 			alternativesDrivenBy: 'poll policies and the diagnostic N=300 rows: src/flux generateImage on an isolated WorkerPool (the nodes expose no poll policy)',
 		},
 		config: configJson(r.config),
@@ -99,12 +103,25 @@ export function resultsJson(r: BenchResults, goals: readonly Goal[], totalMs: nu
 			comparison: comparisonJson(r),
 			scaling: r.scaling,
 			scaleOut: r.scaleOut,
+			...(r.realN8n ? { realN8n: realN8nJson(r.realN8n) } : {}),
 		},
 	};
 }
 
+/** The real-n8n scenario's form in results.json. */
+export function realN8nJson(r: RealN8nScenario) {
+	return {
+		how:
+			'the shapes of scenario 12 through a real `n8n start` per version (a scratch home, this package packed and installed as the Community Nodes UI does, filesystem binary data, ' +
+			'Webhook (POST, answers when the last node finishes) → Split Out → Submit (Cache refresh) → Collect), fired by POST, beside n8n-core in process (a fresh bench worker) on the same simulators and prompts; ' +
+			'per range one cold batch per driver, then `runs` batches per shape with the drivers taking turns. Each batch is the critical path of its last-finishing job (bench/makespanBreakdown.ts), ' +
+			'from n8n\'s run data (startTime, executionTime), the collector\'s report (per-slot pool timings) and the simulator\'s log; medians per field.',
+		...r,
+	};
+}
+
 function configJson(config: BenchConfig) {
-	const { C, LATENCY, L_MEAN, IMAGE_BYTES, REFERENCE_BYTES, STORE_IMAGE_BYTES, STORE_MISS_PAIRS, MODEL_LATENCIES, BFL_EXAMPLE_POLLS_PER_SECOND, quick } = config;
+	const { C, LATENCY, L_MEAN, IMAGE_BYTES, REFERENCE_BYTES, STORE_IMAGE_BYTES, STORE_MISS_PAIRS, MODEL_LATENCIES, BFL_EXAMPLE_POLLS_PER_SECOND, quick, REAL_N8N } = config;
 	return {
 		C,
 		latency: LATENCY,
@@ -116,6 +133,7 @@ function configJson(config: BenchConfig) {
 		referenceBytes: REFERENCE_BYTES,
 		storeImageBytes: STORE_IMAGE_BYTES,
 		storeMissPairs: STORE_MISS_PAIRS,
+		realN8n: REAL_N8N,
 		quick,
 	};
 }

@@ -1,5 +1,17 @@
 /** The benchmark's configuration: pool width, latency, image size and bounds; `--quick` shrinks every scenario. */
+import { N8N_MATRIX, NEWEST_N8N, OLDEST_N8N } from '../scripts/n8n/versions';
+
 export const MB = 1024 * 1024;
+
+/** The real-n8n scenario (the same 30-job shapes through a real `n8n start`): which versions, how many measured batches. */
+export interface RealN8nConfig {
+	/** n8n versions of the support matrix (scripts/n8n/versions.ts) to run; empty: the scenario is skipped. */
+	versions: string[];
+	/** Measured batches per shape and driver, after one cold batch per latency range (the medians count). */
+	runs: number;
+	/** How the versions were asked for (`--real-n8n=`), for the report. */
+	asked: string;
+}
 
 export interface BenchConfig {
 	/** `--quick`: latencies ÷ 10 and fewer repetitions, to check the plumbing (results go to a temp file). */
@@ -32,10 +44,13 @@ export interface BenchConfig {
 	MODEL_LATENCIES: number[];
 	/** The poll rate of BFL's own polling examples (one poll per 0.5 s), for comparison. */
 	BFL_EXAMPLE_POLLS_PER_SECOND: number;
+	/** The real-n8n scenario. */
+	REAL_N8N: RealN8nConfig;
 }
 
-export function benchConfig(quick: boolean): BenchConfig {
+export function benchConfig(quick: boolean, realN8n: { versions?: string; runs?: number } = {}): BenchConfig {
 	const scale = quick ? 0.1 : 1;
+	const asked = realN8n.versions ?? (quick ? 'oldest' : 'both');
 	return {
 		quick,
 		C: 30,
@@ -48,16 +63,54 @@ export function benchConfig(quick: boolean): BenchConfig {
 		STORE_MISS_PAIRS: quick ? 2 : 4,
 		REPEATS_30: quick ? 2 : 3,
 		OVERHEAD_RUNS: quick ? { warmup: 1, reps: 5 } : { warmup: 3, reps: 30 },
-		BENCH_DEADLINE_MS: 35 * 60_000,
+		// 25 minutes for the in-process scenarios (15–20 on a loaded 2-core machine), 25 more for the real-n8n scenario on two n8n versions.
+		BENCH_DEADLINE_MS: 50 * 60_000,
 		TASK_DEADLINE_MS: 330_000,
 		MODEL_LATENCIES: [2_000, 10_000, 30_000, 60_000],
 		BFL_EXAMPLE_POLLS_PER_SECOND: 2,
+		REAL_N8N: { versions: realN8nVersions(asked), runs: realN8n.runs ?? (quick ? 1 : 3), asked },
 	};
 }
 
-/** `npm run bench [-- --quick]`. */
-export function parseBenchArgs(argv: readonly string[]): { quick: boolean } {
-	const unknown = argv.filter((arg) => arg !== '--quick');
-	if (unknown.length > 0) throw new Error(`bench: unknown argument(s) ${unknown.join(' ')}; usage: npm run bench [-- --quick]`);
-	return { quick: argv.includes('--quick') };
+/** `both` (every version of the support matrix), `oldest`, `newest`, an exact version, or `off`. */
+export function realN8nVersions(asked: string): string[] {
+	if (asked === 'off') return [];
+	if (asked === 'both') return N8N_MATRIX.map((entry) => entry.n8n);
+	if (asked === 'oldest') return [OLDEST_N8N.n8n];
+	if (asked === 'newest') return [NEWEST_N8N.n8n];
+	if (N8N_MATRIX.some((entry) => entry.n8n === asked)) return [asked];
+	throw new Error(`bench: --real-n8n=${asked} is not one of both, oldest, newest, off, ${N8N_MATRIX.map((entry) => entry.n8n).join(', ')}`);
+}
+
+export interface BenchArgs {
+	quick: boolean;
+	/** `--help`: print the usage and run nothing. */
+	help?: boolean;
+	/** `--real-n8n=both|oldest|newest|off|<version>` (default both; oldest with --quick). */
+	realN8n?: string;
+	/** `--real-runs=N` (default 3; 1 with --quick). */
+	realRuns?: number;
+}
+
+export const BENCH_USAGE = 'npm run bench [-- --help] [--quick] [--real-n8n=both|oldest|newest|off|<version>] [--real-runs=N]';
+
+/** `npm run bench [-- --quick] [--real-n8n=…] [--real-runs=N]`. */
+export function parseBenchArgs(argv: readonly string[]): BenchArgs {
+	const args: BenchArgs = { quick: false };
+	const unknown: string[] = [];
+	for (const arg of argv) {
+		const [name, value] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+		if (name === '--quick' && value === undefined) args.quick = true;
+		else if ((name === '--help' || name === '-h') && value === undefined) args.help = true;
+		else if (name === '--real-n8n' && value) {
+			realN8nVersions(value); // a bad value fails here, naming the allowed ones
+			args.realN8n = value;
+		} else if (name === '--real-runs' && value !== undefined) {
+			const runs = Number(value);
+			if (!Number.isInteger(runs) || runs < 1 || runs > 50) throw new Error(`bench: --real-runs=${value} is not an integer from 1 to 50`);
+			args.realRuns = runs;
+		} else unknown.push(arg);
+	}
+	if (unknown.length > 0) throw new Error(`bench: unknown argument(s) ${unknown.join(' ')}; usage: ${BENCH_USAGE}`);
+	return args;
 }

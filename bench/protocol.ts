@@ -92,6 +92,8 @@ export interface ExecutionSummary {
 	submitExecuteMs?: number;
 	/** Slots the collector's report counts as served from the result store. */
 	cached?: number;
+	/** Each node's run as n8n's engine recorded it (startTime epoch ms, executionTime ms). */
+	nodes?: Record<string, { startTime: number; executionTime: number }>;
 }
 
 export interface MemorySummary {

@@ -1,21 +1,33 @@
 /**
- * `npx ts-node --transpile-only bench/readmeTables.ts [results.json]`: the README's benchmark tables
- * (goals, side by side, scaling) as markdown, from a results.json, so the README's numbers are the run's.
+ * `npx ts-node --transpile-only bench/readmeTables.ts [--summary] [results.json]`: bench/README.md's tables
+ * (goals, side by side, a real n8n beside the engine, scaling) as markdown, from a results.json, so the numbers
+ * shown are the run's; `--summary`: the three lines the top-level README shows under the chart.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+
+import { realN8nBreakdownTables, realN8nColdTable, realN8nSummaryTable } from './reportRealN8n';
+import { readmeSummaryLines } from './readmeSummary';
+import type { RealN8nScenario } from './scenarios/realN8n';
 
 interface GoalJson { id: string; goal: string; measured: string; target: string; result: string }
 interface RowJson { approach: string; range: 'short' | 'long'; size: string; wallMs: number; ratio: number; pollsPerJob: number; timeScale: number }
 interface ScalingJson { n: number; executions: number; size: string; wallMs: number; idealMs: number; cpuMsPerJob: number; peakRss: number; retainedBytes: number; loopDelay?: { maxMs: number }; firstCollectorMs: number }
 
-const file = process.argv[2] ?? path.join(__dirname, 'results.json');
+const args = process.argv.slice(2);
+const summary = args.includes('--summary');
+const file = args.find((arg) => arg !== '--summary') ?? path.join(__dirname, 'results.json');
 const json = JSON.parse(readFileSync(file, 'utf8')) as {
 	generatedAt: string;
 	machine: { cpuModel: string; cores: number; node: string; loadAverageAtStart: number[] };
 	goals: GoalJson[];
-	scenarios: { comparison: { ranges: Record<string, { min: number; max: number }>; sizes: string[]; rows: RowJson[] }; scaling: ScalingJson[] };
+	scenarios: { comparison: { ranges: Record<string, { min: number; max: number }>; sizes: string[]; rows: RowJson[] }; scaling: ScalingJson[]; realN8n?: RealN8nScenario };
 };
+
+if (summary) {
+	console.log(readmeSummaryLines(json).join('\n'));
+	process.exit(0);
+}
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 const md = (header: string[], rows: string[][]) => [header, header.map(() => '---'), ...rows].map((r) => `| ${r.map(cell).join(' | ')} |`).join('\n');
@@ -43,6 +55,13 @@ console.log(
 	),
 );
 console.log('');
+const real = json.scenarios.realN8n;
+if (real) {
+	console.log(`A real n8n beside the engine (${real.runs} run(s) per shape and driver, medians; load average ${real.loadAverage.atStart.map((x) => x.toFixed(1)).join(' / ')} at its start):\n`);
+	console.log(realN8nSummaryTable(real));
+	for (const t of realN8nBreakdownTables(real)) console.log(`\n${t}`);
+	console.log(`\n${realN8nColdTable(real)}\n`);
+} else console.log('(this results.json has no real-n8n run: the real-n8n scenario was off)\n');
 console.log(
 	md(
 		['N', 'executions', 'image', 'wall', 'ideal', 'first collector', 'CPU/job', 'peak RSS', 'retained after', 'loop delay max'],

@@ -1,10 +1,11 @@
 /** The benchmark's console report: header, goals table, then one table per scenario. */
 import { failedSlots, lagSummary, latenciesInOrder, pollsPerJob, type JoinedJob } from './jobs';
 import { duration, fixed, mib, ms, percent, s, table } from './format';
-import type { Goal } from './goals';
+import type { Goal } from './goal';
 import type { BenchResults } from './benchResults';
 import type { StoreRun as StoreScenarioRun } from './scenarios/store';
 import { listScheduleMakespan, max, median, p95 } from './stats';
+import { realN8nReport } from './reportRealN8n';
 
 export function printReport(r: BenchResults, goals: readonly Goal[], totalMs: number): void {
 	printHeader(r, goals);
@@ -19,6 +20,8 @@ export function printReport(r: BenchResults, goals: readonly Goal[], totalMs: nu
 	printClaims(r);
 	printComparison(r);
 	printScaling(r);
+	console.log('');
+	console.log(r.realN8n ? realN8nReport(r.realN8n) : `Real n8n. Not run (--real-n8n=${r.config.REAL_N8N.asked})`);
 	console.log('');
 	console.log(`Whole benchmark: ${s(totalMs)}. Numbers vary by machine and load; see bench/README.md.`);
 	for (const note of r.notes) console.log(`Note: ${note}`);
@@ -254,7 +257,7 @@ function printStore(r: BenchResults): void {
 function printClaims(r: BenchResults): void {
 	const { miss, bound } = r.claims;
 	console.log('');
-	console.log('14. One paid job, one owner (fresh workers, their own store folders)');
+	console.log('Claims. One paid job, one owner (fresh workers, their own store folders)');
 	console.log(
 		table(
 			['Run', 'Wall', 'Submits'],
@@ -268,7 +271,7 @@ function printClaims(r: BenchResults): void {
 	);
 }
 
-/** The side-by-side table (also in the README, as markdown): ratio to the physical limit and polls per job. */
+/** The side-by-side table (also in bench/README.md, as markdown): ratio to the physical limit and polls per job. */
 export function comparisonMarkdown(r: BenchResults): string {
 	const { rows, ranges, sizes } = r.comparison;
 	const cols = (['short', 'long'] as const).flatMap((range) => sizes.map((size) => ({ range, size })));

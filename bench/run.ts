@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- --quick]`: drives the package's nodes through n8n-core's real WorkflowExecute (in
- * process, via test/engine/harness.ts) against the relay simulator on 127.0.0.1, prints a table of the
+ * `npm run bench [-- --quick] [--real-n8n=both|oldest|newest|off|<version>] [--real-runs=N]`: drives the package's
+ * nodes through n8n-core's real WorkflowExecute (in process, via test/engine/harness.ts) and, for the real-n8n scenario, through
+ * a real `n8n start` of each asked version, against the relay simulator on 127.0.0.1, prints a table of the
  * measurements with PASS/MISS per goal, and writes bench/results.json (`--quick`: a temp file).
  *
  * This process hosts the relay simulators; the nodes run in child processes (bench/worker.ts), one
@@ -11,7 +12,8 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { benchConfig, parseBenchArgs } from './config';
+import { BENCH_USAGE, benchConfig, parseBenchArgs } from './config';
+import { runRealN8n } from './scenarios/realN8n';
 import { benchStart, log, s } from './format';
 import { allGoals } from './goals';
 import { printReport } from './report';
@@ -34,7 +36,12 @@ import { runScaleOut } from './scenarios/scaleOut';
 import { openBench } from './session';
 
 async function main(): Promise<void> {
-	const config = benchConfig(parseBenchArgs(process.argv.slice(2)).quick);
+	const args = parseBenchArgs(process.argv.slice(2));
+	if (args.help) {
+		console.log(`usage: ${BENCH_USAGE}\nSee bench/README.md for the scenarios, their goals and the files a run writes.`);
+		return;
+	}
+	const config = benchConfig(args.quick, { versions: args.realN8n, runs: args.realRuns });
 	const machine = describeMachine();
 	log(`machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryTotal}, Node ${machine.node}, ${machine.os}`);
 	if (config.quick) log('--quick: latencies ÷ 10 and fewer repetitions; results go to a temp file, not bench/results.json');
@@ -54,11 +61,12 @@ async function main(): Promise<void> {
 		const speedup = await runSpeedup(bench, a, n30); // 2
 		const policyRows = await runPollPolicies(bench, a); // 4
 		const comparison = await runComparison(bench, a, DEFAULT_POLL_RATE); // 12
+		const realN8n = await runRealN8n(bench); // real n8n (n8n start per version, beside a fresh engine worker)
 		const rateLimits = await runRateLimits(bench, a); // 6 (closes A, starts and closes B)
 		const memRows = await runMemory(bench); // 5 (fresh workers)
 		const reference = await runSharedReference(bench); // 7 (fresh worker)
 		const store = await runStore(bench); // 8 (fresh worker, its own store folder)
-		const claims = await runClaims(bench); // 14 (fresh workers, their own store folders)
+		const claims = await runClaims(bench); // claims (fresh workers, their own store folders)
 		const scaling = await runScaling(bench); // 13 (fresh worker)
 		const video = await runVideo(bench); // 9 (fresh worker, 10 clips of 50 MB)
 		const scaleOut = await runScaleOut({ quick: config.quick, log }); // 10 (its own redis-server, simulators, processes)
@@ -86,6 +94,7 @@ async function main(): Promise<void> {
 			scaling,
 			video,
 			scaleOut,
+			realN8n,
 		};
 		const goals = allGoals(results);
 		const totalMs = Date.now() - benchStart;

@@ -20,7 +20,7 @@ export interface Bench {
 }
 
 export async function openBench(config: BenchConfig): Promise<Bench> {
-	// Realistic file sizes (issue 14): 8×8-pixel pictures padded to 1 MiB (the padding is built once and shared).
+	// Realistic file sizes: 8×8-pixel pictures padded to 1 MiB (the padding is built once and shared).
 	const sim = await startRelaySimulator({ latencyMs: config.LATENCY, imageSize: { width: 8, height: 8 }, imageBytes: config.MAIN_IMAGE_BYTES });
 	const workers: Worker[] = [];
 	const engines: Record<string, unknown> = {};

@@ -252,6 +252,12 @@ function summarizeRuns(runs: BatchRun[], specs: ReadonlyArray<{ size: number }>,
 				if (typeof jobId === 'string') jobs.push(jobRecord(jobId, execution));
 			}
 		}
+		summary.nodes = {};
+		for (const name of ['Trigger', 'Submit', 'Collect']) {
+			if (!run.ran(name)) continue;
+			const { startTime, executionTime } = run.taskData(name);
+			summary.nodes[name] = { startTime, executionTime };
+		}
 		if (run.ran('Collect')) {
 			const report = run.outputOf('Collect', 1)[0];
 			summary.counts = report?.json.counts as Record<string, number> | undefined;

@@ -11,6 +11,7 @@ export function createLog(): SimLog {
 		pollTimes: [],
 		downloads: 0,
 		downloadsByTask: new Map(),
+		downloadSpans: new Map(),
 		redirects: 0,
 		peakActiveTasks: 0,
 		peakActiveVideoTasks: 0,
@@ -32,6 +33,7 @@ export function clearLog(log: SimLog): void {
 		pollsByTask: log.pollsByTask,
 		pollTimes: log.pollTimes,
 		downloadsByTask: log.downloadsByTask,
+		downloadSpans: log.downloadSpans,
 	});
 	log.pollTimes.length = 0;
 	log.submits.length = 0;
@@ -39,6 +41,7 @@ export function clearLog(log: SimLog): void {
 	log.tasks.clear();
 	log.pollsByTask.clear();
 	log.downloadsByTask.clear();
+	log.downloadSpans.clear();
 }
 
 export function increment<K>(map: Map<K, number>, key: K): number {

@@ -87,6 +87,9 @@ export interface SimLog {
 	pollTimes: number[]; // when each poll arrived (the simulator's clock), in order: poll rates per second
 	downloads: number; // /files requests not answered with a redirect
 	downloadsByTask: Map<string, number>;
+	/** The last download of each task: when its request arrived and when its answer was fully written out
+	 *  (the response's 'finish'; absent while it is still being sent or if the socket closed first). */
+	downloadSpans: Map<string, { at: number; finishedAt?: number }>;
 	redirects: number; // /files requests answered with a redirect
 	peakActiveTasks: number;
 	peakActiveVideoTasks: number; // flux-3-video tasks active at once, at most

@@ -1,5 +1,5 @@
 /**
- * Scenario 14 (issue 22): one paid job, one owner. (a) The claim's cost on the miss path: fresh batches of 30
+ * The claims scenario: one paid job, one owner. (a) The claim's cost on the miss path: fresh batches of 30
  * with Cache `reuse` (every job misses the store, claims its key, sends, stores, lets go), alternating claims on
  * and off (`claims: 'off'`: the claim's acquire and release do nothing, all else the same) in one fresh worker
  * with its own store folder; cost = (median on − median off) / median off, a ratio within one run.
@@ -21,13 +21,13 @@ import { openBench, type Bench } from '../session';
 import { median } from '../stats';
 import type { Worker } from '../workerProcess';
 
-/** Goal 14a: a claim adds at most this fraction to a fresh 30-job batch's makespan. */
+/** Goal claims-a: a claim adds at most this fraction to a fresh 30-job batch's makespan. */
 export const CLAIM_COST_GOAL = 0.02;
-/** Scenario 14b: the store's size bound (COMFLY_STORE_MAX_MB) and the batches run under it. */
+/** Goal claims-b: the store's size bound (COMFLY_STORE_MAX_MB) and the batches run under it. */
 export const BOUND_MB = 8;
 export const BOUND_IMAGE_BYTES = 64 * 1024;
 export const BOUND_JOBS_PER_BATCH = 5;
-/** Scenario 14b: the margin the peak may take over the bound while a background prune runs (reported with the peak). */
+/** Goal claims-b: the margin the peak may take over the bound while a background prune runs (reported with the peak). */
 export const BOUND_SLACK = 0.25;
 
 export interface ClaimRun {
@@ -132,7 +132,7 @@ async function runFolderBound(bench: Bench, batches: number): Promise<FolderBoun
 	}
 }
 
-/** Executions run at once in scenario 14b (the folder is measured after each group). */
+/** Executions run at once in goal claims-b (the folder is measured after each group). */
 const AT_ONCE = 4;
 
 /** The size of the files below `dir`: apparent bytes, and bytes on disk (allocated blocks). */
@@ -155,7 +155,7 @@ function folderSize(dir: string, tries = 3): { bytes: number; diskBytes: number 
 	return { bytes, diskBytes };
 }
 
-/** Scenario 14 alone (no goals table): the numbers as the bench logs them. */
+/** The claims scenario alone (no goals table): the numbers as the bench logs them. */
 if (require.main === module) {
 	const config = benchConfig(parseBenchArgs(process.argv.slice(2)).quick);
 	void (async () => {

@@ -1,5 +1,5 @@
 /**
- * Scenario 12 (issue 14): the same 30-job batch, both latency ranges, realistic image sizes, through
+ * Scenario 12, side by side: the same 30-job batch, both latency ranges, realistic image sizes, through
  *  - this package (submit → collect, through n8n's engine; after one warm-up batch of the range, so the
  *    schedule has the times it learns in a running n8n),
  *  - its serial node (FLUX 3 Image, through the engine),

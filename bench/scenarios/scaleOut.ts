@@ -1,5 +1,5 @@
 /**
- * Scenario 10, scale-out (issue 11): one account-wide limit shared through a real redis-server.
+ * Scenario 10, scale-out: one account-wide limit shared through a real redis-server.
  * (a) 1, 2 and 4 processes share a limit of 12 over 48 jobs of latency L: makespan vs the ideal
  *     ceil(48 / 12) · L, the simulator's peak active tasks and 429s;
  * (b) the per-job cost of the leases: sequential admit → accept → release, with Redis vs without;

@@ -1,7 +1,7 @@
 /** The goals of scenario 10 (scale-out): makespan of 1, 2, 4 processes under one shared limit, the lease cost, the adaptive ratio. */
 import { fixed, ms, s } from '../format';
 import type { BenchResults } from '../benchResults';
-import type { Goal } from '../goals';
+import type { Goal } from '../goal';
 
 /** Adaptive goal: a pool wider than the account takes at most 10 % longer than one sized exactly to it. */
 export const ADAPTIVE_RATIO_GOAL = 1.1;

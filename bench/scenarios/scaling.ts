@@ -1,5 +1,5 @@
 /**
- * Scenario 13 (issue 14): scaling. A fresh worker (filesystem binary mode, Cache off so the rows measure
+ * Scenario 13, scaling. A fresh worker (filesystem binary mode, Cache off so the rows measure
  * the pool and n8n, not the result store) runs N = 30 (one execution), 300 (10 executions of 30 at once)
  * and 3,000 (100 executions of 30 at once) at image sizes 1, 4 and 16 MiB: wall (and the ideal FIFO
  * schedule), CPU per job, peak RSS, bytes the pool retains after collection, and the event loop's

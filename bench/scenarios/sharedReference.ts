@@ -1,5 +1,5 @@
 /**
- * Scenario 7 (issue 15, point 4): 30 items sharing one 8 MiB binary reference image through the submit
+ * Scenario 7, a shared reference image: 30 items sharing one 8 MiB binary reference image through the submit
  * node, n8n's engine in a fresh worker (in-memory binary mode: the items share one base64 string). Peak
  * RSS growth over the baseline (taken with the reference already in memory) while the jobs run.
  */

@@ -1,5 +1,5 @@
 /**
- * Scenario 8 (issue 10): the result store. (a) A 30-slot batch run twice with the default Cache
+ * Scenario 8, the result store. (a) A 30-slot batch run twice with the default Cache
  * (`reuse`): the re-run is served entirely from the store (time, submits upstream, bytes read).
  * (b) The store's cost on the miss path: fresh batches with Cache `reuse` (result written to the store,
  * read back by the collector) against Cache `off` (results neither read nor written; the journal is

@@ -12,7 +12,7 @@ import path from 'node:path';
 
 import { startRelaySimulator } from '../../relay-sim';
 import { log, mib, s, fixed } from '../format';
-import type { Goal } from '../goals';
+import type { Goal } from '../goal';
 import type { Bench } from '../session';
 import type { VideoWorkerResult, VideoWorkerTask } from '../videoWorker';
 

@@ -16,13 +16,13 @@ export function handleDownload(ctx: SimContext, req: IncomingMessage, res: Serve
 
 	const task = ctx.tasks.byId.get(taskId);
 	if (!task || task.reported !== 'Ready' || task.sampleExpiresAt === undefined) {
-		return countAnd(ctx, taskId, () => sendStorageError(res, 404, 'BlobNotFound', 'The specified blob does not exist.'));
+		return countAnd(ctx, res, taskId, () => sendStorageError(res, 404, 'BlobNotFound', 'The specified blob does not exist.'));
 	}
 	if (url.searchParams.get('sig') !== task.sig) {
-		return countAnd(ctx, taskId, () => sendStorageError(res, 403, 'AuthenticationFailed', 'Signature did not match.'));
+		return countAnd(ctx, res, taskId, () => sendStorageError(res, 403, 'AuthenticationFailed', 'Signature did not match.'));
 	}
 	if (ctx.now() > task.sampleExpiresAt) {
-		return countAnd(ctx, taskId, () => sendStorageError(res, 403, 'AuthenticationFailed', 'Signed expiry time has passed.'));
+		return countAnd(ctx, res, taskId, () => sendStorageError(res, 403, 'AuthenticationFailed', 'Signed expiry time has passed.'));
 	}
 
 	const redirect = ctx.faults.redirects(task.prompt);
@@ -36,7 +36,7 @@ export function handleDownload(ctx: SimContext, req: IncomingMessage, res: Serve
 		return;
 	}
 
-	countAnd(ctx, taskId, () => {
+	countAnd(ctx, res, taskId, () => {
 		const status = ctx.faults.downloadStatus(task.prompt, task.id);
 		if (status) return sendStorageError(res, status.status, 'SimulatedFailure', `Simulated HTTP ${status.status}`);
 		if (task.model === 'video') void serveVideo(ctx, res, task, ctx.faults.downloadBody(task.prompt));
@@ -44,9 +44,12 @@ export function handleDownload(ctx: SimContext, req: IncomingMessage, res: Serve
 	});
 }
 
-function countAnd(ctx: SimContext, taskId: string, answer: () => void): void {
+function countAnd(ctx: SimContext, res: ServerResponse, taskId: string, answer: () => void): void {
 	ctx.log.downloads++;
 	increment(ctx.log.downloadsByTask, taskId);
+	const span: { at: number; finishedAt?: number } = { at: ctx.now() };
+	ctx.log.downloadSpans.set(taskId, span);
+	res.once('finish', () => (span.finishedAt = ctx.now()));
 	answer();
 }
 

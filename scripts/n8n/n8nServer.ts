@@ -14,6 +14,8 @@ import { spawnLongRunning } from './processes';
 export interface N8nServer {
 	/** 'http://127.0.0.1:PORT' */
 	url: string;
+	/** The process id of `n8n start` (its task runner is a child of it). */
+	pid: number | undefined;
 	/** Everything n8n printed so far (stdout and stderr). */
 	output(): string;
 	/** Stops n8n and its task runner (the whole process group). */
@@ -47,7 +49,7 @@ export async function startN8nServer(home: N8nHome, opts: StartN8nServerOptions 
 	const line = n8nCommandLine(home, ['start']);
 	const proc = spawnLongRunning(line.command, line.args, { cwd: home.dir, env });
 	const { child } = proc;
-	const server: N8nServer = { url, output: proc.output, stop: () => proc.stop(10_000), kill: proc.kill };
+	const server: N8nServer = { url, pid: child.pid, output: proc.output, stop: () => proc.stop(10_000), kill: proc.kill };
 	try {
 		await waitUntilReady(server, child, opts.timeoutMs ?? 180_000);
 	} catch (error) {

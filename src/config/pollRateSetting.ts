@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 import { LOG_PREFIX, type Env, type Warn } from './env';
 
-/** Default: 25 polls per second per account (see the README: what 30 workers of 2 s jobs need). */
+/** Default: 25 polls per second per account (see bench/README.md: what 30 workers of 2 s jobs need). */
 export const DEFAULT_POLL_RATE = 25;
 export const MAX_POLL_RATE = 1000;
 

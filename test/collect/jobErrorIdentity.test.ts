@@ -1,5 +1,5 @@
 /**
- * Issue 9.6: two copies of the package share one pool (a globalThis symbol), so a job's error
+ * Two copies of the package share one pool (a globalThis symbol), so a job's error
  * may be an instance of the other copy's classes. The collector classifies errors by value.
  */
 import * as pool from '../../src/pool';

@@ -1,5 +1,5 @@
 /**
- * Issue 15.7 (collector part): waiting for 30 slots leaves nothing on the execution's cancel
+ * The collector's part of cancel-listener hygiene: waiting for 30 slots leaves nothing on the execution's cancel
  * signal and never changes its listener limit (n8n sets it to unlimited).
  */
 import { getEventListeners, setMaxListeners } from 'node:events';

@@ -1,5 +1,5 @@
 /**
- * Issue 10, "Real n8n end to end" (3): n8n's "Retry execution" of the collector after a restart, in a REAL
+ * The result store end to end: n8n's "Retry execution" of the collector after a restart, in a REAL
  * n8n 2.0.3 (`n8n start`, this package installed as a community package), the relay simulator on 127.0.0.1,
  * the result store in a temp folder (COMFLY_STORE_DIR).
  *

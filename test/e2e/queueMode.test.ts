@@ -1,5 +1,5 @@
 /**
- * Issue 11, scale-out, end to end in a REAL n8n 2.0.3 queue mode: `n8n start` (main: takes the webhook
+ * Scale-out end to end in a REAL n8n 2.0.3 queue mode: `n8n start` (main: takes the webhook
  * calls and enqueues the executions) plus two `n8n worker` processes and a redis-server of the test's
  * own (n8n's queue, and this package's shared account limit read from n8n's own QUEUE_BULL_REDIS_*
  * settings); the database is the SQLite of the one shared user folder. Six webhook calls of 10 prompts

@@ -1,5 +1,5 @@
 /**
- * Issue 10 in a REAL n8n 2.0.3 (this package installed by npm pack), each run a new `n8n execute`
+ * The result store in a REAL n8n 2.0.3 (this package installed by npm pack), each run a new `n8n execute`
  * process against the relay simulator on 127.0.0.1, the result store in a temp folder (COMFLY_STORE_DIR):
  * (1) a second run sends nothing and delivers identical bytes with cached: true; a new seed sends all again;
  * (2) n8n killed with SIGKILL while its jobs generate upstream: the next run re-attaches, every image is

@@ -13,7 +13,7 @@ function refusal(raw: unknown): FluxCredentialsError {
 	throw new Error('was accepted');
 }
 
-describe('parseFluxCredentials: the credential is checked once, fully (issue 15 point 8)', () => {
+describe('parseFluxCredentials: the credential is checked once, fully', () => {
 	it('normalises a good credential: style default, trailing slashes, surrounding whitespace', () => {
 		expect(parseFluxCredentials({ baseUrl: ' https://api.bfl.ai/ ', apiKey: ` ${KEY}\n` })).toEqual({
 			apiStyle: 'relay',
@@ -87,7 +87,7 @@ describe('parseFluxCredentials: the credential is checked once, fully (issue 15 
 	});
 });
 
-describe('credentialsParserForRun: n8n hands the credential per item, it is checked again only when it changes (issue 14)', () => {
+describe('credentialsParserForRun: n8n hands the credential per item, it is checked again only when it changes', () => {
 	const good = { apiStyle: 'relay', baseUrl: 'https://api.example.com/', apiKey: KEY };
 
 	it('the same data gives the same parsed credential; other data is parsed anew', () => {

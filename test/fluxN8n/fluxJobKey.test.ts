@@ -1,4 +1,4 @@
-/** The FLUX job's store key (issue 10): what changes it, what does not. */
+/** The FLUX job's store key: what changes it, what does not. */
 import { parseFluxCredentials } from '../../src/fluxN8n/fluxCredentials';
 import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';

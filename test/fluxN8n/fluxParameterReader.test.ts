@@ -1,5 +1,5 @@
 /**
- * FluxParameterReader (issue 14, the submit node's hot path): a parameter without an expression is read and
+ * FluxParameterReader (the submit node's hot path): a parameter without an expression is read and
  * validated once per node run; every item still gets exactly what reading and validating it alone gives
  * (parseFluxParameters over the item's raw parameters), errors included.
  */

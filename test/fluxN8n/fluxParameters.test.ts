@@ -132,7 +132,7 @@ describe('request body', () => {
 	});
 });
 
-describe('numeric options (issue 15 point 3): validated at the boundary, never a silent default', () => {
+describe('numeric options: validated at the boundary, never a silent default', () => {
 	it('takes the defaults when absent or blank, and converts units', () => {
 		expect(parseFluxParameters({ ...base, options: {} })).toMatchObject({ timeoutMs: 600_000, maxDownloadBytes: 50 * 1024 * 1024 });
 		expect(parseFluxParameters({ ...base, options: { timeoutMinutes: '', maxDownloadMb: null } })).toMatchObject({ timeoutMs: 600_000 });
@@ -179,7 +179,7 @@ describe('reserved binary property names', () => {
 	});
 });
 
-describe('the Cache option (issue 10)', () => {
+describe('the Cache option', () => {
 	it('defaults to reuse; accepts reuse, refresh and off (any case, blank is the default)', () => {
 		expect(parseFluxParameters(base).cacheMode).toBe('reuse');
 		expect(parseFluxParameters({ ...base, options: { cache: '' } }).cacheMode).toBe('reuse');

@@ -84,7 +84,7 @@ describe('resolveReferenceImages', () => {
 		expect(field).toBe('referenceImages[4]');
 	});
 
-	it('the same bytes in different buffers share one encoded copy (issue 15 point 4)', async () => {
+	it('the same bytes in different buffers share one encoded copy', async () => {
 		const content = Buffer.concat([PNG, Buffer.from(`unique ${randomUUID()}`)]);
 		const before = sharedReferenceImages().encodings;
 		const copies = await Promise.all(
@@ -98,7 +98,7 @@ describe('resolveReferenceImages', () => {
 		expect(sharedReferenceImages().encodings - before).toBe(2);
 	});
 
-	it('a binary this run already resolved is not read again; a bad one fails every item that uses it (issue 14)', async () => {
+	it('a binary this run already resolved is not read again; a bad one fails every item that uses it', async () => {
 		const content = Buffer.concat([PNG, Buffer.from(`run ${randomUUID()}`)]);
 		const copies: KnownBinaries['copies'] = new Map();
 		const stored: Record<string, string> = { data: 'id:shared', other: 'id:shared', doc: 'id:doc' };

@@ -1,5 +1,5 @@
 /**
- * The hostile review of "one paid job, one owner" (issue 22), as a hostile network and operator would attack it:
+ * The hostile review of "one paid job, one owner", as a hostile network and operator would attack it:
  * real processes (test/fluxN8n/fixtures/batchWorker.ts: each stands for one n8n), the relay simulator on 127.0.0.1
  * (random latencies, slow downloads, a reset submit, a moderated job), real store folders, a real redis-server.
  * Not a jest test (it takes minutes and reports counts, not pass/fail):

@@ -1,7 +1,8 @@
 /**
  * `.ci/run`'s own control flow, with npm, npx and redis-server replaced by stubs on PATH (the real
  * script, copied into a scratch checkout; real bash, node and setsid): a failed n8n install prints its
- * log and does not skip the other version, the closing `tests:` line counts every run, the exit code
+ * log and does not skip the other version, the closing `tests:` line counts every run (unit, integration,
+ * e2e), failing unit or integration tests stop CI before the e2e runs, the exit code
  * is the failure's, and a background install is stopped with everything under it when CI stops early.
  */
 import { spawnSync } from 'node:child_process';
@@ -30,6 +31,9 @@ case "$*" in
 			echo '{"numPassedTests":4,"numFailedTests":1}' > "$out"; exit 1
 		fi
 		echo '{"numPassedTests":5,"numFailedTests":0}' > "$out";;
+	"run test:integration -- --json "*)
+		if [ -f "$STUB_DIR/fail-integration" ]; then echo '{"numPassedTests":2,"numFailedTests":1}' > "$out"; exit 1; fi
+		echo '{"numPassedTests":3,"numFailedTests":0}' > "$out";;
 	"run test:e2e -- --json "*)
 		echo "e2e with FLUX_E2E_N8N=$FLUX_E2E_N8N" >> "$STUB_DIR/e2e-runs"
 		echo '{"numPassedTests":2,"numFailedTests":0}' > "$out";;
@@ -95,7 +99,7 @@ describe('.ci/run', () => {
 		const run = runCi([]);
 		expect(run.status).toBe(0);
 		expect(readFileSync(path.join(run.stubDir, 'e2e-runs'), 'utf8')).toBe('e2e with FLUX_E2E_N8N=1.0.0\ne2e with FLUX_E2E_N8N=2.0.0\n');
-		expect(run.stdout.trim().split('\n').pop()).toBe('tests: 9 passed, 0 failed');
+		expect(run.stdout.trim().split('\n').pop()).toBe('tests: 12 passed, 0 failed');
 	});
 
 	it('a failed install prints its log, the other version still runs, the tests line names the missing run, CI fails', () => {
@@ -104,7 +108,14 @@ describe('.ci/run', () => {
 		expect(run.stderr).toContain('the n8n 1.0.0 install failed (exit 3)');
 		expect(run.stderr).toContain('npm error 404 @n8n/agents for 1.0.0');
 		expect(readFileSync(path.join(run.stubDir, 'e2e-runs'), 'utf8')).toBe('e2e with FLUX_E2E_N8N=2.0.0\n');
-		expect(run.stdout.trim().split('\n').pop()).toBe('tests: 7 passed, 0 failed (no results from: e2e-1.0.0)');
+		expect(run.stdout.trim().split('\n').pop()).toBe('tests: 10 passed, 0 failed (no results from: e2e-1.0.0)');
+	});
+
+	it('failing integration tests stop CI with their exit code before the e2e runs, and the tests line counts them', () => {
+		const run = runCi(['fail-integration']);
+		expect(run.status).toBe(1);
+		expect(existsSync(path.join(run.stubDir, 'e2e-runs'))).toBe(false);
+		expect(run.stdout.trim().split('\n').pop()).toBe('tests: 7 passed, 1 failed');
 	});
 
 	it('failing unit tests stop CI with their exit code, print the tests line and stop the installs with their children', async () => {

@@ -77,10 +77,10 @@ describe('package metadata', () => {
 		expect(workflow).toMatch(/npm publish[^\n]*--provenance/);
 		expect(workflow).toMatch(/npm ci/);
 		// The release runs the same checks as CI before publishing.
-		for (const step of ['npm run lint', 'npm run typecheck', 'npm run build', 'npm test']) expect(workflow).toContain(step);
-		// The unit suite needs a real redis-server (test/support/redisServer.ts), which GitHub's runner lacks.
+		for (const step of ['npm run lint', 'npm run typecheck', 'npm run build', 'npm test', 'npm run test:integration']) expect(workflow).toContain(step);
+		// The integration tests need a real redis-server (test/support/redisServer.ts), which GitHub's runner lacks.
 		const install = workflow.search(/apt-get install[^\n]*redis-server/);
 		expect(install).toBeGreaterThanOrEqual(0);
-		expect(install).toBeLessThan(workflow.indexOf('npm test'));
+		expect(install).toBeLessThan(workflow.indexOf('npm run test:integration'));
 	});
 });

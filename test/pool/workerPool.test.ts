@@ -1,7 +1,4 @@
-import { execFile } from 'node:child_process';
 import { getEventListeners } from 'node:events';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 
 import { ExpiredJobError, PoolCancelledError, UnknownJobError } from '../../src/pool';
 import { deferred, flush, ManualJobs, testPoolSet } from './helpers';
@@ -250,16 +247,5 @@ describe('WorkerPool', () => {
 		await expect(image.wait('no-such-id')).rejects.toBeInstanceOf(UnknownJobError);
 		clock.now += config.resultTtlMs;
 		await expect(image.wait(id)).rejects.toBeInstanceOf(ExpiredJobError);
-	});
-
-	it('a failing job that nobody waits for causes no unhandled rejection', async () => {
-		const run = (...args: string[]) =>
-			promisify(execFile)(
-				process.execPath,
-				['--unhandled-rejections=strict', '-r', 'ts-node/register/transpile-only', join(__dirname, 'fixtures/unhandledRejections.ts'), ...args],
-				{ cwd: join(__dirname, '../..') },
-			);
-		expect((await run()).stdout).toBe(JSON.stringify({ failed: 2, cancelled: 2, admitted: 0 }));
-		await expect(run('--control')).rejects.toMatchObject({ code: 1 }); // the harness does detect them
 	});
 });

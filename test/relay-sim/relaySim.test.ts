@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { parseArgs } from '../../relay-sim/cli';
 import { decodeRgbPng } from '../../relay-sim/pngCodec';
 import { PATTERN_KINDS, pictureFor, renderPromptPicture } from '../../relay-sim/promptPicture';
+import { until } from '../support/until';
 import {
 	DEFAULT_API_KEY,
 	PNG_SIGNATURE,
@@ -188,6 +189,11 @@ describe('relay simulator (real HTTP server)', () => {
 		expect(log.pollsByTask.get(id)).toBe(1);
 		expect(log.downloads).toBe(1);
 		expect(log.downloadsByTask.get(id)).toBe(1);
+		// The download's span: its request came after the poll that reported Ready, its answer was written out after that.
+		await until(() => log.downloadSpans.get(id)?.finishedAt !== undefined, 'the download answer is written out');
+		const span = log.downloadSpans.get(id)!;
+		expect(span.at).toBeGreaterThanOrEqual(log.tasks.get(id)!.reportedAt!);
+		expect(span.finishedAt).toBeGreaterThanOrEqual(span.at);
 		expect(log.tasks.get(id)).toMatchObject({ prompt: 'a lighthouse at dusk', finalStatus: 'Ready' });
 		expect(log.tasks.get(id)!.readyAt).toBeGreaterThanOrEqual(log.tasks.get(id)!.createdAt);
 		expect(log.peakActiveTasks).toBe(1);

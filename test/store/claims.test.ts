@@ -118,13 +118,17 @@ it('a claim whose bytes were changed (its checksum fails) never passes for anoth
 	writeFileSync(file, readFileSync(file, 'utf8').replace(/\\"pid\\":(\d+)/, (_m, pid: string) => `\\"pid\\":${pid}9`));
 	expect(readOwnerRecord(readFileSync(file, 'utf8'))).toBeUndefined();
 	const claims = new Claims(temp.dir, { timing: { ...FAST, fileLapseMs: 60_000 } });
-	const waiting = claims.acquire('changed-key');
+	const stop = new AbortController();
+	const waiting = claims.acquire('changed-key', stop.signal);
 	let got = false;
-	void waiting.then(() => (got = true));
+	void waiting.then(() => (got = true), () => undefined);
 	await new Promise((resolve) => setTimeout(resolve, 300));
 	expect(got).toBe(false); // its (live) owner keeps it
 	child.kill('SIGKILL');
 	await new Promise((resolve) => child.once('exit', resolve));
+	// Stop waiting before the folder is removed (a claimant still polling it would race the removal).
+	stop.abort(new Error('test over'));
+	await expect(waiting).rejects.toThrow('test over');
 }, 60_000);
 
 it('four processes racing for the claim of a dead owner: it is held by one at a time, and each gets it once', async () => {

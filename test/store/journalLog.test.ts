@@ -1,9 +1,8 @@
 /**
  * The journal's compact logs (src/store/journalLog.ts) on real files: the latest line of a name wins, a damaged
- * line is counted (never read as a record), a last line still being written is skipped, a crash's torn line
- * never glues onto the next append, and compaction run while two other processes append loses no line.
+ * line is counted (never read as a record), a last line still being written is skipped, and a crash's torn line
+ * never glues onto the next append (test/store/journalLogProcesses.test.ts: compaction beside two appending processes).
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
@@ -64,36 +63,4 @@ describe('JournalLog', () => {
 		expect(scan.entries.filter((e) => e.name === 'key:keep')).toEqual([{ name: 'key:keep', time: 4, value: 4 }]);
 		expect(kept.after).toBeLessThan(kept.before);
 	});
-
-	it('compaction while two other processes append: no line is lost', async () => {
-		const dir = path.join(temp.dir, 'journal');
-		const log = new JournalLog(dir);
-		const fixture = path.join(__dirname, 'fixtures', 'journalAppender.ts');
-		const children: ChildProcess[] = ['A', 'B'].map(() => fork(fixture, [], { execArgv: ['-r', 'ts-node/register/transpile-only'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-		try {
-			await Promise.all(children.map((child) => new Promise((resolve) => child.once('message', resolve))));
-			const count = 3000;
-			const finished = children.map(
-				(child) =>
-					new Promise<void>((resolve, reject) => {
-						child.once('message', (reply: { error?: string }) => (reply.error ? reject(new Error(reply.error)) : resolve()));
-					}),
-			);
-			children.forEach((child, i) => child.send({ dir, me: ['A', 'B'][i], count }));
-			let done = false;
-			void Promise.all(finished).then(() => (done = true));
-			let compactions = 0;
-			while (!done) {
-				for (const { bucket } of await log.buckets()) await log.compact(bucket, (latest) => latest);
-				compactions += 1;
-			}
-			await Promise.all(finished);
-			expect(compactions).toBeGreaterThan(1);
-			const names = new Set((await Promise.all((await log.buckets()).map(async ({ bucket }) => (await log.scan(bucket)).entries))).flat().map((e) => e.name));
-			const lost = ['A', 'B'].flatMap((me) => Array.from({ length: count }, (_, i) => `${me}-${i}`)).filter((name) => !names.has(name));
-			expect(lost).toEqual([]);
-		} finally {
-			for (const child of children) if (child.exitCode === null) child.kill();
-		}
-	}, 60_000);
 });

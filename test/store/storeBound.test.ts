@@ -29,11 +29,11 @@ function store(maxKb: number, spareRecentMs = 0): Store {
 	return openStore({ dir: path.join(temp.dir, 'store'), maxBytes: maxKb * KB, ttlMs: 30 * DAY, spareRecentMs }, { warn: () => undefined, now: () => clock });
 }
 
-/** Every file's bytes below the store folder. */
+/** Every file's bytes below the store folder (a file a background prune or compaction removed meanwhile counts 0). */
 function folderBytes(dir: string): number {
 	return (readdirSync(dir, { recursive: true }) as string[]).reduce((sum, name) => {
-		const info = statSync(path.join(dir, name));
-		return sum + (info.isFile() ? info.size : 0);
+		const info = statSync(path.join(dir, name), { throwIfNoEntry: false });
+		return sum + (info?.isFile() ? info.size : 0);
 	}, 0);
 }
 

@@ -1,5 +1,5 @@
 /**
- * Issue 15 point 7, through n8n's real engine: a Loop-Over-Items style execution
+ * Cancel-listener hygiene through n8n's real engine: a Loop-Over-Items style execution
  * of 600 submit → collect rounds adds at most ONE abort listener to the
  * execution's cancel signal, never touches n8n's listener limit, and prints no
  * MaxListenersExceededWarning.

@@ -1,5 +1,5 @@
 /**
- * Issue 15.5: with "On Error: Continue" on the submit node, an item it could not submit
+ * With "On Error: Continue" on the submit node, an item it could not submit
  * reaches the collector as a failed task: a failed slot with its reason, same numbering,
  * pairing kept, handled by Failure Mode like any other failed slot.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 15 point 4, through n8n's real engine and the relay simulator: 30 items
+ * A shared reference image through n8n's real engine and the relay simulator: 30 items
  * sharing one binary reference image share ONE encoded copy, and each job lets
  * go of it once its submit is acknowledged (while it still polls).
  */

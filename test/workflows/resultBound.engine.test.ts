@@ -1,5 +1,5 @@
 /**
- * Issue 15.1: with a narrow pool the submit node waits at the capacity gate while its jobs
+ * With a narrow pool the submit node waits at the capacity gate while its jobs
  * finish, and their results wait for the collector. The memory bound (COMFLY_RESULT_MAX_MB)
  * must not drop them: every paid result is delivered. Once delivered, it may be dropped; a
  * collector run on such a dropped (expired) task gets a failed slot, never a failed batch.

@@ -1,5 +1,5 @@
 /**
- * Issue 10, "never paying twice", through n8n's real engine against the relay simulator, with the result
+ * "Never paying twice", through n8n's real engine against the relay simulator, with the result
  * store on real files (a fresh temp folder per test, test/support/freshStore.ts): re-runs are served from the
  * store, the journal re-attaches unfinished jobs and refuses to resend maybe-paid ones, single flight, a
  * collector in a "new process" (a fresh pool set), and a store that cannot be written.

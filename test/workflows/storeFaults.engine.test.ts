@@ -29,12 +29,12 @@ beforeEach(() => warn.mockClear());
 const report = (run: EngineRun) => run.outputOf('Collect', 1)[0].json as unknown as CollectReport;
 const slots = (run: EngineRun) => run.outputOf('Collect', 0);
 const newProcess = () => resetProcessWide();
-/** Every file the journal keeps its records in (whatever its layout). */
+/** Every file the journal keeps its records in (whatever its layout; a temp file renamed away meanwhile is not one). */
 const journalFiles = () => {
 	const dir = getStore().journal.cacheDir;
 	return (readdirSync(dir, { recursive: true }) as string[])
 		.map((name) => path.join(dir, name))
-		.filter((file) => statSync(file).isFile() && !file.endsWith('.id'));
+		.filter((file) => statSync(file, { throwIfNoEntry: false })?.isFile() === true && !file.endsWith('.id'));
 };
 
 const prompts = ['a fox', 'a badger', 'an otter'];

@@ -1,5 +1,5 @@
 /**
- * The submit node's hot path (issue 14: 30 task items in < 10 ms), through n8n's real engine and the relay
+ * The submit node's hot path (30 task items in < 10 ms), through n8n's real engine and the relay
  * simulator: what is the same for every item is read once per run, items sharing one stored binary have it
  * decoded once, and no job's work runs before execute() returns, while every task item returned is already a job
  * the pool knows (a collector finds it).

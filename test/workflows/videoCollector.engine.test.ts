@@ -1,5 +1,5 @@
 /**
- * Issue 9.1: a second collector is a second factory call, not a copy of src/collect.
+ * A second collector is a second factory call, not a copy of src/collect.
  * A fake video collector (10 slots, a stream per result, no binary for a failed slot)
  * runs through n8n's real engine on jobs in the shared video pool.
  */

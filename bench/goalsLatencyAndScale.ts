@@ -1,11 +1,11 @@
 /**
- * The goals of issue 14 (latency-aware polling, realistic images, arrival order, lean hot path,
- * scaling), each with a `why` computed from the run's own numbers.
+ * The goals of the side-by-side and scaling scenarios (latency-aware polling, realistic images, arrival order,
+ * the collector's overhead, scaling), each with a `why` computed from the run's own numbers.
  */
 import { capBoundEnd } from './capBound';
 import { fixed, mib, ms, s } from './format';
 import type { BenchResults } from './benchResults';
-import type { Goal } from './goals';
+import type { Goal } from './goal';
 import type { PackageRow } from './scenarios/compare';
 import { max, mean } from './stats';
 

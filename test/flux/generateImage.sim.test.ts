@@ -1,3 +1,4 @@
+/** generateImage (src/flux) against the relay simulator on 127.0.0.1, both API styles: submit, poll, download, the body sent, errors redacted, 30 jobs at once. */
 import { generateImage } from '../../src/flux';
 import { makePromptPng, readPromptFromPng, RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';

@@ -1,0 +1,75 @@
+/**
+ * The real-n8n scenario's tables (a real n8n beside the engine): per shape, the median ratio and polls per job of each driver
+ * and where the time above the slowest job went; the cold batches. Plain text tables that are also markdown, so
+ * `npm run bench`, bench/realN8nBench.ts and bench/readmeTables.ts (from results.json) print the same.
+ */
+import { fixed, ms, s, table } from './format';
+import { EXCESS_PARTS, excessMs } from './makespanBreakdown';
+import { REAL_N8N_SHAPES, type RealN8nScenario } from './scenarios/realN8n';
+import { median } from './stats';
+
+const sizeText = (size: string) => size.replace('m', ' MiB');
+
+/** Driver × shape: median makespan ÷ slowest job (runs), polls per job. */
+export function realN8nSummaryTable(r: RealN8nScenario): string {
+	const drivers = [...new Set(r.shapes.flatMap((shape) => shape.drivers.map((d) => d.driver)))];
+	const header = ['30 jobs', ...r.shapes.map(({ shape }) => `${fixed(r.ranges[shape.range].min / 1000, 1)}–${fixed(r.ranges[shape.range].max / 1000, 1)} s, ${sizeText(shape.size)} (goal ${targetOf(shape.id)})`)];
+	const rows = drivers.map((driver) => [
+		driver,
+		...r.shapes.map((shape) => {
+			const d = shape.drivers.find((x) => x.driver === driver);
+			if (!d) return '—';
+			return `${fixed(d.median.ratio, 3)}× (${d.runs.map((run) => fixed(run.path.ratio, 3)).join(', ')}); ${fixed(d.median.pollsPerJob, 1)} polls/job`;
+		}),
+	]);
+	return table(header, rows);
+}
+
+function targetOf(id: string): string {
+	const shape = REAL_N8N_SHAPES.find((sh) => sh.id === id);
+	if (!shape) return '?';
+	return `≤ ${shape.target}×${'pollsTarget' in shape ? `, ≤ ${shape.pollsTarget} polls/job` : ''}`;
+}
+
+/** Per shape: each part of the last-finishing job's path (medians, ms), per driver. */
+export function realN8nBreakdownTables(r: RealN8nScenario): string[] {
+	return r.shapes.map(({ shape, drivers }) => {
+		const header = [`${shape.id}: ${shape.range} ${sizeText(shape.size)}, medians`, ...drivers.map((d) => d.driver)];
+		const rows: string[][] = [
+			['makespan ÷ slowest job', ...drivers.map((d) => `${fixed(d.median.ratio, 3)}×`)],
+			['wall / slowest job', ...drivers.map((d) => `${s(d.median.wallMs)} / ${s(d.median.slowestMs)}`)],
+			['excess over the slowest job', ...drivers.map((d) => ms(median(d.runs.map((run) => excessMs(run.path)))))],
+			...EXCESS_PARTS.map(([key, name]) => [`  ${name}`, ...drivers.map((d) => ms(d.median[key]))]),
+			["  less: the last job's head start on the slowest", ...drivers.map((d) => ms(-d.median.slackMs))],
+			['submit node executionTime', ...drivers.map((d) => ms(d.median.submitExecutionMs))],
+			['detection lag, all jobs: mean / max', ...drivers.map((d) => `${ms(d.median.meanDetectionLagMs)} / ${ms(d.median.maxDetectionLagMs)}`)],
+			['polls per job', ...drivers.map((d) => fixed(d.median.pollsPerJob, 2))],
+			['CPU per batch (n8n main process / engine worker)', ...drivers.map((d) => ms(d.medianCpuMs))],
+		];
+		return table(header, rows);
+	});
+}
+
+/** Each driver's first batch per range (a fresh process: no ready times learned). */
+export function realN8nColdTable(r: RealN8nScenario): string {
+	return table(
+		['Cold batch (fresh process)', 'Range', 'Makespan ÷ slowest', 'Polls/job', 'Detection lag mean / max', 'Excess'],
+		r.cold.map((c) => [c.driver, c.range, `${fixed(c.batch.path.ratio, 3)}×`, fixed(c.batch.path.pollsPerJob, 1), `${ms(c.batch.path.meanDetectionLagMs)} / ${ms(c.batch.path.maxDetectionLagMs)}`, ms(excessMs(c.batch.path))]),
+	);
+}
+
+export function realN8nReport(r: RealN8nScenario): string {
+	const servers = r.servers
+		.map((sv) => (sv.error ? `n8n ${sv.version}: did not start (${sv.error.slice(0, 200)})` : `n8n ${sv.version} on Node ${sv.nodeVersion}: home ${s(sv.setupMs ?? NaN)}, n8n start ${s(sv.startupMs ?? NaN)}`))
+		.join('; ');
+	return [
+		`Real n8n. A real n8n beside the engine: the same 30-job shapes, ${r.runs} run(s) per shape and driver after one cold batch per range (medians; scenario took ${s(r.durationMs)}, build ${s(r.buildMs)}; load average ${r.loadAverage.atStart.map((x) => fixed(x, 1)).join('/')} → ${r.loadAverage.atEnd.map((x) => fixed(x, 1)).join('/')})`,
+		`    ${servers}`,
+		realN8nSummaryTable(r),
+		'',
+		'    Where the time above the slowest job goes: the critical path of the last job to finish, cut where n8n, the collector\'s report and the simulator recorded it (each row a median of its own)',
+		...realN8nBreakdownTables(r).flatMap((t) => [t, '']),
+		realN8nColdTable(r),
+		...(r.errors.length > 0 ? ['', ...r.errors.map((e) => `    ERROR: ${e}`)] : []),
+	].join('\n');
+}

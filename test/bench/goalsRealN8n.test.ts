@@ -1,0 +1,65 @@
+/**
+ * The real-n8n scenario's goals (bench/goalsRealN8n.ts): each shape's median against its target (the long shape also against
+ * its polls per job), every supported n8n version listed, and a version a run did not measure is a MISS that says so.
+ */
+import { realN8nGoals } from '../../bench/goalsRealN8n';
+import type { CriticalPath } from '../../bench/makespanBreakdown';
+import { ENGINE_DRIVER, n8nDriver, REAL_N8N_SHAPES, type RealN8nScenario } from '../../bench/scenarios/realN8n';
+import { N8N_MATRIX, NEWEST_N8N, OLDEST_N8N } from '../../scripts/n8n/versions';
+
+function path(ratio: number, pollsPerJob: number): CriticalPath {
+	const slowestMs = 10_000;
+	const zero = { beforeSubmitMs: 0, submitNodeMs: 0, submitTripMs: 0, detectionLagMs: 0, pollToDownloadMs: 0, downloadMs: 0, afterDownloadMs: 0, handOverMs: 0, afterCollectMs: 0, slackMs: 0, submitExecutionMs: 0, meanDetectionLagMs: 0, maxDetectionLagMs: 0 };
+	return { ...zero, wallMs: ratio * slowestMs, slowestMs, ratio, latencyMs: slowestMs, detectionLagMs: (ratio - 1) * slowestMs, pollsPerJob };
+}
+
+/** The oldest version measured: every shape at `ratio` with `polls` polls per job; the engine a little better. */
+function scenario(ratio: number, polls: number): RealN8nScenario {
+	const drivers = (p: CriticalPath) => [
+		{ driver: ENGINE_DRIVER, runs: [{ path: path(ratio - 0.01, polls) }], median: path(ratio - 0.01, polls), medianCpuMs: 900 },
+		{ driver: n8nDriver(OLDEST_N8N.n8n), runs: [{ path: p }], median: p, medianCpuMs: 1200 },
+	];
+	return {
+		ranges: { short: { min: 1500, max: 3500 }, long: { min: 12_000, max: 20_000 } },
+		runs: 1,
+		versions: [OLDEST_N8N.n8n],
+		servers: [{ version: OLDEST_N8N.n8n, nodeVersion: '20', setupMs: 1, startupMs: 1 }],
+		cold: [],
+		shapes: REAL_N8N_SHAPES.map((shape) => ({ shape, drivers: drivers(path(ratio, polls)) })),
+		buildMs: 1,
+		durationMs: 1,
+		loadAverage: { atStart: [0, 0, 0], atEnd: [0, 0, 0] },
+		errors: [],
+	};
+}
+
+const byId = (goals: ReturnType<typeof realN8nGoals>) => Object.fromEntries(goals.map((g) => [g.id, g]));
+
+describe('real-n8n goals', () => {
+	it('pass a shape whose median meets its target; the long shape also needs ≤ 4 polls per job', () => {
+		const goals = byId(realN8nGoals(scenario(1.01, 3), 'oldest'));
+		const v = OLDEST_N8N.n8n;
+		expect([goals[`real-a/${v}`].result, goals[`real-b/${v}`].result, goals[`real-c/${v}`].result]).toEqual(['PASS', 'PASS', 'PASS']);
+		const pollsMiss = byId(realN8nGoals(scenario(1.01, 4.5), 'oldest'));
+		expect([pollsMiss[`real-a/${v}`].result, pollsMiss[`real-c/${v}`].result]).toEqual(['PASS', 'MISS']);
+		const slow = byId(realN8nGoals(scenario(1.08, 3), 'oldest'));
+		expect([slow[`real-a/${v}`].result, slow[`real-b/${v}`].result, slow[`real-c/${v}`].result]).toEqual(['MISS', 'PASS', 'MISS']);
+		expect(slow[`real-a/${v}`].measured).toMatch(/^1\.080× median of 1 .*engine, same shape, same minutes: 1\.070×/);
+	});
+
+	it('lists every supported version: one the run did not measure is a MISS that says so', () => {
+		const goals = realN8nGoals(scenario(1.01, 3), 'oldest');
+		for (const { n8n } of N8N_MATRIX) for (const shape of REAL_N8N_SHAPES) expect(goals.map((g) => g.id)).toContain(`${shape.id}/${n8n}`);
+		const newest = byId(goals)[`real-a/${NEWEST_N8N.n8n}`];
+		expect(newest).toMatchObject({ result: 'MISS', measured: 'not measured in this run (--real-n8n=oldest)' });
+		const off = realN8nGoals(undefined, 'off');
+		expect(off.every((g) => g.result === 'MISS' && /--real-n8n=off/.test(g.measured))).toBe(true);
+	});
+
+	it('a version that failed to start is a MISS naming the failure', () => {
+		const r = scenario(1.01, 3);
+		r.versions.push(NEWEST_N8N.n8n);
+		r.servers.push({ version: NEWEST_N8N.n8n, error: 'n8n start exited (1)' });
+		expect(byId(realN8nGoals(r, 'both'))[`real-b/${NEWEST_N8N.n8n}`]).toMatchObject({ result: 'MISS', measured: 'not measured: n8n start exited (1)' });
+	});
+});
