@@ -10,7 +10,8 @@ import { fluxCredentials, items } from './setup';
 import { videoCollectNode, videoNodeTypes, videoSubmitNode } from './videoSetup';
 
 let sim: RelaySimulator;
-useRelaySimulator({ latencyMs: { min: 20, max: 80, seed: 'cap' }, maxActiveVideoTasks: 5 }, (started) => (sim = started));
+// Tasks live 1.5–2 s: the eight submits of a wave overlap even on a loaded machine (20–80 ms tasks could end before the sixth was sent).
+useRelaySimulator({ latencyMs: { min: 1500, max: 2000, seed: 'cap' }, maxActiveVideoTasks: 5 }, (started) => (sim = started));
 
 async function firstWave(style: 'relay' | 'bfl', prompts: string[]) {
 	return await runWorkflow({
