@@ -58,7 +58,15 @@ export function batchCost(outcomes: readonly SlotOutcome[]): { cost: number | nu
 	const unknownPaid = outcomes.filter((outcome) => (outcome.cost === null || outcome.cost === undefined) && delivered(outcome));
 	if (known.length === 0) return { cost: null };
 	if (unknownPaid.length === 0) return { cost: total };
-	return { cost: total, warning: `${unknownPaid.length} delivered slot${unknownPaid.length === 1 ? '' : 's'} had no cost reported by the API: cost adds up the other slots only.` };
+	// Unknown: the API did not say, or the job was sent by an earlier run that stopped (n8n restarted) and this run
+	// picked it up from the journal, which keeps the task but not the submit answer's cost.
+	const many = unknownPaid.length !== 1;
+	return {
+		cost: total,
+		warning:
+			`${unknownPaid.length} delivered slot${many ? 's have' : ' has'} no known cost (the API did not report it, or the job was sent by an earlier run ` +
+			`that stopped, e.g. n8n restarted, and this run picked it up): cost adds up the other slots only.`,
+	};
 }
 
 /**

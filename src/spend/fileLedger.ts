@@ -65,6 +65,12 @@ export class FileLedger {
 	private async locked<T>(account: string, change: LedgerChange<T>): Promise<T> {
 		const file = this.fileOf(account);
 		await this.ensureFolder();
+		// Deleted since (the store folder cleaned by hand): made again, so counting restarts from zero as for a removed
+		// ledger file, instead of every lock failing ENOENT after the whole retry budget and every job being refused.
+		if (!(await isFolder(this.dir))) {
+			this.folderReady = undefined;
+			await this.ensureFolder();
+		}
 		let release: () => Promise<void>;
 		try {
 			release = await lock(file, {
@@ -146,6 +152,13 @@ export class FileLedger {
 			throw new LedgerUnusableError(`the spend ledger ${file} could not be written (${reasonOf(error)})`);
 		}
 	}
+}
+
+async function isFolder(dir: string): Promise<boolean> {
+	return await fs.stat(dir).then(
+		(info) => info.isDirectory(),
+		() => false,
+	);
 }
 
 function reasonOf(error: unknown): string {

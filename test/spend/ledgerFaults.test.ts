@@ -87,6 +87,19 @@ it('a damaged ledger file: every job under a limit is refused unsent, naming the
 	expect((refused as Error).message).toMatch(/could not be checked because the spend ledger .*\.json is damaged .*remove it/);
 });
 
+it('a spend folder deleted while n8n runs (a store folder cleaned by hand): the next job recreates it and is counted', async () => {
+	const dir = path.join(folder(), 'spend');
+	const ledger = new SpendLedger({ dir });
+	const budget = () => jobBudget({ account: ACCOUNT, limits: { jobs: 5 }, priceKey: 'k', blockMs: 1000 }, () => ({ ledger, perExecution: new NewJobsPerExecution() }))!;
+	await budget().reserve(new AbortController().signal);
+	rmSync(dir, { recursive: true, force: true });
+	// Before the fix the folder was known to exist for the life of the process: every lock then failed ENOENT after
+	// about 10 s of retries and every job under a limit was refused "could not be locked".
+	const second = await budget().reserve(new AbortController().signal).then(() => 'reserved', (error: unknown) => (error as Error).message);
+	expect(second).toBe('reserved');
+	expect((await ledger.file.read(ACCOUNT)).entries).toHaveLength(1); // counted from zero again, as the damaged-ledger message promises
+});
+
 async function frozenRace(dirs: string[], limit: number): Promise<{ total: number; replies: Reply[] }> {
 	const commands = dirs.map((dir) => ({ dir, redisUrl: redis.url, account: `${ACCOUNT.slice(0, 24)}${dirs.length}${dirs[0].slice(-7)}`.slice(0, 32), limits: { jobs: limit }, cost: 1, listPrice: 1, mode: 'race', pauseMs: 40, commandTimeoutMs: 500 }));
 	const workers = await startWorkers(commands);
