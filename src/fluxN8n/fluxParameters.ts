@@ -76,7 +76,7 @@ const integerRange = (min: number, max: number) => {
 export const maxNewJobsPerExecutionSchema = integerRange(0, MAX_NEW_JOBS_PER_EXECUTION).transform((v) => v ?? 0);
 
 /** A decimal number as text ("2.5", "1e3"); not "0x10" or "0b11", which Number() would read in another base. */
-const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
+export const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
 
 /** A number option (n8n sends numbers, expressions may send text): > 0 and at most `max`; blank takes `fallback`. */
 const positiveNumber = (max: number, fallback: number, min?: number) => {

@@ -9,24 +9,30 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { accountId } from '../account';
 import { FluxError, isFluxError, requestBody, videoRequestBody, type FluxCredentials, type FluxImageRequest, type FluxVideoRequest } from '../flux';
 import { listPrice, NewJobsPerExecution, priceKey, type SpendLimits, type SpendTerms } from '../spend';
+import { DECIMAL } from './fluxParameters';
 import { FluxCredentialsError } from './invalidInput';
 
-/** A credential limit as n8n hands it over: a number, digits as text, empty; 0 and empty mean none. */
-const limitSchema = z.preprocess(
-	(v) => (v === undefined || v === null || (typeof v === 'string' && v.trim() === '') ? 0 : typeof v === 'string' ? Number(v.trim()) : v),
-	z.number({ invalid_type_error: 'must be a number (0 or empty: no limit)' }).finite('must be a number (0 or empty: no limit)').min(0, 'must be 0 or more (0 or empty: no limit)'),
-);
+/** A credential limit as n8n hands it over: a number, decimal digits as text, empty; 0 and empty mean none. */
+const limitSchema = (whole: boolean) => {
+	const message = 'must be a number (0 or empty: no limit)';
+	const number = z.number({ invalid_type_error: message }).finite(message).min(0, 'must be 0 or more (0 or empty: no limit)');
+	return z.preprocess(
+		(v) => (v === undefined || v === null || (typeof v === 'string' && v.trim() === '') ? 0 : typeof v === 'string' ? (DECIMAL.test(v) ? Number(v) : v) : v),
+		whole ? number.int('must be a whole number (0 or empty: no limit)') : number,
+	);
+};
 
 const LIMIT_FIELDS = { credits: 'dailyCreditLimit', jobs: 'dailyJobLimit' } as const;
+const LIMIT_SCHEMAS = { credits: limitSchema(false), jobs: limitSchema(true) } as const;
 
 /** The daily limits of a `fluxApi` credential's data; throws FluxCredentialsError naming the field. */
 export function readSpendLimits(raw: unknown): SpendLimits {
 	const data = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
 	const limits: SpendLimits = {};
 	for (const [which, field] of Object.entries(LIMIT_FIELDS) as Array<[keyof SpendLimits, string]>) {
-		const parsed = limitSchema.safeParse(data[field]);
+		const parsed = LIMIT_SCHEMAS[which].safeParse(data[field]);
 		if (!parsed.success) throw new FluxCredentialsError(field, parsed.error.issues[0].message);
-		if (parsed.data > 0) limits[which] = which === 'jobs' ? Math.floor(parsed.data) : parsed.data;
+		if (parsed.data > 0) limits[which] = parsed.data;
 	}
 	return limits;
 }

@@ -34,4 +34,12 @@ describe('the credential limits', () => {
 		expect(() => readSpendLimits({ dailyJobLimit: -1 })).toThrow(/"Daily Job Limit" must be 0 or more/);
 		expect(() => readSpendLimits({ dailyCreditLimit: 'lots' })).toThrow(/"Daily Credit Limit" must be a number/);
 	});
+
+	it('a job limit is a whole number (0.5 is not "no limit" and not 0), and text in another base is no number', () => {
+		expect(() => readSpendLimits({ dailyJobLimit: 0.5 })).toThrow(/"Daily Job Limit" must be a whole number/);
+		expect(() => readSpendLimits({ dailyJobLimit: '2.7' })).toThrow(/"Daily Job Limit" must be a whole number/);
+		expect(() => readSpendLimits({ dailyCreditLimit: '0x10' })).toThrow(/"Daily Credit Limit" must be a number/);
+		expect(() => readSpendLimits({ dailyJobLimit: '0b11' })).toThrow(/"Daily Job Limit" must be a number/);
+		expect(readSpendLimits({ dailyCreditLimit: ' 12.5 ', dailyJobLimit: '1e2' })).toEqual({ credits: 12.5, jobs: 100 });
+	});
 });
