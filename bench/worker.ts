@@ -411,7 +411,7 @@ async function runDirect(task: DirectTask): Promise<DirectResult> {
 		};
 		const id = await set.image.submit(
 			async (job) => {
-				const result = await flux.generateImage(creds, request, { signal: job.signal, poll: task.poll, ...(task.pollCap === false ? { pollLimiter: false as const } : {}) });
+				const result = await flux.generateImage(creds, request, { signal: job.signal, testHooks: { poll: task.poll, ...(task.pollCap === false ? { pollLimiter: false as const } : {}) } });
 				polls.set(job.jobId, result.attempts.poll);
 				downloads.set(job.jobId, result.timings.downloadedAt - result.timings.readyAt);
 				return { taskId: result.taskId, bytes: result.buffer.byteLength };

@@ -1,5 +1,3 @@
-import type { Dispatcher } from 'undici';
-import type { LookupFunction } from './addresses';
 import type { SubmitAdmission } from './admission';
 import type { SubmitBudget } from './budget';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage } from './download';
@@ -10,8 +8,7 @@ import { fluxDispatchers, singleDispatcher } from './httpAgent';
 import type { ResultExtension, ResultMimeType } from './imageType';
 import { JobRuntime, realSleep, type AttemptCounts, type JobSettings } from './job';
 import { pollUntilReady } from './poll';
-import type { PollRateLimiter } from './pollRate';
-import { DEFAULT_ADAPTIVE_SCHEDULE, type AdaptiveScheduleSettings, type ReadyTimes } from './pollSchedule';
+import { DEFAULT_ADAPTIVE_SCHEDULE } from './pollSchedule';
 import { sharedPollLimiter, sharedReadyTimes } from './pollShared';
 import { requestEndpoint, requestPayload, type FluxImageRequest, type RequestPayload } from './request';
 import {
@@ -20,11 +17,9 @@ import {
 	DEFAULT_POLL_POLICY,
 	DEFAULT_SUBMIT_RETRY_POLICY,
 	resolvePolicy,
-	type PollPolicy,
-	type RetryPolicy,
-	type SleepFunction,
 } from './retryPolicy';
 import { submitTask, type FluxTask, type SubmitHooks } from './submit';
+import type { FluxTestHooks } from './testHooks';
 
 /** Default overall job timeout: 10 minutes. */
 export const DEFAULT_JOB_TIMEOUT_MS = 600_000;
@@ -33,7 +28,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** The longest delay a Node timer can hold (about 24.8 days); longer timeouts are clamped to it. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Options of {@link generateImage} and {@link awaitImage} ("extra" ones are for tests and benchmarks). */
+/** Options of {@link generateImage} and {@link awaitImage}. */
 export interface GenerateOptions extends SubmitHooks {
 	/** The job's cancel signal: aborts in-flight requests and sleeps; the job fails with kind `cancelled`. */
 	signal?: AbortSignal;
@@ -43,40 +38,12 @@ export interface GenerateOptions extends SubmitHooks {
 	maxDownloadBytes?: number;
 	/** Called after every HTTP attempt starts, with the running counts per step. */
 	onAttempt?: (attempts: AttemptCounts) => void;
-	/**
-	 * Poll schedule (default: adaptive, see src/flux/pollSchedule.ts, falling back to every 5 % of the time
-	 * since submit, 250 ms to 2 s apart, 20 % jitter). A policy given here is followed as given (not
-	 * adaptive) unless it sets `adaptive: true`.
-	 */
-	poll?: Partial<PollPolicy>;
-	/** Extra: the adaptive schedule's tuning (default DEFAULT_ADAPTIVE_SCHEDULE). */
-	schedule?: Partial<AdaptiveScheduleSettings>;
-	/** Extra: where times-to-ready are learned (default: process-wide). */
-	readyTimes?: ReadyTimes;
-	/** Extra: the poll rate cap (default: the account's process-wide one, COMFLY_POLL_RATE; false: none). */
-	pollLimiter?: PollRateLimiter | false;
-	/** Clock for timings and deadline arithmetic (epoch ms). */
-	now?: () => number;
-	/** Extra: submit retry policy (429 / 503). */
-	submitRetry?: Partial<RetryPolicy>;
-	/** Extra: retries when the connection never opened (default 5 quick attempts, about 3.5 s). */
-	connectRetry?: Partial<RetryPolicy>;
-	/** Extra: download retry policy (network, truncation, 408/429/5xx). */
-	downloadRetry?: Partial<RetryPolicy>;
-	/** Extra: per-request headers and body-idle timeout (default 60 000 ms). */
-	requestTimeoutMs?: number;
-	/** Extra: jitter source (default Math.random), for reproducible benchmarks. */
-	random?: () => number;
-	/** Extra: the sleep between attempts and polls (tests: one that advances a fake clock). */
-	sleep?: SleepFunction;
-	/** Extra: one undici dispatcher for every request instead of the shared agents (MockAgent). */
-	dispatcher?: Dispatcher;
-	/** Extra: DNS lookup for every connection (tests: a public-looking name that resolves to loopback). */
-	lookup?: LookupFunction;
 	/** An account-wide limit on active upstream tasks (admission.ts): acquired before submitting, released when the task is final. */
 	admission?: SubmitAdmission;
 	/** A spend limit (budget.ts): reserved right before each submit POST, given back when it provably created no task. */
 	budget?: SubmitBudget;
+	/** Seams for tests and the benchmark only (testHooks.ts); production never sets them. */
+	testHooks?: FluxTestHooks;
 }
 
 /** A generated image. */
@@ -106,23 +73,24 @@ function positive(n: number | undefined, fallback: number): number {
 
 function jobSettings(creds: FluxCredentials, opts: GenerateOptions): JobSettings {
 	const endpoints = resolveEndpoints(creds);
+	const hooks = opts.testHooks ?? {};
 	return {
 		endpoints,
 		signal: opts.signal,
 		timeoutMs: positive(opts.timeoutMs, DEFAULT_JOB_TIMEOUT_MS),
-		requestTimeoutMs: positive(opts.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
+		requestTimeoutMs: positive(hooks.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
 		maxDownloadBytes: positive(opts.maxDownloadBytes, DEFAULT_MAX_DOWNLOAD_BYTES),
-		poll: opts.poll ? resolvePolicy({ ...DEFAULT_POLL_POLICY, adaptive: false }, opts.poll) : { ...DEFAULT_POLL_POLICY },
-		schedule: { ...DEFAULT_ADAPTIVE_SCHEDULE, ...opts.schedule },
-		readyTimes: opts.readyTimes ?? sharedReadyTimes(),
-		pollLimiter: opts.pollLimiter === false ? undefined : (opts.pollLimiter ?? sharedPollLimiter(creds)),
-		submitRetry: resolvePolicy(DEFAULT_SUBMIT_RETRY_POLICY, opts.submitRetry),
-		connectRetry: resolvePolicy(DEFAULT_CONNECT_RETRY_POLICY, opts.connectRetry),
-		downloadRetry: resolvePolicy(DEFAULT_DOWNLOAD_RETRY_POLICY, opts.downloadRetry),
-		dispatchers: opts.dispatcher ? singleDispatcher(opts.dispatcher) : fluxDispatchers(opts.lookup),
-		now: opts.now ?? Date.now,
-		random: opts.random ?? Math.random,
-		sleep: opts.sleep ?? realSleep,
+		poll: hooks.poll ? resolvePolicy({ ...DEFAULT_POLL_POLICY, adaptive: false }, hooks.poll) : { ...DEFAULT_POLL_POLICY },
+		schedule: { ...DEFAULT_ADAPTIVE_SCHEDULE, ...hooks.schedule },
+		readyTimes: hooks.readyTimes ?? sharedReadyTimes(),
+		pollLimiter: hooks.pollLimiter === false ? undefined : (hooks.pollLimiter ?? sharedPollLimiter(creds)),
+		submitRetry: resolvePolicy(DEFAULT_SUBMIT_RETRY_POLICY, hooks.submitRetry),
+		connectRetry: resolvePolicy(DEFAULT_CONNECT_RETRY_POLICY, hooks.connectRetry),
+		downloadRetry: resolvePolicy(DEFAULT_DOWNLOAD_RETRY_POLICY, hooks.downloadRetry),
+		dispatchers: hooks.dispatcher ? singleDispatcher(hooks.dispatcher) : fluxDispatchers(hooks.lookup),
+		now: hooks.now ?? Date.now,
+		random: hooks.random ?? Math.random,
+		sleep: hooks.sleep ?? realSleep,
 		onAttempt: opts.onAttempt,
 		admission: opts.admission,
 		budget: opts.budget,

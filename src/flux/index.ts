@@ -5,6 +5,7 @@
  */
 export { generateImage, awaitImage, generateImageFile, awaitImageFile } from './generateImage';
 export type { GenerateOptions, FluxImageResult, FluxImageFileResult, ImageFileOptions } from './generateImage';
+export type { FluxTestHooks } from './testHooks';
 export { isImageFile, IMAGE_FILE_HASH } from './downloadFile';
 export type { DownloadedImageFile, ImageDownload } from './downloadFile';
 export type { FluxTask } from './submit';

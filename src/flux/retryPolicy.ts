@@ -29,7 +29,7 @@ export interface PollPolicy extends BackoffPolicy {
 	/**
 	 * Use the latency-aware schedule (src/flux/pollSchedule.ts: progress, learned times-to-ready),
 	 * falling back to the rule above when it knows nothing. Only the default policy sets it: a policy
-	 * passed in `GenerateOptions.poll` is followed as given unless it sets `adaptive: true` itself.
+	 * passed in `GenerateOptions.testHooks.poll` is followed as given unless it sets `adaptive: true` itself.
 	 */
 	adaptive?: boolean;
 }

@@ -7,7 +7,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { readPromptFromPng, startRelaySimulator, type RelaySimulator } from '../../relay-sim';
 import { closeFluxAgent, generateImage } from '../../src/flux';
-import { FAST, failureOf, fakeClock, requestFor, submitsFor, uniquePrompt } from './helpers';
+import { FAST, failureOf, fast, fakeClock, requestFor, submitsFor, uniquePrompt } from './helpers';
 
 afterAll(() => closeFluxAgent());
 
@@ -25,12 +25,9 @@ describe('a retried submit after 429 + Retry-After: 1, against a server that clo
 	it.each(['relay', 'bfl'] as const)('%s: goes out on a fresh connection and succeeds; the server saw exactly 429 then 200', async (style) => {
 		const prompt = uniquePrompt(`stale socket (${style})`);
 		sim.setFault(prompt, { on: 'submit', status: 429, times: 1, retryAfter: 1 });
-		const result = await generateImage({ apiStyle: style, baseUrl: sim.url, apiKey: sim.apiKey }, requestFor(prompt), {
-			...FAST,
-			now: clock.now,
-			sleep: clock.sleep,
-			submitRetry: { ...FAST.submitRetry, maxRetryAfterMs: 5_000 },
-		});
+		const result = await generateImage({ apiStyle: style, baseUrl: sim.url, apiKey: sim.apiKey }, requestFor(prompt), fast({
+			testHooks: { now: clock.now, sleep: clock.sleep, submitRetry: { ...FAST.testHooks.submitRetry, maxRetryAfterMs: 5_000 } },
+		}));
 		expect(readPromptFromPng(result.buffer)).toBe(prompt);
 		expect(sim.log.submits.filter((s) => s.prompt === prompt).map((s) => s.status)).toEqual([429, 200]);
 		expect(submitsFor(sim, prompt)).toBe(2);
@@ -67,10 +64,7 @@ describe('download targets are checked on their resolved addresses', () => {
 			const seen: string[] = [];
 			const prompt = uniquePrompt(`resolves to loopback (${style})`);
 			const err = await failureOf(
-				generateImage({ apiStyle: style, baseUrl: sim.url, apiKey: sim.apiKey }, requestFor(prompt), {
-					...FAST,
-					lookup: loopbackLookup(seen),
-				}),
+				generateImage({ apiStyle: style, baseUrl: sim.url, apiKey: sim.apiKey }, requestFor(prompt), fast({ testHooks: { lookup: loopbackLookup(seen) } })),
 			);
 			expect(sim.url).toMatch(/^http:\/\/relay\.example\.com:\d+$/);
 			expect(err.kind).toBe('forbidden_host');

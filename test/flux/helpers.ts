@@ -2,13 +2,20 @@ import { FluxCredentials, FluxError, FluxImageRequest, GenerateOptions, generate
 import type { RelaySimulator } from '../../relay-sim';
 
 /** Tiny poll/backoff intervals so the suite runs fast. */
-export const FAST: GenerateOptions = {
+export const FAST = {
 	timeoutMs: 10_000,
-	requestTimeoutMs: 5_000,
-	poll: { initialDelayMs: 2, factor: 1.5, maxDelayMs: 10, jitter: 0, maxRetryAfterMs: 20 },
-	submitRetry: { initialDelayMs: 2, factor: 2, maxDelayMs: 10, jitter: 0, maxRetryAfterMs: 20, maxAttempts: 5 },
-	downloadRetry: { initialDelayMs: 2, factor: 2, maxDelayMs: 10, jitter: 0, maxRetryAfterMs: 20, maxAttempts: 3 },
-};
+	testHooks: {
+		requestTimeoutMs: 5_000,
+		poll: { initialDelayMs: 2, factor: 1.5, maxDelayMs: 10, jitter: 0, maxRetryAfterMs: 20 },
+		submitRetry: { initialDelayMs: 2, factor: 2, maxDelayMs: 10, jitter: 0, maxRetryAfterMs: 20, maxAttempts: 5 },
+		downloadRetry: { initialDelayMs: 2, factor: 2, maxDelayMs: 10, jitter: 0, maxRetryAfterMs: 20, maxAttempts: 3 },
+	},
+} satisfies GenerateOptions;
+
+/** FAST under `opts`, test hooks merged one by one (a plain spread would drop FAST's when `opts` has its own). */
+export function fast<T extends GenerateOptions>(opts: T): typeof FAST & T {
+	return { ...FAST, ...opts, testHooks: { ...FAST.testHooks, ...opts.testHooks } };
+}
 
 export function credsFor(sim: RelaySimulator, apiStyle: 'relay' | 'bfl' = 'relay', apiKey = sim.apiKey): FluxCredentials {
 	return { apiStyle, baseUrl: `${sim.url}/`, apiKey };
@@ -46,7 +53,7 @@ export function expectRedacted(message: string, sim: RelaySimulator): void {
 }
 
 export function generate(sim: RelaySimulator, prompt: string, style: 'relay' | 'bfl' = 'relay', opts: GenerateOptions = {}) {
-	return generateImage(credsFor(sim, style), requestFor(prompt), { ...FAST, ...opts });
+	return generateImage(credsFor(sim, style), requestFor(prompt), fast(opts));
 }
 
 export function submitsFor(sim: RelaySimulator, prompt: string): number {

@@ -7,7 +7,7 @@ import { awaitVideo, generateImage, generateVideo, type FluxVideoRequest } from 
 import { ReadyTimes } from '../../src/flux/pollSchedule';
 import { readyTimesKey } from '../../src/flux/poll';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
-import { credsFor, FAST, requestFor, uniquePrompt } from './helpers';
+import { credsFor, FAST, fast, requestFor, uniquePrompt } from './helpers';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 const clip = (prompt: string): FluxVideoRequest => ({ mode: 't2v', prompt, aspectRatio: 'auto', resolution: 'hd', duration: 'auto', generateAudio: true });
-const adaptive = (readyTimes: ReadyTimes) => ({ ...FAST, poll: { ...FAST.poll, adaptive: true }, readyTimes, pollLimiter: false as const });
+const adaptive = (readyTimes: ReadyTimes) => fast({ testHooks: { poll: { ...FAST.testHooks.poll, adaptive: true }, readyTimes, pollLimiter: false as const } });
 const videoKey = () => readyTimesKey(`${sim.url}/bfl/v1/flux-3-video`);
 const imageKey = () => readyTimesKey(`${sim.url}/bfl/v1/flux-3-image`);
 

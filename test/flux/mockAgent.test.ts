@@ -4,8 +4,8 @@
  */
 import { MockAgent } from 'undici';
 import { tmpdir } from 'node:os';
-import { checkFluxCredentials, generateImage, generateVideo } from '../../src/flux';
-import { FAST, failureOf, fakeClock, requestFor } from './helpers';
+import { checkFluxCredentials, generateImage, generateVideo, type GenerateOptions } from '../../src/flux';
+import { failureOf, fakeClock, fast, requestFor } from './helpers';
 
 const ORIGIN = 'http://127.0.0.1:9';
 const KEY = 'mock-key-0123456789abcdef';
@@ -21,8 +21,8 @@ afterEach(async () => {
 });
 
 const pool = () => agent.get(ORIGIN);
-const run = (style: 'relay' | 'bfl' = 'relay', extra = {}) =>
-	generateImage({ apiStyle: style, baseUrl: ORIGIN, apiKey: KEY }, requestFor('mock prompt'), { ...FAST, dispatcher: agent, ...extra });
+const run = (style: 'relay' | 'bfl' = 'relay', extra: GenerateOptions = {}) =>
+	generateImage({ apiStyle: style, baseUrl: ORIGIN, apiKey: KEY }, requestFor('mock prompt'), fast({ ...extra, testHooks: { dispatcher: agent, ...extra.testHooks } }));
 const json = { headers: { 'content-type': 'application/json' } };
 
 function submitOk(id = 'task-1') {
@@ -99,9 +99,7 @@ describe('through MockAgent', () => {
 		pool().intercept({ path: '/files/a.png', method: 'GET' }).reply(200, PNG);
 		const clock = fakeClock(fixedNow);
 		const result = await run('relay', {
-			now: clock.now,
-			sleep: clock.sleep,
-			submitRetry: { initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetryAfterMs: 5_000, maxAttempts: 3 },
+			testHooks: { now: clock.now, sleep: clock.sleep, submitRetry: { initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetryAfterMs: 5_000, maxAttempts: 3 } },
 		});
 		expect(result.attempts.submit).toBe(2);
 		expect(clock.slept[0]).toBe(1_000);
@@ -192,7 +190,7 @@ describe('downloads only from public addresses, unless the Base URL is local (th
 	const publicRun = (sample: string) => {
 		agent.get(API).intercept({ path: '/bfl/v1/flux-3-image', method: 'POST' }).reply(200, { id: 't' }, json);
 		agent.get(API).intercept({ path: '/bfl/v1/get_result?id=t', method: 'GET' }).reply(200, { status: 'Ready', result: { sample } }, json);
-		return generateImage({ apiStyle: 'relay', baseUrl: API, apiKey: KEY }, requestFor('p'), { ...FAST, dispatcher: agent });
+		return generateImage({ apiStyle: 'relay', baseUrl: API, apiKey: KEY }, requestFor('p'), fast({ testHooks: { dispatcher: agent } }));
 	};
 
 	it.each([
@@ -222,7 +220,7 @@ describe('downloads only from public addresses, unless the Base URL is local (th
 		agent.get(API).intercept({ path: '/bfl/v1/flux-3-video', method: 'POST' }).reply(200, { id: 'v' }, json);
 		agent.get(API).intercept({ path: '/bfl/v1/get_result?id=v', method: 'GET' }).reply(200, { status: 'Ready', result: { sample: 'http://10.1.2.3/c.mp4' } }, json);
 		const request = { mode: 't2v' as const, prompt: 'p', aspectRatio: 'auto' as const, resolution: 'hd' as const, duration: 'auto' as const, generateAudio: true };
-		const err = await failureOf(generateVideo({ apiStyle: 'relay', baseUrl: API, apiKey: KEY }, request, { ...FAST, dispatcher: agent, downloadDir: tmpdir() }));
+		const err = await failureOf(generateVideo({ apiStyle: 'relay', baseUrl: API, apiKey: KEY }, request, fast({ testHooks: { dispatcher: agent }, downloadDir: tmpdir() })));
 		expect(err.kind).toBe('forbidden_host');
 		expect(err.message).toMatch(/^The video URL points to a private \(RFC 1918\) address.*: videos are only downloaded from public addresses/);
 		expect(err.message).not.toMatch(/image/);

@@ -135,7 +135,7 @@ describe('job timeout', () => {
 		const prompt = uniquePrompt('poll 500 forever');
 		sim.setFault(prompt, { on: 'poll', status: 500 });
 		// 2 s and no poll rate cap: room for several retries even on a loaded machine (the cap is tested in pollRate.test.ts).
-		const err = await failureOf(generate(sim, prompt, 'bfl', { timeoutMs: 2000, pollLimiter: false }));
+		const err = await failureOf(generate(sim, prompt, 'bfl', { timeoutMs: 2000, testHooks: { pollLimiter: false } }));
 		expect(err.kind).toBe('timeout');
 		expect(err.message).toMatch(/HTTP 500/);
 		expect(sim.log.polls).toBeGreaterThan(2);
@@ -144,7 +144,7 @@ describe('job timeout', () => {
 	it('a submit still in flight at the job timeout → timeout that says the job may exist upstream', async () => {
 		const prompt = uniquePrompt('hang past timeout');
 		sim.setFault(prompt, { on: 'submit', hang: true });
-		const err = await failureOf(generate(sim, prompt, 'relay', { timeoutMs: 200, requestTimeoutMs: 10_000 }));
+		const err = await failureOf(generate(sim, prompt, 'relay', { timeoutMs: 200, testHooks: { requestTimeoutMs: 10_000 } }));
 		expect(err.kind).toBe('timeout');
 		expect(err.message).toMatch(/may exist upstream/);
 		expect(submitsFor(sim, prompt)).toBe(1);
@@ -181,13 +181,15 @@ describe('abort (waits for the state, then aborts: the job ends as cancelled at 
 			const ac = new AbortController();
 			const job = generate(sim, prompt, 'relay', {
 				timeoutMs: 120_000,
-				poll: { initialDelayMs: 30_000, maxDelayMs: 30_000, jitter: 0 },
 				signal: ac.signal,
-				sleep: (ms, signal) =>
-					new Promise<void>((_resolve, reject) => {
-						entered();
-						signal.addEventListener('abort', () => reject(new Error(`aborted a ${ms} ms sleep`)), { once: true });
-					}),
+				testHooks: {
+					poll: { initialDelayMs: 30_000, maxDelayMs: 30_000, jitter: 0 },
+					sleep: (ms, signal) =>
+						new Promise<void>((_resolve, reject) => {
+							entered();
+							signal.addEventListener('abort', () => reject(new Error(`aborted a ${ms} ms sleep`)), { once: true });
+						}),
+				},
 			});
 			await sleeping;
 			ac.abort();
@@ -203,7 +205,7 @@ describe('abort (waits for the state, then aborts: the job ends as cancelled at 
 	it('during a hung submit: never re-sent, and says the job may exist upstream', async () => {
 		const prompt = uniquePrompt('abort hung submit');
 		sim.setFault(prompt, { on: 'submit', hang: true });
-		const err = await abortWhen(prompt, { requestTimeoutMs: 60_000, timeoutMs: 120_000 }, (abort) => ({
+		const err = await abortWhen(prompt, { timeoutMs: 120_000, testHooks: { requestTimeoutMs: 60_000 } }, (abort) => ({
 			onSubmitting: () => void waitFor(() => submitsFor(sim, prompt) === 1).then(abort),
 		}));
 		expect(err.kind).toBe('cancelled');

@@ -94,7 +94,7 @@ describe.each(['relay', 'bfl'] as const)('submit HTTP errors (%s)', (style) => {
 	it('read timeout (hang) → maybe_submitted, exactly one submit', async () => {
 		const prompt = uniquePrompt('submit hang');
 		sim.setFault(prompt, { on: 'submit', hang: true });
-		const err = await failureOf(generate(sim, prompt, style, { requestTimeoutMs: 150 }));
+		const err = await failureOf(generate(sim, prompt, style, { testHooks: { requestTimeoutMs: 150 } }));
 		expect(err.kind).toBe('maybe_submitted');
 		expect(err.code).toBe('UND_ERR_HEADERS_TIMEOUT');
 		expect(err.message).toMatch(MAYBE);
@@ -117,9 +117,7 @@ describe('submit retry details', () => {
 		sim.setFault(prompt, { on: 'submit', status: 429, times: 1, retryAfter: 1 });
 		const clock = fakeClock();
 		await generate(sim, prompt, 'relay', {
-			now: clock.now,
-			sleep: clock.sleep,
-			submitRetry: { initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetryAfterMs: 5_000, maxAttempts: 3 },
+			testHooks: { now: clock.now, sleep: clock.sleep, submitRetry: { initialDelayMs: 1, maxDelayMs: 1, jitter: 0, maxRetryAfterMs: 5_000, maxAttempts: 3 } },
 		});
 		expect(sim.log.submits.filter((s) => s.prompt === prompt).map((s) => s.status)).toEqual([429, 200]);
 		expect(clock.slept[0]).toBe(1_000); // the wait before the second submit: Retry-After, not the 1 ms backoff
@@ -163,7 +161,7 @@ describe('submit retry details', () => {
 		const prompt = uniquePrompt('429 long wait');
 		sim.setFault(prompt, { on: 'submit', status: 429, retryAfter: 120 });
 		const err = await failureOf(
-			generate(sim, prompt, 'relay', { timeoutMs: 2_000, submitRetry: { maxRetryAfterMs: 60_000, maxAttempts: 5 } }),
+			generate(sim, prompt, 'relay', { timeoutMs: 2_000, testHooks: { submitRetry: { maxRetryAfterMs: 60_000, maxAttempts: 5 } } }),
 		);
 		expect(err.kind).toBe('rate_limited');
 		expect(submitsFor(sim, prompt)).toBe(1);
@@ -186,11 +184,13 @@ describe('connection never opened (ECONNREFUSED) → retried', () => {
 		const err = await failureOf(
 			generate({ ...sim, url: `http://127.0.0.1:${port}` } as RelaySimulator, uniquePrompt('refused'), 'relay', {
 				onAttempt: (n) => (attempts = n.total),
-				now: clock.now,
-				sleep: clock.sleep,
-				random: () => 0,
-				submitRetry: { maxAttempts: 12, initialDelayMs: 1_000, factor: 2, maxDelayMs: 30_000 }, // the defaults
-				connectRetry: undefined,
+				testHooks: {
+					now: clock.now,
+					sleep: clock.sleep,
+					random: () => 0,
+					submitRetry: { maxAttempts: 12, initialDelayMs: 1_000, factor: 2, maxDelayMs: 30_000 }, // the defaults
+					connectRetry: undefined,
+				},
 			}),
 		);
 		expect(err.kind).toBe('network');
@@ -209,7 +209,7 @@ describe('connection never opened (ECONNREFUSED) → retried', () => {
 		let starting: Promise<RelaySimulator> | undefined;
 		try {
 			const job = generate({ ...sim, url: `http://127.0.0.1:${port}` } as RelaySimulator, prompt, 'relay', {
-				connectRetry: { initialDelayMs: 20, factor: 1, maxDelayMs: 20, jitter: 0, maxAttempts: 200 },
+				testHooks: { connectRetry: { initialDelayMs: 20, factor: 1, maxDelayMs: 20, jitter: 0, maxAttempts: 200 } },
 				onAttempt: (n) => {
 					if (n.submit === 3 && !starting) starting = startRelaySimulator({ port, latencyMs: 5 });
 				},
@@ -314,9 +314,7 @@ describe('beforeSend: awaited right before each submit POST', () => {
 		const clock = fakeClock();
 		const err = await failureOf(
 			generate({ ...sim, url: `http://127.0.0.1:${port}` } as RelaySimulator, uniquePrompt('refused before the hook'), 'relay', {
-				now: clock.now,
-				sleep: clock.sleep,
-				random: () => 0,
+				testHooks: { now: clock.now, sleep: clock.sleep, random: () => 0 },
 				beforeSend: async () => void (hooked += 1),
 			}),
 		);
