@@ -1,9 +1,9 @@
 import { FluxCredentials, FluxError, FluxImageRequest, GenerateOptions, generateImage, isFluxError } from '../../src/flux';
 import type { RelaySimulator } from '../../relay-sim';
 
-/** Tiny poll/backoff intervals so the suite runs fast. */
+/** Tiny poll/backoff intervals so the suite runs fast; the job timeout is only a ceiling (tests of timeouts set their own): 30 jobs at once need more than 10 s on a loaded 2-core machine. */
 export const FAST = {
-	timeoutMs: 10_000,
+	timeoutMs: 60_000,
 	testHooks: {
 		requestTimeoutMs: 5_000,
 		poll: { initialDelayMs: 2, factor: 1.5, maxDelayMs: 10, jitter: 0, maxRetryAfterMs: 20 },
