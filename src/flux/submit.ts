@@ -15,6 +15,8 @@ export interface FluxTask {
 	taskId: string;
 	/** BFL only: where to poll (relay responses may echo one; it is ignored). */
 	pollingUrl?: string;
+	/** The submit answer's cost in credits, when it reported one (to `onSubmitted`: kept for a later re-attach). */
+	cost?: number;
 }
 
 /** Observers of a submit (e.g. a durable job journal). Exceptions they throw are ignored. */
@@ -62,7 +64,7 @@ export async function submitTask(rt: JobRuntime, payload: RequestPayload, hooks:
 	rt.taskId = task.taskId;
 	rt.notify(() => rt.settings.admission?.accepted());
 	rt.notify(() => rt.settings.budget?.accepted(rt.cost));
-	rt.notify(hooks.onSubmitted, { ...task });
+	rt.notify(hooks.onSubmitted, { ...task, ...(rt.cost === undefined ? {} : { cost: rt.cost }) });
 	return task;
 }
 

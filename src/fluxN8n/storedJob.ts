@@ -108,12 +108,18 @@ async function reattach<J extends StoredJob, R extends StoredResult, D>(kind: Jo
 	context.setAttempts(1);
 	try {
 		const task = { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl };
-		return await kind.keep(store, job.identity.key, job.cacheMode, await kind.awaitTask(store, job.credentials, task, jobOptions(kind, job, context, 1)));
+		const download = await kind.awaitTask(store, job.credentials, task, jobOptions(kind, job, context, 1));
+		return await kind.keep(store, job.identity.key, job.cacheMode, withJournaledCost(download, record.cost));
 	} catch (error) {
 		if (isFluxError(error) && error.kind === 'task_not_found') return undefined;
 		await journalJobFailure(store, job.identity.key, error, { acknowledged: true, posted: true }, [job.credentials.apiKey]);
 		throw error;
 	}
+}
+
+/** A re-attached download with the cost its submit answer reported (journaled), when polling did not report one. */
+function withJournaledCost<D>(download: D, cost: number | undefined): D {
+	return cost === undefined || (download as { cost?: unknown }).cost !== undefined ? download : { ...download, cost };
 }
 
 /** Read, re-attach or send, under the key's claim (ownedJob.ts). */

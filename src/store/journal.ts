@@ -42,6 +42,8 @@ export interface JournalRecord extends JobStart {
 	taskId?: string;
 	/** Upstream polling URL (from `submitted` on). */
 	pollingUrl?: string;
+	/** The submit answer's cost in credits, when it reported one (a re-attached job still says what it cost). */
+	cost?: number;
 	/** Redacted reason of a final failure. */
 	reason?: string;
 	/** The FluxError kind of a final failure, when it had one. */
@@ -84,6 +86,7 @@ const recordSchema = z.object({
 	updatedAt: z.number(),
 	taskId: z.string().optional(),
 	pollingUrl: z.string().optional(),
+	cost: z.number().nonnegative().optional(),
 	reason: z.string().optional(),
 	errorKind: z.string().optional(),
 });
@@ -151,8 +154,8 @@ export class JobJournal {
 	}
 
 	/** The upstream acknowledged the submit. False on failure or when no `submitting` record exists. */
-	submitted(key: string, ack: { taskId: string; pollingUrl?: string }): Promise<boolean> {
-		return this.advance(key, { state: 'submitted', taskId: ack.taskId, pollingUrl: ack.pollingUrl });
+	submitted(key: string, ack: { taskId: string; pollingUrl?: string; cost?: number }): Promise<boolean> {
+		return this.advance(key, { state: 'submitted', taskId: ack.taskId, pollingUrl: ack.pollingUrl, cost: ack.cost });
 	}
 
 	/** The result is in the result store. */
@@ -267,7 +270,7 @@ export class JobJournal {
 		const previous = await this.read(key);
 		if (previous === undefined) return false;
 		const record: JournalRecord = { ...previous, ...change, updatedAt: this.now() };
-		for (const field of ['reason', 'errorKind', 'taskId', 'pollingUrl'] as const) if (record[field] === undefined) delete record[field];
+		for (const field of ['reason', 'errorKind', 'taskId', 'pollingUrl', 'cost'] as const) if (record[field] === undefined) delete record[field];
 		return await this.appendRecord(record);
 	}
 

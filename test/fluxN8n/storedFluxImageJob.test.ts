@@ -172,7 +172,7 @@ describe('where the image goes (no image bytes held once they are on disk)', () 
 		expect((await getStore().journal.read(job.identity.key))?.reason).toMatch(/not kept \(Cache: Off\)/);
 	});
 
-	it('cancelled mid-download (slow body) of an acknowledged job: no file left, journal "submitted"; the re-run re-attaches, pays nothing', async () => {
+	it('cancelled mid-download (slow body) of an acknowledged job: no file left, journal "submitted" with its cost; the re-run re-attaches, pays nothing, and says what the job cost', async () => {
 		sim.setFault('a slow kite', { on: 'download', slowBytesPerSecond: 2048 });
 		const job = prepared('a slow kite');
 		const cancel = new AbortController();
@@ -182,11 +182,13 @@ describe('where the image goes (no image bytes held once they are on disk)', () 
 		cancel.abort();
 		await expect(running).rejects.toMatchObject({ kind: 'cancelled' });
 		expect(readdirSync(imageDownloadDir())).toEqual([]);
-		expect((await getStore().journal.read(job.identity.key))?.state).toBe('submitted');
+		const record = await getStore().journal.read(job.identity.key);
+		expect(record?.state).toBe('submitted');
+		expect(record?.cost).toBeGreaterThan(0); // the submit answer's cost, kept for the re-attach
 
 		sim.clearFaults();
 		const again = await obtainFluxImage(prepared('a slow kite'), context('job-34'));
-		expect(again).toMatchObject({ outcome: 'success', storeKey: job.identity.key });
+		expect(again).toMatchObject({ outcome: 'success', storeKey: job.identity.key, cost: record?.cost });
 		expect(sim.log.submits.length).toBe(1);
 	});
 
