@@ -1,11 +1,10 @@
 /**
- * The video kind of job (storedJob.ts): the clip streams into the download folder, then into the store
- * (put.stream) and the download file is removed; a caller that joined another's flight gets a hard link of a
+ * The video kind of job (storedJob.ts): the clip streams into the download folder (hashed on the way), then
+ * becomes the store's content (adoptFile: a hard link, as images); a caller that joined another's flight gets a hard link of a
  * clip left as a file; Skip Error has no placeholder clip.
  */
 import { randomUUID } from 'node:crypto';
 import { linkSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 
 import { awaitVideo, generateVideo, type FluxVideoResult } from '../flux';
 import { VIDEO_MODEL } from '../flux/videoOptions';
@@ -22,15 +21,13 @@ export function releaseVideoMedia(job: PreparedFluxVideoJob): void {
 	delete job.request.startVideo;
 }
 
-/** Streams the downloaded clip into the store (unless Cache is Off), advances the journal; the clip is never lost. */
+/** Keeps the downloaded clip in the store (unless Cache is Off), advances the journal; the clip is never lost. */
 export async function keepVideo(store: Store, key: string, cacheMode: string, video: FluxVideoResult): Promise<VideoJobResult> {
 	const base = { outcome: 'success' as const, taskId: video.taskId, byteLength: video.byteLength, cached: false, cost: video.cost ?? null };
 	const meta = { mimeType: VIDEO_MIME_TYPE, fileExtension: 'mp4', taskId: video.taskId };
-	const put = cacheMode !== 'off' && (await store.results.putFile(key, video.filePath, meta));
-	if (put && (await store.journal.stored(key))) {
-		await rm(video.filePath, { force: true });
-		return { ...base, storeKey: key };
-	}
+	// The downloaded clip (hashed while it streamed in) becomes the store's content, as an image does: no copy.
+	const put = cacheMode !== 'off' && (await store.results.adoptFile(key, video, meta));
+	if (put && (await store.journal.stored(key))) return { ...base, storeKey: key };
 	if (cacheMode === 'off' && (await store.results.has(key)) && (await store.journal.stored(key))) return { ...base, filePath: video.filePath };
 	await store.journal.failed(key, cacheMode === 'off' ? 'delivered; not kept (Cache: Off)' : 'delivered; the result store could not keep it', [], NOT_KEPT);
 	return { ...base, filePath: video.filePath };

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { logWarning } from '../n8n/log';
-import { type CacheBackend, type CacheEntry, cacacheBackend } from './cacheBackend';
+import { type CacheBackend, type CacheEntry, cacacheBackend, READ_CHUNK_BYTES } from './cacheBackend';
 import { ensureStoreFolder } from './storeFolder';
 import { StoreFaults, type StoreHealth, describeStoreError } from './storeHealth';
 
@@ -83,8 +83,8 @@ function parseNewMeta(method: string, meta: NewResultMeta): NewResultMeta {
 /** Folder of the results inside the store folder. */
 export const RESULTS_SUBFOLDER = 'results';
 const KEY_PREFIX = 'result:';
-/** Chunk size of unverified reads: large, so n8n's binary store writes a 16 MB image in 16 writes, not 256. */
-export const READ_CHUNK_BYTES = 1024 * 1024;
+/** Chunk size of reads from the store (cacheBackend.ts). */
+export { READ_CHUNK_BYTES };
 const CORRUPT_CODES = new Set(['EINTEGRITY', 'EBADSIZE']);
 const MISSING_CODES = new Set(['ENOENT', 'ENOTDIR']);
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, sym
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type CacheBackend, ResultStore, StoreFaults, cacacheBackend } from '../../src/store';
+import { READ_CHUNK_BYTES } from '../../src/store/cacheBackend';
 import { allFiles, makeTempDir } from './tempStore';
 
 const DAY = 24 * 3600 * 1000;
@@ -83,6 +84,20 @@ describe('ResultStore: round trip', () => {
 
 	it('rejects invalid metadata naming the field (a caller bug)', async () => {
 		await expect(makeStore().put('k', png('x'), { ...meta, mimeType: '' })).rejects.toThrow(/mimeType/);
+	});
+});
+
+describe('ResultStore: reading a large result', () => {
+	it('streams it checked, 1 MiB at a time (never the whole content in one Buffer), and the bytes are the ones stored', async () => {
+		const store = makeStore({ maxBytes: 64 * 1024 * 1024 });
+		const bytes = Buffer.alloc(5 * 1024 * 1024 + 17, 7);
+		bytes.write('a clip of five MiB', 0);
+		expect(await store.put('clip', bytes, { mimeType: 'video/mp4', fileExtension: 'mp4' })).toBe(true);
+		const opened = await store.openStream('clip');
+		const chunks: Buffer[] = [];
+		for await (const chunk of opened!.stream) chunks.push(chunk as Buffer);
+		expect(Math.max(...chunks.map((chunk) => chunk.length))).toBeLessThanOrEqual(READ_CHUNK_BYTES);
+		expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
 	});
 });
 
