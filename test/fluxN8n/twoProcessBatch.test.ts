@@ -94,43 +94,35 @@ function expectEachPaidOnce(expected: string[]): void {
 	expect(sim.log.submits.filter((s) => s.status === 200)).toHaveLength(expected.length);
 }
 
-it('two processes on one store folder start the same 30 prompts at the same moment: 30 paid, both get every image right', async () => {
-	const dir = folder();
-	const batch = prompts('same moment');
-	const [a, b] = await Promise.all([worker({ COMFLY_STORE_DIR: dir }, { prompts: batch, executionId: 'exec-a' }), worker({ COMFLY_STORE_DIR: dir }, { prompts: batch, executionId: 'exec-b' })]);
+/** Two worker processes (`envs`) run the same batch, the second started `apartMs` after the first; both runs' slots, each checked right, each prompt paid once. */
+async function runPair(envs: [Record<string, string>, Record<string, string>], batch: string[], apartMs = 0): Promise<[SlotOutcome[], SlotOutcome[]]> {
+	const [a, b] = await Promise.all(envs.map((env, i) => worker(env, { prompts: batch, executionId: `exec-${'ab'[i]}` })));
 	a.go();
+	if (apartMs > 0) await new Promise((resolve) => setTimeout(resolve, apartMs)); // the second delivery of a webhook, this long after the first
 	b.go();
 	const [slotsA, slotsB] = await Promise.all([a.done, b.done]);
 	expectEverySlotRight(slotsA, batch);
 	expectEverySlotRight(slotsB, batch);
 	expectEachPaidOnce(batch);
+	return [slotsA, slotsB];
+}
+
+it('two processes on one store folder start the same 30 prompts at the same moment: 30 paid, both get every image right', async () => {
+	const dir = folder();
+	const batch = prompts('same moment');
+	const [slotsA, slotsB] = await runPair([{ COMFLY_STORE_DIR: dir }, { COMFLY_STORE_DIR: dir }], batch);
 	// Both have the same upstream image in every slot: one job per slot.
 	expect(slotsB.map((s) => s.task)).toEqual(slotsA.map((s) => s.task));
 });
 
 it.each([30, 150])('started %i ms apart on one folder: 30 paid, none refused "maybe paid"', async (apartMs) => {
 	const dir = folder();
-	const batch = prompts(`apart ${apartMs}`);
-	const [a, b] = await Promise.all([worker({ COMFLY_STORE_DIR: dir }, { prompts: batch, executionId: 'exec-a' }), worker({ COMFLY_STORE_DIR: dir }, { prompts: batch, executionId: 'exec-b' })]);
-	a.go();
-	await new Promise((resolve) => setTimeout(resolve, apartMs)); // the second delivery of a webhook, this long after the first
-	b.go();
-	const [slotsA, slotsB] = await Promise.all([a.done, b.done]);
-	expectEverySlotRight(slotsA, batch);
-	expectEverySlotRight(slotsB, batch);
-	expectEachPaidOnce(batch);
+	await runPair([{ COMFLY_STORE_DIR: dir }, { COMFLY_STORE_DIR: dir }], prompts(`apart ${apartMs}`), apartMs);
 });
 
 it('two processes with their own folders sharing one redis-server, the same 30 prompts at once: 30 paid, both right', async () => {
-	const batch = prompts('two folders');
 	const env = () => ({ COMFLY_STORE_DIR: folder(), COMFLY_REDIS_URL: redis.url });
-	const [a, b] = await Promise.all([worker(env(), { prompts: batch, executionId: 'exec-a' }), worker(env(), { prompts: batch, executionId: 'exec-b' })]);
-	a.go();
-	b.go();
-	const [slotsA, slotsB] = await Promise.all([a.done, b.done]);
-	expectEverySlotRight(slotsA, batch);
-	expectEverySlotRight(slotsB, batch);
-	expectEachPaidOnce(batch);
+	await runPair([env(), env()], prompts('two folders'));
 });
 
 it('killed (SIGKILL) while 25 jobs wait out 429s under an account capped at 5: the re-run refuses none "maybe paid", pays each once', async () => {
