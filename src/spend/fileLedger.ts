@@ -14,6 +14,7 @@ import { lock } from 'proper-lockfile';
 
 import { ensureStoreFolder } from '../store/storeFolder';
 import { emptyLedger, parseLedger, type LedgerState } from './ledgerState';
+import { OneAtATime } from './oneAtATime';
 
 /** A lock older than this (ms) without a refresh is a dead process's and is taken over. */
 const LOCK_STALE_MS = 5000;
@@ -35,7 +36,7 @@ export class LedgerUnusableError extends Error {
 export type LedgerChange<T> = (state: LedgerState) => { state: LedgerState; result: T };
 
 export class FileLedger {
-	private readonly queues = new Map<string, Promise<unknown>>();
+	private readonly queues = new OneAtATime();
 	private folderReady?: Promise<void>;
 
 	constructor(readonly dir: string) {}
@@ -52,14 +53,7 @@ export class FileLedger {
 
 	/** Applies `change` to the account's ledger under the folder's lock, one change at a time in this process. */
 	async update<T>(account: string, change: LedgerChange<T>): Promise<T> {
-		const previous = this.queues.get(account) ?? Promise.resolve();
-		const run = previous.catch(() => undefined).then(async () => await this.locked(account, change));
-		const tail = run.catch(() => undefined);
-		this.queues.set(account, tail);
-		void tail.then(() => {
-			if (this.queues.get(account) === tail) this.queues.delete(account);
-		});
-		return await run;
+		return await this.queues.run(account, async () => await this.locked(account, change));
 	}
 
 	private async locked<T>(account: string, change: LedgerChange<T>): Promise<T> {

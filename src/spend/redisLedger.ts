@@ -10,6 +10,7 @@
 import type { RedisResult, SharedRedis } from '../redis';
 import { LedgerUnusableError, type LedgerChange } from './fileLedger';
 import { emptyLedger, parseLedger, type LedgerState } from './ledgerState';
+import { OneAtATime } from './oneAtATime';
 
 /** Prefix of the ledger's Redis keys. */
 export const SPEND_REDIS_PREFIX = 'flux-concurrent:spend:';
@@ -30,7 +31,7 @@ return 1
 export type LedgerRedis = Pick<SharedRedis, 'run' | 'eval' | 'where'>;
 
 export class RedisLedger {
-	private readonly queues = new Map<string, Promise<unknown>>();
+	private readonly queues = new OneAtATime();
 
 	constructor(private readonly redis: LedgerRedis) {}
 
@@ -51,14 +52,7 @@ export class RedisLedger {
 	 * LedgerUnusableError when the stored value is not a ledger.
 	 */
 	async update<T>(account: string, change: LedgerChange<T>): Promise<RedisResult<{ result: T; state: LedgerState }>> {
-		const previous = this.queues.get(account) ?? Promise.resolve();
-		const run = previous.catch(() => undefined).then(async () => await this.compareAndSet(account, change));
-		const tail = run.catch(() => undefined);
-		this.queues.set(account, tail);
-		void tail.then(() => {
-			if (this.queues.get(account) === tail) this.queues.delete(account);
-		});
-		return await run;
+		return await this.queues.run(account, async () => await this.compareAndSet(account, change));
 	}
 
 	private async compareAndSet<T>(account: string, change: LedgerChange<T>): Promise<RedisResult<{ result: T; state: LedgerState }>> {

@@ -4,13 +4,14 @@
  * folder and on three folders (three "machines"), and a storm of 429s giving reservations back. Figures are logged
  * (`[spend faults] …`) for the record.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { emptyLedger, jobBudget, NewJobsPerExecution, refund, reserve, SpendLedger, systemClock } from '../../src/spend';
 import { useRedisServer } from '../redis/useRedisServer';
+import { nextReply, startWorkers } from '../support/forkedWorkers';
 import type { TestRedis } from '../support/redisServer';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'ledgerWorker.ts');
@@ -38,31 +39,14 @@ afterAll(() => {
 	for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
-function nextReply(child: ChildProcess): Promise<Reply> {
-	return new Promise((resolve, reject) => {
-		const onExit = (code: number | null) => reject(new Error(`worker exited early (${code})`));
-		child.once('exit', onExit);
-		child.once('message', (reply: Reply) => {
-			child.off('exit', onExit);
-			if (reply.phase === 'error') reject(new Error(reply.error));
-			else resolve(reply);
-		});
-	});
-}
-
-async function startWorkers(commands: object[]): Promise<ChildProcess[]> {
-	const workers = commands.map(() => fork(FIXTURE, [], { execArgv: ['-r', 'ts-node/register/transpile-only'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-	children.push(...workers);
-	const ready = workers.map((worker) => nextReply(worker));
-	workers.forEach((worker, i) => worker.send(commands[i]));
-	await Promise.all(ready);
-	return workers;
+async function startLedgerWorkers(commands: object[]): Promise<ChildProcess[]> {
+	return (await startWorkers<Reply>(FIXTURE, commands, children)).workers;
 }
 
 it('a process killed while it holds the ledger lock: the lock is taken over once stale, nothing is lost or counted twice', async () => {
 	const dir = folder();
-	const [holder] = await startWorkers([{ dir, account: ACCOUNT, limits: { jobs: 3 }, cost: 4, listPrice: 4, mode: 'lock' }]);
-	const locked = nextReply(holder);
+	const [holder] = await startLedgerWorkers([{ dir, account: ACCOUNT, limits: { jobs: 3 }, cost: 4, listPrice: 4, mode: 'lock' }]);
+	const locked = nextReply<Reply>(holder);
 	holder.send('go');
 	expect((await locked).phase).toBe('locked');
 	const exited = new Promise((resolve) => holder.once('exit', resolve));
@@ -102,8 +86,8 @@ it('a spend folder deleted while n8n runs (a store folder cleaned by hand): the 
 
 async function frozenRace(dirs: string[], limit: number): Promise<{ total: number; replies: Reply[] }> {
 	const commands = dirs.map((dir) => ({ dir, redisUrl: redis.url, account: `${ACCOUNT.slice(0, 24)}${dirs.length}${dirs[0].slice(-7)}`.slice(0, 32), limits: { jobs: limit }, cost: 1, listPrice: 1, mode: 'race', pauseMs: 40, commandTimeoutMs: 500 }));
-	const workers = await startWorkers(commands);
-	const done = workers.map((worker) => nextReply(worker));
+	const workers = await startLedgerWorkers(commands);
+	const done = workers.map((worker) => nextReply<Reply>(worker));
 	for (const worker of workers) worker.send('go');
 	await new Promise((resolve) => setTimeout(resolve, 400)); // mid-race: about a third of the limit is bought
 	redis.freeze();

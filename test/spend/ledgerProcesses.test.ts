@@ -4,13 +4,14 @@
  * real redis-server (the Redis ledger): together they never reserve more than the limit. A process killed with
  * SIGKILL between its reservation and its send leaves the reservation counted (it may have been sent).
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { SpendLedger, spentIn, systemClock } from '../../src/spend';
 import { useRedisServer } from '../redis/useRedisServer';
+import { nextReply, startWorkers } from '../support/forkedWorkers';
 import type { TestRedis } from '../support/redisServer';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'ledgerWorker.ts');
@@ -35,29 +36,14 @@ afterAll(() => {
 	for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
-function nextReply(child: ChildProcess): Promise<Reply> {
-	return new Promise((resolve, reject) => {
-		const onExit = (code: number | null) => reject(new Error(`worker exited early (${code})`));
-		child.once('exit', onExit);
-		child.once('message', (reply: Reply) => {
-			child.off('exit', onExit);
-			if (reply.phase === 'error') reject(new Error(reply.error));
-			else resolve(reply);
-		});
-	});
-}
-
-async function startWorkers(commands: object[]): Promise<ChildProcess[]> {
-	const workers = commands.map(() => fork(FIXTURE, [], { execArgv: ['-r', 'ts-node/register/transpile-only'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-	children.push(...workers);
-	const ready = workers.map((worker) => nextReply(worker));
-	workers.forEach((worker, i) => worker.send(commands[i]));
-	expect((await Promise.all(ready)).map((r) => r.phase)).toEqual(commands.map(() => 'ready'));
+async function startLedgerWorkers(commands: object[]): Promise<ChildProcess[]> {
+	const { workers, replies } = await startWorkers<Reply>(FIXTURE, commands, children);
+	expect(replies.map((r) => r.phase)).toEqual(commands.map(() => 'ready'));
 	return workers;
 }
 
 async function race(workers: ChildProcess[]): Promise<Reply[]> {
-	const done = workers.map((worker) => nextReply(worker));
+	const done = workers.map((worker) => nextReply<Reply>(worker));
 	for (const worker of workers) worker.send('go');
 	return await Promise.all(done);
 }
@@ -67,7 +53,7 @@ const ACCOUNT = 'a'.repeat(32);
 it('three processes on one store folder: a 40-credit limit at 4 credits buys exactly 10 in all', async () => {
 	const dir = folder();
 	const command = { dir, account: ACCOUNT, limits: { credits: 40 }, cost: 4, listPrice: 4, mode: 'race' };
-	const replies = await race(await startWorkers([command, command, command]));
+	const replies = await race(await startLedgerWorkers([command, command, command]));
 	expect(replies.reduce((sum, r) => sum + (r.reserved ?? 0), 0)).toBe(10);
 	const ledger = new SpendLedger({ dir });
 	expect(await ledger.balance(ACCOUNT)).toMatchObject({ spent: { credits: 40, jobs: 10 }, place: 'shared' });
@@ -75,14 +61,14 @@ it('three processes on one store folder: a 40-credit limit at 4 credits buys exa
 
 it('three processes on one store folder: a job limit of 25 buys exactly 25 in all', async () => {
 	const jobs = { dir: folder(), account: ACCOUNT, limits: { jobs: 25 }, cost: 4, listPrice: 4, mode: 'race' };
-	const byJobs = await race(await startWorkers([jobs, jobs, jobs]));
+	const byJobs = await race(await startLedgerWorkers([jobs, jobs, jobs]));
 	expect(byJobs.reduce((sum, r) => sum + (r.reserved ?? 0), 0)).toBe(25);
 });
 
 it('three processes with the price unknown: they go one at a time until the first answer, and still buy exactly 10', async () => {
 	const dir = folder();
 	const command = { dir, account: ACCOUNT, limits: { credits: 40 }, cost: 4, mode: 'race' };
-	const replies = await race(await startWorkers([command, command, command]));
+	const replies = await race(await startLedgerWorkers([command, command, command]));
 	expect(replies.reduce((sum, r) => sum + (r.reserved ?? 0), 0)).toBe(10);
 	const state = await new SpendLedger({ dir }).file.read(ACCOUNT);
 	expect(spentIn(state, systemClock())).toEqual({ credits: 40, jobs: 10 });
@@ -91,7 +77,7 @@ it('three processes with the price unknown: they go one at a time until the firs
 
 it('three processes with folders of their own share the limit through one redis-server', async () => {
 	const commands = [0, 1, 2].map(() => ({ dir: folder(), redisUrl: redis.url, account: 'b'.repeat(32), limits: { credits: 40 }, cost: 4, listPrice: 4, mode: 'race' }));
-	const replies = await race(await startWorkers(commands));
+	const replies = await race(await startLedgerWorkers(commands));
 	expect(replies.reduce((sum, r) => sum + (r.reserved ?? 0), 0)).toBe(10);
 	for (const reply of replies) expect(reply.places).toEqual(['shared']);
 	const client = redis.client();
@@ -106,8 +92,8 @@ it('three processes with folders of their own share the limit through one redis-
 
 it('a process killed (SIGKILL) between its reservation and its send leaves the reservation counted', async () => {
 	const dir = folder();
-	const [worker] = await startWorkers([{ dir, account: ACCOUNT, limits: { jobs: 3 }, cost: 4, listPrice: 4, mode: 'hold' }]);
-	const held = nextReply(worker);
+	const [worker] = await startLedgerWorkers([{ dir, account: ACCOUNT, limits: { jobs: 3 }, cost: 4, listPrice: 4, mode: 'hold' }]);
+	const held = nextReply<Reply>(worker);
 	worker.send('go');
 	expect(await held).toMatchObject({ phase: 'held', reserved: 1 });
 	const exited = new Promise((resolve) => worker.once('exit', resolve));
@@ -115,6 +101,6 @@ it('a process killed (SIGKILL) between its reservation and its send leaves the r
 	await exited;
 	const ledger = new SpendLedger({ dir });
 	expect((await ledger.balance(ACCOUNT)).spent).toEqual({ credits: 4, jobs: 1 });
-	const after = await race(await startWorkers([{ dir, account: ACCOUNT, limits: { jobs: 3 }, cost: 4, listPrice: 4, mode: 'race' }]));
+	const after = await race(await startLedgerWorkers([{ dir, account: ACCOUNT, limits: { jobs: 3 }, cost: 4, listPrice: 4, mode: 'race' }]));
 	expect(after[0].reserved).toBe(2);
 });
