@@ -2,7 +2,6 @@
  * The few cacache operations the store uses, behind one seam so tests can inject faults (disk full, a broken
  * index) that a read-only chmod cannot produce when the tests run as root.
  */
-import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import * as cacache from 'cacache';
@@ -32,8 +31,6 @@ export interface CacheBackend {
 	info(cache: string, key: string): Promise<CacheEntry | null>;
 	/** Writes the content atomically, then appends the index entry (stamped `time`); resolves with the integrity. */
 	put(cache: string, key: string, data: Buffer, entry: { metadata: unknown; time: number }): Promise<string>;
-	/** Like `put`, with the content streamed from `source` (never held whole in memory). */
-	putStream(cache: string, key: string, source: AsyncIterable<Buffer>, entry: { metadata: unknown; time: number }): Promise<string>;
 	/**
 	 * Makes the complete file `filePath` (its bytes hashed as `integrity` by the caller) the content of `key`
 	 * without copying it: hard-linked into the content folder (copied when it is on another disk or links are not
@@ -64,17 +61,6 @@ export const cacacheBackend: CacheBackend = {
 	info: (cache, key) => cacache.get.info(cache, key),
 	// `time` reaches cacache's index entry (the @types omit it).
 	put: (cache, key, data, entry) => cacache.put(cache, key, data, { ...entry, algorithms: [HASH] } as cacache.put.Options),
-	putStream: async (cache, key, source, entry) => {
-		const sink = cacache.put.stream(cache, key, { ...entry, algorithms: [HASH] } as cacache.put.Options);
-		const done = new Promise<string>((resolve, reject) => {
-			sink.on('integrity', (integrity: unknown) => resolve(String(integrity)));
-			sink.on('error', reject);
-		});
-		done.catch(() => {}); // awaited below; a write error must not surface as unhandled meanwhile
-		for await (const chunk of source) if (!sink.write(chunk)) await Promise.race([once(sink, 'drain'), done]);
-		sink.end();
-		return await done;
-	},
 	adopt: async (cache, key, filePath, integrity, entry) => {
 		const target = contentPathOf(cache, integrity);
 		await mkdir(path.dirname(target), { recursive: true });

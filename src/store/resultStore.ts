@@ -4,7 +4,7 @@
  * miss, a failed write returns false, and the store's health says why (logged once).
  */
 import { createReadStream } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
@@ -164,20 +164,6 @@ export class ResultStore {
 			const stored: StoredResultMeta = { ...parsed, storedAt, byteLength: bytes.length, ...this.writerMeta() };
 			await this.backend.put(this.cacheDir, KEY_PREFIX + key, bytes, { metadata: stored, time: storedAt });
 			return bytes.length;
-		});
-	}
-
-	/**
-	 * Like `put`, with the bytes streamed from the file at `filePath` (large results: never a whole copy in
-	 * memory). The file is left in place. Resolves false when the store could not be used.
-	 */
-	async putFile(key: string, filePath: string, meta: NewResultMeta): Promise<boolean> {
-		const parsed = parseNewMeta('putFile', meta);
-		return await this.write(async (storedAt) => {
-			const byteLength = (await stat(filePath)).size;
-			const stored: StoredResultMeta = { ...parsed, storedAt, byteLength, ...this.writerMeta() };
-			await this.backend.putStream(this.cacheDir, KEY_PREFIX + key, createReadStream(filePath), { metadata: stored, time: storedAt });
-			return byteLength;
 		});
 	}
 
