@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Dispatcher, request } from 'undici';
 import { FluxCredentials, FluxEndpoints, defaultPollUrl, resolveEndpoints } from './endpoints';
 import { fluxDispatchers } from './httpAgent';
-import { redact } from './redact';
+import { redact } from '../redact';
 import { errorCode } from './retryPolicy';
 import { apiErrorMessage, drainBody, headerValue } from './body';
 

@@ -1,4 +1,4 @@
-import { redact } from './redact';
+import { redact } from '../redact';
 
 /** Every way a FLUX job can fail. */
 export type FluxErrorKind =

@@ -16,7 +16,7 @@ export type { ApiStyle, FluxCredentials } from './endpoints';
 export type { FluxImageRequest, ReferenceImage } from './request';
 export { FluxError, FluxParameterError, isFluxError } from './errors';
 export type { FluxErrorKind } from './errors';
-export { redact } from './redact';
+export { redact } from '../redact';
 export { closeFluxAgent } from './httpAgent';
 export { DEFAULT_POLL_POLICY, nextPollDelay } from './retryPolicy';
 export type { PollPolicy } from './retryPolicy';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ASPECT_RATIOS, RESOLUTIONS, type AspectRatio, type Resolution } from '../flux/options';
 import type { FluxImageRequest, ImageModelWire, ReferenceImage } from '../flux/request';
 import { cacheModeSchema, DEFAULT_CACHE_MODE, type CacheMode } from '../store/resumeDecision';
-import { describeValue, fieldOf, InvalidParameterError, valueAt } from './invalidInput';
+import { describeValue, fieldOf, InvalidParameterError, valueAt } from '../parameters/invalidParameter';
 import { DEFAULT_IMAGE_MODEL, imageModel, imageModels, type ModelFieldValues } from '../models';
 
 /** Maximum prompt length in characters (Unicode code points). */

@@ -1,27 +1,10 @@
+/** How the nodes word a bad parameter or credential: the editor's label and the item, as n8n counts items. */
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
-import { redact } from '../flux/redact';
+import { redact } from '../redact';
+import { InvalidParameterError } from '../parameters/invalidParameter';
 import { toNodeError, type ErrorHints } from '../n8n/nodeErrors';
 import { FLUX_CREDENTIAL_LABELS, parameterLabel, type ParameterLabels } from './parameterLabels';
-
-/**
- * A node parameter failed validation. `field` names it by its internal path (`prompt`,
- * `referenceImages[3]`, `options.timeoutMinutes`, …) and `problem` says what is wrong; the node's
- * error names the parameter as the editor shows it and adds the item ({@link parameterErrorMessage}).
- */
-export class InvalidParameterError extends Error {
-	override name = 'InvalidParameterError';
-
-	readonly problem: string;
-
-	constructor(
-		readonly field: string,
-		problem: string,
-	) {
-		super(redact(`Invalid parameter "${field}": ${problem}`, [], 1000));
-		this.problem = problem;
-	}
-}
 
 /**
  * The message a node shows for a bad parameter of item `itemIndex`: the parameter as the editor names it, what is
@@ -59,24 +42,5 @@ export function preparationError(node: INode, error: unknown, itemIndex: number,
 	return toNodeError(node, error, itemIndex, hints);
 }
 
-/** A short, safe description of a rejected value for an error message. */
-export function describeValue(value: unknown): string {
-	if (value === undefined) return 'nothing';
-	if (value === null) return 'null';
-	if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
-	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-	if (Array.isArray(value)) return 'a list';
-	return `a ${typeof value}`;
-}
-
-/** `referenceImages[3]`, `options.timeoutMinutes`: the field an issue path names. */
-export function fieldOf(path: ReadonlyArray<string | number>): string {
-	return path.reduce<string>((field, key) => (typeof key === 'number' ? `${field}[${key}]` : field ? `${field}.${key}` : key), '') || 'parameters';
-}
-
-/** The raw value at an issue path (undefined where the path leaves the object). */
-export function valueAt(raw: unknown, path: ReadonlyArray<string | number>): unknown {
-	let value = raw;
-	for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
-	return value;
-}
+// referenceImages.ts still imports the error from here.
+export { InvalidParameterError } from '../parameters/invalidParameter';

@@ -10,7 +10,8 @@ import { imageModel, imageModelLabels, type ImageModelDescriptor } from '../mode
 import { requestEndpoint } from '../flux/request';
 import { fluxJobIdentity } from './fluxJobKey';
 import type { StoredJob } from './storedJob';
-import { InvalidParameterError, preparationError } from './invalidInput';
+import { InvalidParameterError } from '../parameters/invalidParameter';
+import { preparationError } from './invalidInput';
 import { FLUX_IMAGE_PARAMETER_LABELS } from './parameterLabels';
 import { resolveReferenceImages, type GetBinary, type KnownBinaries } from './referenceImages';
 import { imagePriceFields, jobSpendTerms } from './spendTerms';

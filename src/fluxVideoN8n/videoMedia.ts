@@ -8,7 +8,7 @@ import { detectImageType } from '../flux/imageType';
 import { MAX_KEYFRAME_BYTES, MAX_START_VIDEO_BYTES } from '../flux/videoOptions';
 import type { VideoKeyframe, VideoMedia } from '../flux/videoRequest';
 import { isMp4 } from '../flux/videoType';
-import { InvalidParameterError } from '../fluxN8n/invalidInput';
+import { InvalidParameterError } from '../parameters/invalidParameter';
 import { sharedReferenceImages } from '../fluxN8n/sharedReferenceImages';
 import type { KeyframeEntry, MediaSource } from './videoParameters';
 

@@ -19,7 +19,7 @@ import {
 	type VideoResolution,
 } from '../flux/videoOptions';
 import { MAX_PROMPT_CHARS, MAX_TIMEOUT_MINUTES, classifyReferenceEntry, maxNewJobsPerExecutionSchema, type JobRunParameters } from '../fluxN8n/fluxParameters';
-import { describeValue, fieldOf, InvalidParameterError, valueAt } from '../fluxN8n/invalidInput';
+import { describeValue, fieldOf, InvalidParameterError, valueAt } from '../parameters/invalidParameter';
 import { cacheModeSchema, DEFAULT_CACHE_MODE } from '../store/resumeDecision';
 
 /** Timeout (Minutes) default for a clip (generation takes minutes); also the client's default. */

@@ -7,7 +7,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { wireImage, type FluxImageRequest } from '../flux/request';
-import { describeValue, InvalidParameterError } from '../fluxN8n/invalidInput';
+import { describeValue, InvalidParameterError } from '../parameters/invalidParameter';
 import type { ImageModelDescriptor, ModelFieldValues } from './modelDescriptor';
 
 /** The most pixels of a FLUX.2 image (about 4 megapixels: 2048 × 2048). */

@@ -5,7 +5,7 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { InvalidParameterError, describeValue } from '../fluxN8n/invalidInput';
+import { InvalidParameterError, describeValue } from '../parameters/invalidParameter';
 import { flux2Flex, flux2Klein4b, flux2Klein9b, flux2Max, flux2Pro } from './flux2';
 import { flux3Image } from './flux3Image';
 import type { ImageModelDescriptor } from './modelDescriptor';

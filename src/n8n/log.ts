@@ -4,7 +4,7 @@
  * the package writes to the console directly. Messages are redacted (no key, token or URL reaches the log).
  */
 import { LoggerProxy } from 'n8n-workflow';
-import { redact } from '../flux/redact';
+import { redact } from '../redact';
 
 /** Prefix of every message the package logs. */
 export const PACKAGE_LOG_PREFIX = '[n8n-nodes-flux-concurrent]';

@@ -1,6 +1,6 @@
 import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
 
-import { redact } from '../flux/redact';
+import { redact } from '../redact';
 
 /**
  * Hints shown as a node error's description, keyed by the error's `kind`

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { z } from 'zod';
 
-import { redact } from '../flux/redact';
+import { redact } from '../redact';
 import { logWarning } from '../n8n/log';
 import { listCacheIndex } from './cacheIndexList';
 import { JournalLog, latestByName, type LogEntry } from './journalLog';

@@ -4,7 +4,7 @@
  * worked again (a later small write that succeeds never hides that results of a batch were not kept). Notes
  * (a damaged or lost journal) are logged once each and reported for `recentMs` too.
  */
-import { redact } from '../flux/redact';
+import { redact } from '../redact';
 
 export interface StoreHealth {
 	ok: boolean;

@@ -2,7 +2,7 @@ import { ASPECT_RATIOS, RESOLUTIONS, requestBodyJson } from '../../src/flux';
 
 const buildRequestBody = (req: Parameters<typeof requestBodyJson>[0]) => JSON.parse(requestBodyJson(req));
 import { parseFluxParameters, toFluxImageRequest } from '../../src/fluxN8n/fluxParameters';
-import { InvalidParameterError } from '../../src/fluxN8n/invalidInput';
+import { InvalidParameterError } from '../../src/parameters/invalidParameter';
 
 function fieldOf(fn: () => unknown): string {
 	try {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { parseFluxParameters } from '../../src/fluxN8n/fluxParameters';
-import { InvalidParameterError } from '../../src/fluxN8n/invalidInput';
+import { InvalidParameterError } from '../../src/parameters/invalidParameter';
 import { resolveReferenceImages, type GetBinary, type KnownBinaries } from '../../src/fluxN8n/referenceImages';
 import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
 

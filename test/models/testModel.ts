@@ -3,7 +3,7 @@
  * simulator's FLUX.2 [klein 4B] endpoint with a body of its own (the prompt and one Width parameter).
  */
 import { registerImageModel, type ImageModelDescriptor } from '../../src/models';
-import { InvalidParameterError } from '../../src/fluxN8n/invalidInput';
+import { InvalidParameterError } from '../../src/parameters/invalidParameter';
 
 export const testModel: ImageModelDescriptor = {
 	id: 'test-model',

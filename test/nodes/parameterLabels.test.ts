@@ -4,7 +4,8 @@ import type { INodeProperties, INodePropertyCollection } from 'n8n-workflow';
 import { FluxApi } from '../../credentials/FluxApi.credentials';
 import { fluxImageDescription } from '../../nodes/FluxImage/FluxImage.description';
 import { fluxVideoDescription } from '../../nodes/FluxVideo/FluxVideo.description';
-import { InvalidParameterError, parameterErrorMessage } from '../../src/fluxN8n/invalidInput';
+import { parameterErrorMessage } from '../../src/fluxN8n/invalidInput';
+import { InvalidParameterError } from '../../src/parameters/invalidParameter';
 import {
 	FLUX_CREDENTIAL_LABELS,
 	FLUX_IMAGE_PARAMETER_LABELS,
