@@ -1,6 +1,7 @@
 import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
 
-import { MAX_IMAGE_MB, MAX_TIMEOUT_MINUTES } from '../../src/fluxN8n/fluxParameters';
+import { MAX_IMAGE_MB } from '../../src/fluxN8n/fluxParameters';
+import { MAX_TIMEOUT_MINUTES } from '../../src/parameters/fieldSchemas';
 import { MAX_NEW_JOBS_OPTION } from '../../src/fluxN8n/maxNewJobsOption';
 import { imageModelProperties } from '../../src/models/imageModels';
 

@@ -1,7 +1,7 @@
 import { NodeConnectionTypes, type INodeTypeDescription } from 'n8n-workflow';
 
 import { MAX_VIDEO_SECONDS, MIN_VIDEO_SECONDS, VIDEO_ASPECT_RATIOS } from '../../src/flux/videoOptions';
-import { MAX_TIMEOUT_MINUTES } from '../../src/fluxN8n/fluxParameters';
+import { MAX_TIMEOUT_MINUTES } from '../../src/parameters/fieldSchemas';
 import { MAX_NEW_JOBS_OPTION } from '../../src/fluxN8n/maxNewJobsOption';
 import { DEFAULT_MAX_VIDEO_MB, DEFAULT_VIDEO_TIMEOUT_MINUTES, MAX_VIDEO_MB } from '../../src/fluxVideoN8n/videoParameters';
 

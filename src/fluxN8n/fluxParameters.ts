@@ -2,27 +2,33 @@ import { z } from 'zod';
 
 import { ASPECT_RATIOS, RESOLUTIONS, type AspectRatio, type Resolution } from '../flux/options';
 import type { FluxImageRequest, ImageModelWire, ReferenceImage } from '../flux/request';
-import { cacheModeSchema, DEFAULT_CACHE_MODE, type CacheMode } from '../store/resumeDecision';
-import { describeValue, fieldOf, InvalidParameterError, valueAt } from '../parameters/invalidParameter';
+import type { CacheMode } from '../store/resumeDecision';
+import { describeValue, fieldOf, InvalidParameterError } from '../parameters/invalidParameter';
+import {
+	blankIsAbsent,
+	booleanLike,
+	choice,
+	integerRange,
+	isEmpty,
+	jobOptionsSchema,
+	jobRunOptions,
+	parseItem,
+	promptSchema,
+	valueIssueError,
+} from '../parameters/fieldSchemas';
 import { DEFAULT_IMAGE_MODEL, imageModel, imageModels, type ModelFieldValues } from '../models';
 
-/** Maximum prompt length in characters (Unicode code points). */
-export const MAX_PROMPT_CHARS = 20_480;
 /** Maximum number of reference images. */
 export const MAX_REFERENCE_IMAGES = 10;
 export const MIN_SAFETY_TOLERANCE = 0;
 export const MAX_SAFETY_TOLERANCE = 4;
-/** Timeout (Minutes): default, and the maximum (24 h, far below what a Node timer holds: 2^31-1 ms ≈ 24.8 days). */
+/** Timeout (Minutes): the default. */
 export const DEFAULT_TIMEOUT_MINUTES = 10;
-export const MAX_TIMEOUT_MINUTES = 1_440;
 /** Max Image Size (MB): default and maximum. */
 export const DEFAULT_MAX_IMAGE_MB = 50;
 export const MAX_IMAGE_MB = 500;
 /** The smallest download cap (MB), as in the UI: a smaller one would fail every paid job at its download. */
 export const MIN_IMAGE_MB = 1;
-/** Max New Jobs per Execution: the largest value (0 = no limit). */
-export const MAX_NEW_JOBS_PER_EXECUTION = 1_000_000;
-
 /** One non-empty reference image entry, classified, with its position among the raw entries (for error fields). */
 export type ReferenceEntry = ClassifiedReference & { index: number };
 type ClassifiedReference = { kind: 'url'; url: string } | { kind: 'binary'; property: string };
@@ -53,54 +59,6 @@ export interface FluxParameters extends JobRunParameters {
 	safetyTolerance: number;
 	referenceImages: ReferenceEntry[];
 }
-
-const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
-/** An absent or blank value takes the parameter's default. */
-const blankIsAbsent = (v: unknown) => (isEmpty(v) ? undefined : v);
-
-/** An integer (expressions may send digits as text) from `min` to `max`; blank is absent. */
-const integerRange = (min: number, max: number) => {
-	const range = `must be an integer from ${min} to ${max}`;
-	const integer = z
-		.number({ invalid_type_error: 'must be an integer' })
-		.int({ message: 'must be an integer' })
-		.min(min, { message: range })
-		.max(max, { message: range });
-	return z.preprocess(
-		(v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v.trim()) : blankIsAbsent(v)),
-		integer.optional(),
-	);
-};
-
-/** Options → Max New Jobs per Execution of every FLUX node (image and video): an integer, 0 (default) = no limit. */
-export const maxNewJobsPerExecutionSchema = integerRange(0, MAX_NEW_JOBS_PER_EXECUTION).transform((v) => v ?? 0);
-
-/** A decimal number as text ("2.5", "1e3"); not "0x10" or "0b11", which Number() would read in another base. */
-export const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
-
-/** A number option (n8n sends numbers, expressions may send text): > 0 and at most `max`; blank takes `fallback`. */
-const positiveNumber = (max: number, fallback: number, min?: number) => {
-	const message = min === undefined ? `must be a number greater than 0 and at most ${max}` : `must be a number from ${min} to ${max}`;
-	const number = z.number({ invalid_type_error: message }).finite({ message }).gt(0, { message });
-	return z.preprocess(
-		(v) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : blankIsAbsent(v)),
-		(min === undefined ? number : number.min(min, { message })).max(max, { message }).default(fallback),
-	);
-};
-
-/** true/false (expressions may send text); blank takes `fallback`. */
-const booleanLike = (fallback: boolean) =>
-	z.preprocess((v) => {
-		if (typeof v !== 'string') return blankIsAbsent(v);
-		const s = v.trim().toLowerCase();
-		return s === 'true' ? true : s === 'false' ? false : blankIsAbsent(v);
-	}, z.boolean({ invalid_type_error: 'must be true or false' }).default(fallback));
-
-const promptSchema = z
-	.string({ required_error: 'is required', invalid_type_error: 'must be text' })
-	.transform((s) => s.trim())
-	.refine((s) => s.length > 0, { message: 'is required and must not be empty' })
-	.refine((s) => [...s].length <= MAX_PROMPT_CHARS, { message: `must be at most ${MAX_PROMPT_CHARS} characters` });
 
 /** Names JavaScript objects already carry (`__proto__`, `constructor`, …): never binary property names. */
 function isReservedName(name: string): boolean {
@@ -172,24 +130,6 @@ const referenceImagesSchema = z.preprocess(
 		}),
 );
 
-const optionsSchema = z.preprocess(
-	(v) => (isEmpty(v) ? {} : v),
-	z.object(
-		{
-			timeoutMinutes: positiveNumber(MAX_TIMEOUT_MINUTES, DEFAULT_TIMEOUT_MINUTES),
-			maxDownloadMb: positiveNumber(MAX_IMAGE_MB, DEFAULT_MAX_IMAGE_MB, MIN_IMAGE_MB),
-			cache: z.preprocess(
-				(v) => (typeof v === 'string' ? blankIsAbsent(v.trim().toLowerCase()) : blankIsAbsent(v)),
-				z
-					.enum(cacheModeSchema.options, { errorMap: () => ({ message: `must be one of ${cacheModeSchema.options.join(', ')}` }) })
-					.default(DEFAULT_CACHE_MODE),
-			),
-			maxNewJobsPerExecution: maxNewJobsPerExecutionSchema,
-		},
-		{ invalid_type_error: 'must be a collection of options' },
-	),
-);
-
 /** The one schema of a FLUX 3 Image item's parameters, as n8n hands them over. */
 const parametersSchema = z.object({
 	model: z.preprocess(
@@ -203,32 +143,21 @@ const parametersSchema = z.object({
 			.optional(),
 	).transform((id) => (id === DEFAULT_IMAGE_MODEL ? undefined : id)),
 	prompt: promptSchema,
-	resolution: z.preprocess(
-		blankIsAbsent,
-		z.enum(RESOLUTIONS, { errorMap: () => ({ message: `must be one of ${RESOLUTIONS.join(', ')}` }) }).default('1k'),
-	),
-	aspectRatio: z.preprocess(
-		blankIsAbsent,
-		z.enum(ASPECT_RATIOS, { errorMap: () => ({ message: `must be one of ${ASPECT_RATIOS.join(', ')}` }) }).default('auto'),
-	),
+	resolution: choice(RESOLUTIONS, '1k'),
+	aspectRatio: choice(ASPECT_RATIOS, 'auto'),
 	grounding: booleanLike(true),
 	safetyTolerance: integerRange(MIN_SAFETY_TOLERANCE, MAX_SAFETY_TOLERANCE).transform((v) => v ?? 2),
 	seed: integerRange(0, Number.MAX_SAFE_INTEGER),
 	referenceImages: referenceImagesSchema,
 	skipError: booleanLike(false),
-	options: optionsSchema,
+	options: jobOptionsSchema(DEFAULT_TIMEOUT_MINUTES, { max: MAX_IMAGE_MB, fallback: DEFAULT_MAX_IMAGE_MB, min: MIN_IMAGE_MB }),
 });
 
 /** The error for the first issue: field, what is wrong, and (except for reference entries) the value it got. */
 function issueError(issue: z.ZodIssue, raw: unknown): InvalidParameterError {
-	const field = fieldOf(issue.path);
-	const value = valueAt(raw, issue.path);
-	if (issue.path[0] === 'referenceImages') {
-		const got = issue.path.length === 1 && issue.code === 'invalid_type' ? ` (got ${describeValue(value)})` : '';
-		return new InvalidParameterError(field, `${issue.message}${got}`);
-	}
-	const message = issue.code === 'invalid_type' && value === undefined ? 'is required' : issue.message;
-	return new InvalidParameterError(field, `${message} (got ${describeValue(value)})`);
+	if (issue.path[0] !== 'referenceImages') return valueIssueError(issue, raw);
+	const got = issue.path.length === 1 && issue.code === 'invalid_type' ? ` (got ${describeValue((raw as Record<string, unknown>).referenceImages)})` : '';
+	return new InvalidParameterError(fieldOf(issue.path), `${issue.message}${got}`);
 }
 
 /** The parameters of one item, in the order their errors are reported (the first invalid one wins). */
@@ -256,10 +185,7 @@ export function toFluxParameters(fields: ParsedFields, modelFields: ModelFieldVa
 	return {
 		...p,
 		...(Object.keys(modelFields).length > 0 ? { modelFields } : {}),
-		timeoutMs: Math.max(1, Math.round(options.timeoutMinutes * 60_000)),
-		maxDownloadBytes: Math.max(1, Math.round(options.maxDownloadMb * 1024 * 1024)),
-		cacheMode: options.cache,
-		maxNewJobsPerExecution: options.maxNewJobsPerExecution,
+		...jobRunOptions(options),
 	};
 }
 
@@ -270,16 +196,9 @@ export function toFluxParameters(fields: ParsedFields, modelFields: ModelFieldVa
  * naming the first invalid field and what was wrong.
  */
 export function parseFluxParameters(raw: unknown): FluxParameters {
-	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-		throw new InvalidParameterError('parameters', `must be an object (got ${describeValue(raw)})`);
-	}
-	const parsed = parametersSchema.safeParse(raw);
-	if (!parsed.success) {
-		throw issueError(parsed.error.issues[0], raw);
-	}
-	const { model } = parsed.data;
-	const own = model === undefined ? [] : imageModel(model).properties.map((p) => [p.name, (raw as Record<string, unknown>)[p.name]]);
-	return toFluxParameters(parsed.data, Object.fromEntries(own));
+	const fields = parseItem(parametersSchema, raw, issueError);
+	const own = fields.model === undefined ? [] : imageModel(fields.model).properties.map((p) => [p.name, (raw as Record<string, unknown>)[p.name]]);
+	return toFluxParameters(fields, Object.fromEntries(own));
 }
 
 /** The client's request from validated parameters and resolved reference images; another model than FLUX 3 Image with its fields. */

@@ -1,7 +1,7 @@
 /** Options → Max New Jobs per Execution, one definition for every FLUX node (image and video; the twins copy it). */
 import type { INodeProperties } from 'n8n-workflow';
 
-import { MAX_NEW_JOBS_PER_EXECUTION } from './fluxParameters';
+import { MAX_NEW_JOBS_PER_EXECUTION } from '../parameters/fieldSchemas';
 
 export const MAX_NEW_JOBS_OPTION: INodeProperties = {
 	displayName: 'Max New Jobs per Execution',

@@ -9,7 +9,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { accountId } from '../account';
 import { FluxError, isFluxError, requestBody, videoRequestBody, type FluxCredentials, type FluxImageRequest, type FluxVideoRequest } from '../flux';
 import { listPrice, NewJobsPerExecution, priceKey, type SpendLimits, type SpendTerms } from '../spend';
-import { DECIMAL } from './fluxParameters';
+import { DECIMAL } from '../parameters/fieldSchemas';
 import { FluxCredentialsError } from './invalidInput';
 
 /** A credential limit as n8n hands it over: a number, decimal digits as text, empty; 0 and empty mean none. */

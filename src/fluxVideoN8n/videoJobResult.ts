@@ -8,7 +8,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 
-import { MAX_TIMEOUT_MINUTES } from '../fluxN8n/fluxParameters';
+import { MAX_TIMEOUT_MINUTES } from '../parameters/fieldSchemas';
 import { settings } from '../config';
 import { getStore } from '../store';
 

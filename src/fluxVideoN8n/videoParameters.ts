@@ -18,9 +18,20 @@ import {
 	type VideoMode,
 	type VideoResolution,
 } from '../flux/videoOptions';
-import { MAX_PROMPT_CHARS, MAX_TIMEOUT_MINUTES, classifyReferenceEntry, maxNewJobsPerExecutionSchema, type JobRunParameters } from '../fluxN8n/fluxParameters';
-import { describeValue, fieldOf, InvalidParameterError, valueAt } from '../parameters/invalidParameter';
-import { cacheModeSchema, DEFAULT_CACHE_MODE } from '../store/resumeDecision';
+import { classifyReferenceEntry, type JobRunParameters } from '../fluxN8n/fluxParameters';
+import { describeValue, fieldOf, InvalidParameterError } from '../parameters/invalidParameter';
+import {
+	blankIsAbsent,
+	booleanLike,
+	choice,
+	isEmpty,
+	jobOptionsSchema,
+	jobRunOptions,
+	numberLike,
+	parseItem,
+	promptSchema,
+	valueIssueError,
+} from '../parameters/fieldSchemas';
 
 /** Timeout (Minutes) default for a clip (generation takes minutes); also the client's default. */
 export { DEFAULT_VIDEO_TIMEOUT_MINUTES };
@@ -50,27 +61,6 @@ export interface FluxVideoParameters extends JobRunParameters {
 	startVideo?: MediaSource;
 }
 
-const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
-const blankIsAbsent = (v: unknown) => (isEmpty(v) ? undefined : v);
-const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
-const numberLike = (v: unknown) => (typeof v === 'string' && DECIMAL.test(v) ? Number(v) : blankIsAbsent(v));
-
-const booleanLike = (fallback: boolean) =>
-	z.preprocess((v) => {
-		if (typeof v !== 'string') return blankIsAbsent(v);
-		const s = v.trim().toLowerCase();
-		return s === 'true' ? true : s === 'false' ? false : blankIsAbsent(v);
-	}, z.boolean({ invalid_type_error: 'must be true or false' }).default(fallback));
-
-const choice = <T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>
-	z.preprocess(blankIsAbsent, z.enum(values, { errorMap: () => ({ message: `must be one of ${values.join(', ')}` }) }).default(fallback));
-
-const positiveNumber = (max: number, fallback: number, min?: number) => {
-	const message = min === undefined ? `must be a number greater than 0 and at most ${max}` : `must be a number from ${min} to ${max}`;
-	const number = z.number({ invalid_type_error: message }).finite({ message }).gt(0, { message });
-	return z.preprocess(numberLike, (min === undefined ? number : number.min(min, { message })).max(max, { message }).default(fallback));
-};
-
 const DURATION_MESSAGE = `must be auto or a whole number of seconds from ${MIN_VIDEO_SECONDS} to ${MAX_VIDEO_SECONDS}`;
 const durationSchema = z.preprocess(
 	(v) => (typeof v === 'string' && v.trim().toLowerCase() === 'auto' ? 'auto' : numberLike(v)),
@@ -82,12 +72,6 @@ const durationSchema = z.preprocess(
 		.optional()
 		.transform((v) => v ?? 'auto'),
 );
-
-const promptSchema = z
-	.string({ required_error: 'is required', invalid_type_error: 'must be text' })
-	.transform((s) => s.trim())
-	.refine((s) => s.length > 0, { message: 'is required and must not be empty' })
-	.refine((s) => [...s].length <= MAX_PROMPT_CHARS, { message: `must be at most ${MAX_PROMPT_CHARS} characters` });
 
 /** An http(s) URL or a binary property name; a message otherwise. */
 function mediaSource(value: unknown): MediaSource | { error: string } {
@@ -140,23 +124,6 @@ const keyframesSchema = z.preprocess(
 	}),
 );
 
-const optionsSchema = z.preprocess(
-	(v) => (isEmpty(v) ? {} : v),
-	z.object(
-		{
-			timeoutMinutes: positiveNumber(MAX_TIMEOUT_MINUTES, DEFAULT_VIDEO_TIMEOUT_MINUTES),
-			// From 1 MB, as in the UI: a smaller cap would fail every paid clip at its download.
-			maxDownloadMb: positiveNumber(MAX_VIDEO_MB, DEFAULT_MAX_VIDEO_MB, 1),
-			cache: z.preprocess(
-				(v) => (typeof v === 'string' ? blankIsAbsent(v.trim().toLowerCase()) : blankIsAbsent(v)),
-				z.enum(cacheModeSchema.options, { errorMap: () => ({ message: `must be one of ${cacheModeSchema.options.join(', ')}` }) }).default(DEFAULT_CACHE_MODE),
-			),
-			maxNewJobsPerExecution: maxNewJobsPerExecutionSchema,
-		},
-		{ invalid_type_error: 'must be a collection of options' },
-	),
-);
-
 const parametersSchema = z.object({
 	mode: choice(VIDEO_MODES, 't2v'),
 	prompt: promptSchema,
@@ -171,17 +138,15 @@ const parametersSchema = z.object({
 		(v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v.trim()) : blankIsAbsent(v)),
 		z.number({ invalid_type_error: 'must be an integer' }).int({ message: 'must be an integer' }).min(0, { message: 'must be an integer from 0 to 9007199254740991' }).max(Number.MAX_SAFE_INTEGER).optional(),
 	),
-	options: optionsSchema,
+	// Max Video Size from 1 MB, as in the UI: a smaller cap would fail every paid clip at its download.
+	options: jobOptionsSchema(DEFAULT_VIDEO_TIMEOUT_MINUTES, { max: MAX_VIDEO_MB, fallback: DEFAULT_MAX_VIDEO_MB, min: 1 }),
 });
 
 type Parsed = z.infer<typeof parametersSchema>;
 
 function issueError(issue: z.ZodIssue, raw: unknown): InvalidParameterError {
-	const field = fieldOf(issue.path);
-	if (issue.path[0] === 'keyframes' || issue.path[0] === 'startVideo') return new InvalidParameterError(field, issue.message);
-	const value = valueAt(raw, issue.path);
-	const message = issue.code === 'invalid_type' && value === undefined ? 'is required' : issue.message;
-	return new InvalidParameterError(field, `${message} (got ${describeValue(value)})`);
+	if (issue.path[0] === 'keyframes' || issue.path[0] === 'startVideo') return new InvalidParameterError(fieldOf(issue.path), issue.message);
+	return valueIssueError(issue, raw);
 }
 
 /** The Mode options as the editor names them. */
@@ -231,12 +196,7 @@ function checkKeyframes(frames: KeyframeEntry[], duration: 'auto' | number): voi
  * InvalidParameterError naming the first invalid field and what was wrong.
  */
 export function parseFluxVideoParameters(raw: unknown): FluxVideoParameters {
-	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-		throw new InvalidParameterError('parameters', `must be an object (got ${describeValue(raw)})`);
-	}
-	const parsed = parametersSchema.safeParse(raw);
-	if (!parsed.success) throw issueError(parsed.error.issues[0], raw);
-	const p = parsed.data;
+	const p = parseItem(parametersSchema, raw, issueError);
 	checkModeFields(p);
 	if (p.mode === 'i2v') checkKeyframes(p.keyframes, p.duration);
 	const { options, keyframes, startVideo, ...rest } = p;
@@ -244,9 +204,6 @@ export function parseFluxVideoParameters(raw: unknown): FluxVideoParameters {
 		...rest,
 		...(p.mode === 'i2v' ? { keyframes } : {}),
 		...(p.mode === 'v2v' ? { startVideo } : {}),
-		timeoutMs: Math.max(1, Math.round(options.timeoutMinutes * 60_000)),
-		maxDownloadBytes: Math.max(1, Math.round(options.maxDownloadMb * 1024 * 1024)),
-		cacheMode: options.cache,
-		maxNewJobsPerExecution: options.maxNewJobsPerExecution,
+		...jobRunOptions(options),
 	};
 }
