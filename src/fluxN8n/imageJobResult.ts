@@ -73,6 +73,14 @@ const HOUR_MS = 60 * 60 * 1000;
 /** A `.part` file is a download a killed process left behind once it is older than the longest job (24 h). */
 const PART_KEPT_MS = 25 * HOUR_MS;
 
+/**
+ * How long a download file (image or clip) is kept: a finished one (Cache Off, or a store fault) as long as the
+ * pool may hand its result to a collector plus an hour; a `.part` file {@link PART_KEPT_MS}.
+ */
+export function downloadKeptMs(name: string): number {
+	return name.endsWith('.part') ? PART_KEPT_MS : settings().pool.resultTtlMs + HOUR_MS;
+}
+
 /** The folder image downloads stream into: next to the result store (same disk, so storing one is a link, not a copy). */
 export function imageDownloadDir(store: Store = getStore()): string {
 	return path.join(store.results.rootDir, 'image-downloads');
@@ -95,8 +103,7 @@ export async function readyImageDownloadDir(store: Store = getStore()): Promise<
  * tmp folder (a file being adopted or written) after 25 h. Never throws.
  */
 export async function sweepImageDownloads(store: Store = getStore(), now = Date.now()): Promise<void> {
-	const keptMs = settings().pool.resultTtlMs + HOUR_MS;
-	await sweepFolder(imageDownloadDir(store), now, (name) => (name.endsWith('.part') ? PART_KEPT_MS : keptMs));
+	await sweepFolder(imageDownloadDir(store), now, downloadKeptMs);
 	await sweepFolder(path.join(store.results.cacheDir, 'tmp'), now, () => PART_KEPT_MS);
 }
 
@@ -113,7 +120,7 @@ export async function sweepImageDownloadsNowAndThen(store: Store = getStore(), n
 }
 
 /** Removes the files of `dir` last written more than `keptMsOf(name)` before `now`. Never throws. */
-async function sweepFolder(dir: string, now: number, keptMsOf: (name: string) => number): Promise<void> {
+export async function sweepFolder(dir: string, now: number, keptMsOf: (name: string) => number): Promise<void> {
 	try {
 		for (const name of await readdir(dir)) {
 			const file = path.join(dir, name);

@@ -4,12 +4,11 @@
  * (Skip Error) job has neither: there is no placeholder clip.
  */
 import { createReadStream } from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 
-import { MAX_TIMEOUT_MINUTES } from '../parameters/fieldSchemas';
-import { settings } from '../config';
+import { downloadKeptMs, sweepFolder } from '../fluxN8n/imageJobResult';
 import { getStore } from '../store';
 
 export interface VideoJobResult {
@@ -30,35 +29,14 @@ export const VIDEO_MIME_TYPE = 'video/mp4';
 /** Bytes a video result keeps in memory: none (the clip is on disk). */
 export const videoJobResultSize = (): number => 0;
 
-const HOUR_MS = 60 * 60 * 1000;
-
-/**
- * How long a download file is kept: a finished clip (Cache Off, or the store could not keep it) as long as the pool
- * may hand its result to a collector (COMFLY_RESULT_TTL_SECONDS) plus an hour; a `.part` file outlives the
- * longest job (24 h) plus an hour (what is left is a killed process's partial download).
- */
-function keptForMs(name: string): number {
-	if (name.endsWith('.part')) return MAX_TIMEOUT_MINUTES * 60_000 + HOUR_MS;
-	return settings().pool.resultTtlMs + HOUR_MS;
-}
-
 /** The folder downloads stream into: next to the result store (same disk, same 0700 parent). */
 export function videoDownloadDir(): string {
 	return path.join(getStore().results.rootDir, 'video-downloads');
 }
 
-/** Removes download files past {@link keptForMs} (left by Cache Off results or a killed process). Never throws. */
+/** Removes download files past their time (left by Cache Off results or a killed process). Never throws. */
 export async function sweepVideoDownloads(now = Date.now()): Promise<void> {
-	const dir = videoDownloadDir();
-	try {
-		for (const name of await readdir(dir)) {
-			const file = path.join(dir, name);
-			const info = await stat(file).catch(() => undefined);
-			if (info && now - info.mtimeMs > keptForMs(name)) await rm(file, { force: true });
-		}
-	} catch {
-		// no folder yet, or unreadable: nothing to sweep
-	}
+	await sweepFolder(videoDownloadDir(), now, downloadKeptMs);
 }
 
 /**

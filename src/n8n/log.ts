@@ -30,6 +30,4 @@ export function log(level: LogLevel, message: string, meta: LogMeta = {}, secret
 }
 
 export const logWarning = (message: string, meta?: LogMeta): void => log('warn', message, meta);
-export const logError = (message: string, meta?: LogMeta): void => log('error', message, meta);
 export const logInfo = (message: string, meta?: LogMeta): void => log('info', message, meta);
-export const logDebug = (message: string, meta?: LogMeta): void => log('debug', message, meta);
