@@ -61,14 +61,12 @@ export async function checkFluxCredentials(
 		return { ok: false, message: redact(err instanceof Error ? err.message : String(err), secrets) };
 	}
 	const timeoutMs = opts.timeoutMs !== undefined && opts.timeoutMs > 0 ? opts.timeoutMs : DEFAULT_CREDENTIAL_TEST_TIMEOUT_MS;
-	const bound = new TestBound(timeoutMs, opts.signal);
+	const bound = testBound(timeoutMs, opts.signal);
 	try {
 		const result = await runProbes(endpoints, bound, opts.dispatcher);
 		return { ...result, message: redact(result.message, [...secrets, endpoints.apiKey]) };
 	} catch (err) {
 		return { ok: false, message: redact(describeFailure(err, endpoints, bound), [...secrets, endpoints.apiKey]) };
-	} finally {
-		bound.dispose();
 	}
 }
 
@@ -259,47 +257,16 @@ const NETWORK_REASONS: Record<string, string> = {
 };
 
 /** The test's overall time bound and the caller's cancel, as one signal. */
-class TestBound {
-	readonly signal: AbortSignal;
-	private readonly controller = new AbortController();
-	private readonly timer: NodeJS.Timeout;
-	private readonly deadline: number;
-	private expired = false;
-	private readonly onCancel = () => this.controller.abort();
-
-	constructor(
-		private readonly timeoutMs: number,
-		private readonly caller?: AbortSignal,
-	) {
-		this.signal = this.controller.signal;
-		this.deadline = Date.now() + timeoutMs;
-		this.timer = setTimeout(() => {
-			this.expired = true;
-			this.controller.abort();
-		}, timeoutMs);
-		this.timer.unref?.();
-		if (caller?.aborted) this.onCancel();
-		else caller?.addEventListener('abort', this.onCancel, { once: true });
-	}
-
-	remainingMs(): number {
-		return Math.max(1, this.deadline - Date.now());
-	}
-
-	cancelled(): boolean {
-		return !this.expired && this.caller?.aborted === true;
-	}
-
-	timedOut(): boolean {
-		return this.expired;
-	}
-
-	seconds(): number {
-		return Math.round(this.timeoutMs / 100) / 10;
-	}
-
-	dispose(): void {
-		clearTimeout(this.timer);
-		this.caller?.removeEventListener('abort', this.onCancel);
-	}
+function testBound(timeoutMs: number, caller?: AbortSignal) {
+	const deadline = Date.now() + timeoutMs;
+	const timeout = AbortSignal.timeout(timeoutMs);
+	return {
+		signal: caller ? AbortSignal.any([caller, timeout]) : timeout,
+		remainingMs: () => Math.max(1, deadline - Date.now()),
+		cancelled: () => !timeout.aborted && caller?.aborted === true,
+		timedOut: () => timeout.aborted,
+		seconds: () => Math.round(timeoutMs / 100) / 10,
+	};
 }
+
+type TestBound = ReturnType<typeof testBound>;
