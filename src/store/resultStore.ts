@@ -213,19 +213,14 @@ export class ResultStore {
 	 * `verify` is false (bytes this process hashed as they arrived and stored moments ago): then only its size.
 	 */
 	async openStream(key: string, { verify = true }: { verify?: boolean } = {}): Promise<{ stream: Readable; meta: StoredResultMeta } | undefined> {
-		const entry = await this.info(key);
-		if (entry === undefined) return undefined;
-		const meta = storedMetaSchema.safeParse(entry.metadata);
-		if (!meta.success || (entry.size !== undefined && meta.data.byteLength !== entry.size)) {
-			return this.dropCorrupt(key, 'its metadata does not match its content');
-		}
-		if (this.isExpired(meta.data.storedAt)) return undefined;
+		const found = await this.presentEntry(key);
+		if (!found) return undefined;
+		const { entry, meta } = found;
 		try {
-			if (!(await this.backend.hasContent(this.cacheDir, entry.integrity))) return this.dropCorrupt(key, 'its content file is missing');
 			const stream = verify
-				? this.backend.readStream(this.cacheDir, entry.integrity, meta.data.byteLength)
+				? this.backend.readStream(this.cacheDir, entry.integrity, meta.byteLength)
 				: createReadStream(this.backend.contentPath(this.cacheDir, entry.integrity), { highWaterMark: READ_CHUNK_BYTES });
-			return { stream, meta: meta.data };
+			return { stream, meta };
 		} catch (error) {
 			this.faults.fault(describeStoreError('reading a result', this.rootDir, error));
 			return undefined;
@@ -237,13 +232,18 @@ export class ResultStore {
 	 * are not read: they are checked when streamed), or undefined (an entry without its content is dropped).
 	 */
 	async present(key: string): Promise<StoredResultMeta | undefined> {
+		return (await this.presentEntry(key))?.meta;
+	}
+
+	/** `key`'s valid, unexpired entry whose content file is there; a bad one is dropped (see {@link present}). */
+	private async presentEntry(key: string): Promise<{ entry: CacheEntry; meta: StoredResultMeta } | undefined> {
 		const entry = await this.info(key);
 		if (entry === undefined) return undefined;
 		const meta = storedMetaSchema.safeParse(entry.metadata);
 		if (!meta.success || (entry.size !== undefined && meta.data.byteLength !== entry.size)) return this.dropCorrupt(key, 'its metadata does not match its content');
 		if (this.isExpired(meta.data.storedAt)) return undefined;
 		try {
-			return (await this.backend.hasContent(this.cacheDir, entry.integrity)) ? meta.data : await this.dropCorrupt(key, 'its content file is missing');
+			return (await this.backend.hasContent(this.cacheDir, entry.integrity)) ? { entry, meta: meta.data } : await this.dropCorrupt(key, 'its content file is missing');
 		} catch (error) {
 			this.faults.fault(describeStoreError('reading a result', this.rootDir, error));
 			return undefined;
