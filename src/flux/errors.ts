@@ -126,17 +126,3 @@ export function isFluxError(err: unknown): err is FluxError {
 	const { name, kind } = err as { name?: unknown; kind?: unknown };
 	return name === FLUX_ERROR_NAME && typeof kind === 'string' && (FLUX_ERROR_KINDS as readonly string[]).includes(kind);
 }
-
-/**
- * A node parameter failed validation. `field` names it (`prompt`,
- * `resolution`, `referenceImages[3]`, …); the node layer adds the item index.
- */
-export class FluxParameterError extends Error {
-	readonly field: string;
-
-	constructor(field: string, message: string) {
-		super(redact(`Invalid parameter "${field}": ${message}`, [], 1000));
-		this.name = 'FluxParameterError';
-		this.field = field;
-	}
-}
