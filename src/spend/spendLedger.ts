@@ -14,6 +14,7 @@
 import { EventEmitter } from 'node:events';
 import * as path from 'node:path';
 
+import { pidAlive } from '../store/claims/claimOwner';
 import { FileLedger, LedgerUnusableError, type LedgerChange } from './fileLedger';
 import { systemClock, type LedgerClock } from './ledgerClock';
 import { merge, refund, reportsNoCost, reserve, settle, spentIn, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
@@ -48,15 +49,6 @@ export interface Balance {
 	place: LedgerPlace;
 }
 
-function processAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
-}
-
 export class SpendLedger {
 	readonly file: FileLedger;
 	private readonly shared?: RedisLedger;
@@ -78,7 +70,7 @@ export class SpendLedger {
 		this.file = new FileLedger(options.dir);
 		this.clock = options.clock ?? systemClock;
 		this.warn = options.warn ?? (() => undefined);
-		this.isAlive = options.isAlive ?? processAlive;
+		this.isAlive = options.isAlive ?? pidAlive;
 		this.changes.setMaxListeners(0);
 		if (options.redis) {
 			this.shared = new RedisLedger(options.redis);

@@ -78,11 +78,17 @@ export function parseOwner(value: unknown): ClaimOwner | undefined {
 export function ownerAlive(owner: ClaimOwner, me: ClaimOwner = thisOwner()): boolean | undefined {
 	if (owner.token === me.token) return true;
 	if (owner.host !== me.host) return undefined;
-	try {
-		process.kill(owner.pid, 0);
-	} catch (error) {
-		if ((error as { code?: unknown }).code !== 'EPERM') return false; // ESRCH: no such process
-	}
+	if (!pidAlive(owner.pid)) return false;
 	const start = owner.start === undefined ? undefined : processStartTime(owner.pid);
 	return start === undefined || start === owner.start; // another start time: the pid was reused
+}
+
+/** Whether a process of this machine has the pid `pid` (signal 0; EPERM: it exists, another user's). */
+export function pidAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as { code?: unknown }).code === 'EPERM'; // ESRCH: no such process
+	}
 }
