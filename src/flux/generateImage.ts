@@ -169,14 +169,21 @@ export function generateImageFile(creds: FluxCredentials, request: FluxImageRequ
  * nothing here references the payload, so large base64 inputs can be garbage-collected.
  */
 export function generateTask<I>(creds: FluxCredentials, payload: RequestPayload, endpoint: string, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
+	return runJob(creds, opts, endpoint, (rt) => {
+		const submitted = submitTask(rt, payload, { beforeSend: opts.beforeSend, onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
+		return submitted.then((task) => resultOf(rt, task, rt.now(), true, fetch));
+	});
+}
+
+/** Starts a job (a start that throws rejects) and settles what `work` makes of it. */
+function runJob<I>(creds: FluxCredentials, opts: GenerateOptions, endpoint: string, work: (rt: JobRuntime) => Promise<Timed<I>>): Promise<Timed<I>> {
 	let rt: JobRuntime;
 	try {
 		rt = startJob(creds, opts, endpoint);
 	} catch (err) {
 		return Promise.reject(err);
 	}
-	const submitted = submitTask(rt, payload, { beforeSend: opts.beforeSend, onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
-	return settle(rt, submitted.then((task) => resultOf(rt, task, rt.now(), true, fetch)));
+	return settle(rt, work(rt));
 }
 
 function generateWith<I>(creds: FluxCredentials, request: FluxImageRequest, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
@@ -199,28 +206,20 @@ export function awaitImage(
 	task: { taskId: string; pollingUrl?: string },
 	opts: GenerateOptions = {},
 ): Promise<FluxImageResult> {
-	return awaitWith(creds, task, opts, downloadImage);
+	return awaitTask(creds, task, 'flux-3-image', opts, downloadImage);
 }
 
 /** {@link awaitImage} with the image streamed into a file, as {@link generateImageFile}. */
 export function awaitImageFile(creds: FluxCredentials, task: { taskId: string; pollingUrl?: string }, opts: ImageFileOptions): Promise<FluxImageFileResult> {
-	return awaitWith(creds, task, opts, (rt, url) => downloadImageFile(rt, url, opts.downloadDir));
-}
-
-function awaitWith<I>(creds: FluxCredentials, task: { taskId: string; pollingUrl?: string }, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
-	return awaitTask(creds, task, 'flux-3-image', opts, fetch);
+	return awaitTask(creds, task, 'flux-3-image', opts, (rt, url) => downloadImageFile(rt, url, opts.downloadDir));
 }
 
 /** The second half of {@link generateTask}: re-attach to an existing upstream task of the model `endpoint`, poll until Ready, `fetch` the result. */
 export function awaitTask<I>(creds: FluxCredentials, task: { taskId: string; pollingUrl?: string }, endpoint: string, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
-	let rt: JobRuntime;
-	try {
-		rt = startJob(creds, opts, endpoint);
-	} catch (err) {
-		return Promise.reject(err);
-	}
-	const copy: FluxTask = task.pollingUrl ? { taskId: task.taskId, pollingUrl: task.pollingUrl } : { taskId: task.taskId };
-	rt.taskId = copy.taskId;
-	rt.phase = 'poll';
-	return settle(rt, resultOf(rt, copy, rt.now(), false, fetch));
+	return runJob(creds, opts, endpoint, (rt) => {
+		const copy: FluxTask = task.pollingUrl ? { taskId: task.taskId, pollingUrl: task.pollingUrl } : { taskId: task.taskId };
+		rt.taskId = copy.taskId;
+		rt.phase = 'poll';
+		return resultOf(rt, copy, rt.now(), false, fetch);
+	});
 }
