@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { FluxCredentials, FluxImageRequest } from '../flux';
-import { locateInputBinary, readInputBinary } from '../n8n/inputBinary';
+import { itemBinaryReader, locateInputBinary } from '../n8n/inputBinary';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { credentialsParserForRun } from './fluxCredentials';
 import { FluxParameterReader } from './fluxParameterReader';
@@ -13,7 +13,7 @@ import type { StoredJob } from './storedJob';
 import { InvalidParameterError } from '../parameters/invalidParameter';
 import { preparationError } from './invalidInput';
 import { FLUX_IMAGE_PARAMETER_LABELS } from './parameterLabels';
-import { resolveReferenceImages, type GetBinary, type KnownBinaries } from './referenceImages';
+import { resolveReferenceImages, type KnownBinaries } from './referenceImages';
 import { imagePriceFields, jobSpendTerms } from './spendTerms';
 
 /** One item's job, validated and ready to run anywhere (no n8n context needed). */
@@ -36,14 +36,6 @@ function fluxRun(ctx: IExecuteFunctions): FluxRun {
 	let run = runs.get(ctx);
 	if (!run) runs.set(ctx, (run = { parameters: new FluxParameterReader(ctx), parseCredentials: credentialsParserForRun(), binaries: new Map() }));
 	return run;
-}
-
-/**
- * A binary property of the item (an own property only, never the prototype's), read through n8n's
- * helpers in either binary mode (separate, or the workflow setting `binaryMode: 'combined'`).
- */
-function itemBinary(ctx: IExecuteFunctions, itemIndex: number): GetBinary {
-	return async (property) => await readInputBinary(ctx, itemIndex, property);
 }
 
 /** The identity of what n8n stores for an item's binary: its binary data id, or its in-memory base64 text. */
@@ -88,7 +80,7 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 		const params = run.parameters.read(itemIndex);
 		const model = modelOf(params);
 		const known = itemBinaries(ctx, itemIndex, run.binaries);
-		const images = await resolveReferenceImages(params.referenceImages, itemBinary(ctx, itemIndex), { known });
+		const images = await resolveReferenceImages(params.referenceImages, itemBinaryReader(ctx, itemIndex), { known });
 		const request = toFluxImageRequest(params, images, model);
 		return {
 			credentials,

@@ -6,8 +6,8 @@ import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
 import type { StoredJob } from '../fluxN8n/storedJob';
 import { preparationError } from '../fluxN8n/invalidInput';
 import { FLUX_VIDEO_PARAMETER_LABELS } from '../fluxN8n/parameterLabels';
-import { readInputBinary } from '../n8n/inputBinary';
-import { resolveKeyframes, resolveStartVideo, type ReadBinary } from './videoMedia';
+import { itemBinaryReader } from '../n8n/inputBinary';
+import { resolveKeyframes, resolveStartVideo } from './videoMedia';
 import { fluxVideoJobIdentity } from '../fluxN8n/fluxJobKey';
 import { parseFluxVideoParameters } from './videoParameters';
 import { VIDEO_MODEL } from '../flux/videoOptions';
@@ -37,15 +37,10 @@ function readRawParameters(ctx: IExecuteFunctions, itemIndex: number): Record<st
 	};
 }
 
-/** A binary property of the item through n8n's helpers (own properties only; storage mode independent; separate and combined binary mode). */
-function itemBinary(ctx: IExecuteFunctions, itemIndex: number): ReadBinary {
-	return async (property) => await readInputBinary(ctx, itemIndex, property);
-}
-
 /** The client's request: only the fields of the item's mode. */
 async function toRequest(ctx: IExecuteFunctions, itemIndex: number, raw: Record<string, unknown>): Promise<{ request: FluxVideoRequest; params: ReturnType<typeof parseFluxVideoParameters> }> {
 	const params = parseFluxVideoParameters(raw);
-	const read = itemBinary(ctx, itemIndex);
+	const read = itemBinaryReader(ctx, itemIndex);
 	const request: FluxVideoRequest = {
 		mode: params.mode,
 		prompt: params.prompt,

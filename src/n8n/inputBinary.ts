@@ -67,3 +67,8 @@ export async function readInputBinary(
 	const buffer = await ctx.helpers.getBinaryDataBuffer(itemIndex, binary);
 	return { buffer, mimeType: binary.mimeType, fileName: binary.fileName };
 }
+
+/** {@link readInputBinary} for the properties of one item (own properties only, either binary mode). */
+export function itemBinaryReader(ctx: IExecuteFunctions, itemIndex: number) {
+	return async (property: string) => await readInputBinary(ctx, itemIndex, property);
+}
