@@ -145,7 +145,9 @@ export class JobJournal {
 		const at = this.now();
 		const { jobId, apiStyle, baseUrl, model, apiKeyHash } = start;
 		const record: JournalRecord = { jobKey: key, state: 'submitting', jobId, apiStyle, baseUrl, model, apiKeyHash, createdAt: at, updatedAt: at };
-		return (await this.appendRecord(record)) && this.append(JOB_PREFIX + jobId, { jobKey: key });
+		// The record and the job's link together (they sit in different logs): this write is on the way to the POST.
+		const [recorded, linked] = await Promise.all([this.appendRecord(record), this.append(JOB_PREFIX + jobId, { jobKey: key })]);
+		return recorded && linked;
 	}
 
 	/** Links another pool job id to `key` (a job served from the store, re-attached, or sharing a flight). */
