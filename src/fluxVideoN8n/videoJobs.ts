@@ -30,7 +30,8 @@ export async function keepVideo(store: Store, key: string, cacheMode: string, vi
 	if (put && (await store.journal.stored(key))) return { ...base, storeKey: key };
 	if (cacheMode === 'off' && (await store.results.has(key)) && (await store.journal.stored(key))) return { ...base, filePath: video.filePath };
 	await store.journal.failed(key, cacheMode === 'off' ? 'delivered; not kept (Cache: Off)' : 'delivered; the result store could not keep it', [], NOT_KEPT);
-	return { ...base, filePath: video.filePath };
+	// Adopted but not journaled: the download file is the store's now, so the store key reads the bytes.
+	return put ? { ...base, storeKey: key } : { ...base, filePath: video.filePath };
 }
 
 /**
