@@ -221,13 +221,14 @@ function rateLimitsJson(r: BenchResults) {
 }
 
 function sharedReferenceJson(r: BenchResults) {
-	const { m, peakRss, growth, referenceRatio, rssPeakOutside, wallMs } = r.reference;
+	const { m, peakRss, growth, referenceRatio, rssPeakOutside, wallMs, firstBatchGrowth } = r.reference;
 	return {
-		how: '30 items (one execution, trigger → submit → collect) whose binary property `reference` is one shared base64 PNG, sent as the reference image; fresh worker, in-memory binary mode',
+		how: '30 items (one execution, trigger → submit → collect) whose binary property `reference` is one shared base64 PNG, sent as the reference image; in-memory binary mode, in a worker that ran the same batch once with a 64 KiB reference (firstBatchGrowth: that batch\'s peak RSS growth)',
 		...m,
 		peakRss,
 		growth,
 		ratioToReference: referenceRatio,
+		firstBatchGrowth,
 		rssPeakOutside,
 		wallMs,
 	};

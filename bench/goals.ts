@@ -251,10 +251,11 @@ function sharedReferenceGoal(r: BenchResults): Goal {
 		why:
 			`at the peak, over the baseline (taken with the reference already in memory, once): heap +${mib(m.peakSample.heapUsed - m.baseline.heapUsed)}, ` +
 			`external +${mib(m.peakSample.external - m.baseline.external)}, ArrayBuffers +${mib(m.peakSample.arrayBuffers - m.baseline.arrayBuffers)}. ` +
-			`The glue encodes one base64 copy per distinct content and every job's submit body sends that copy's bytes as a shared part ` +
-			`(released once the submit is acknowledged); before that, each job holding its own base64 body cost about ${fixed(1 + 4 / 3)}× the reference (30 jobs: ${fixed(30 * (1 + 4 / 3), 0)}×). ` +
-			`Items that hand over the same stored binary have it decoded, checked and hashed once per run (KnownBinaries in src/fluxN8n/referenceImages.ts). ` +
-			`What remains: the re-encoded base64 string (heap), the submit bodies' shared latin1 Buffer of it (src/flux/request.ts), the one decoded Buffer, and allocator slack.`,
+			`In a worker that has run the batch once with a 64 KiB reference; that first batch grew RSS by ${mib(r.reference.firstBatchGrowth)} whatever the reference ` +
+			`(the process's first HTTP requests compile undici's llhttp WebAssembly, n8n's engine warms up). ` +
+			`Items that hand over the same stored binary have it decoded, checked and hashed once per run (KnownBinaries in src/fluxN8n/referenceImages.ts); ` +
+			`the glue keeps one copy per distinct content, its base64 as ASCII bytes (4/3 of the image; no base64 string), and every job's submit body ` +
+			`sends those bytes as a shared part (src/flux/request.ts), released once the submit is acknowledged. What remains above that copy: the decoded Buffer n8n hands over while it is encoded, and allocator slack.`,
 	};
 }
 

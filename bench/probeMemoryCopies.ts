@@ -1,6 +1,6 @@
 /**
  * The two memory scenarios with open goals alone, for working on them: 7 (30 items sharing one 8 MiB reference image,
- * in-memory binary mode) and 9 (ten 50 MiB clips, with the result store and with Cache Off). Prints each run's
+ * in-memory binary mode, after a first batch with a 64 KiB reference in the same worker) and 9 (ten 50 MiB clips, with the result store and with Cache Off). Prints each run's
  * peak RSS growth and, for 7, where it sits at the peak (V8 heap, external memory, ArrayBuffers) over the baseline.
  * `npx ts-node --transpile-only bench/probeMemoryCopies.ts [reference|video|both|warm] [repeats] [reference bytes]` (a small
  * reference, e.g. 65536, shows what the same run costs without a large image). Not part of `npm run bench`.
@@ -24,13 +24,13 @@ async function main(): Promise<void> {
 	try {
 		for (let i = 0; i < repeats; i++) {
 			if (which === 'reference' || which === 'both') {
-				const { m, growth, referenceBytes, referenceRatio } = await runSharedReference(bench);
+				const { m, growth, referenceBytes, referenceRatio, firstBatchGrowth } = await runSharedReference(bench);
 				const over = (key: 'heapUsed' | 'heapTotal' | 'external' | 'arrayBuffers' | 'rss') => mib(m.peakSample[key] - m.baseline[key]);
 				console.log(
 					`shared reference: growth ${mib(growth)} = ${fixed(referenceRatio)}× the ${mib(referenceBytes)} reference; at the peak sample over the baseline: ` +
 						`rss +${over('rss')}, V8 heap committed +${over('heapTotal')} (used +${over('heapUsed')}), external +${over('external')} (of which ArrayBuffers +${over('arrayBuffers')}); ` +
 						`maxima heap ${mib(m.maxima.heapUsed - m.baseline.heapUsed)}, external ${mib(m.maxima.external - m.baseline.external)}, arrayBuffers ${mib(m.maxima.arrayBuffers - m.baseline.arrayBuffers)}; ` +
-						`after the run ${mib(m.afterRun.rss - m.baseline.rss)}, after drop + gc ${mib(m.afterDropAndGc.rss - m.baseline.rss)}`,
+						`after the run ${mib(m.afterRun.rss - m.baseline.rss)}, after drop + gc ${mib(m.afterDropAndGc.rss - m.baseline.rss)}; the worker's first batch (64 KiB reference) +${mib(firstBatchGrowth)}`,
 				);
 			}
 			if (which === 'warm') {

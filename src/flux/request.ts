@@ -1,8 +1,12 @@
 /** The request the client sends: typed, already valid (the glue layer validates it once, with zod). */
 import type { Resolution } from './options';
 
-/** A reference image as sent upstream: a URL, or a binary sent as plain base64. */
-export type ReferenceImage = { kind: 'url'; url: string } | { kind: 'base64'; data: string; mimeType: string };
+/**
+ * A reference image as sent upstream: a URL, or a binary sent as plain base64. A base64 image may carry `ascii`, that
+ * base64 as ASCII bytes: the one copy its request bodies are sent from (src/fluxN8n/sharedReferenceImages.ts makes
+ * such copies, whose `data` is then built from `ascii` only when something asks for it).
+ */
+export type ReferenceImage = { kind: 'url'; url: string } | { kind: 'base64'; data: string; mimeType: string; readonly ascii?: Buffer };
 
 /** A valid request for one FLUX 3 image. */
 export interface FluxImageRequest {
@@ -58,19 +62,25 @@ export interface RequestPayload {
 	length: number;
 }
 
-/** The ASCII bytes of a base64 reference image, one per image object: jobs sharing the object share them. */
+/** The ASCII bytes of base64 images that carry none (`ascii`), one per image object: jobs sharing the object share them. */
 const base64Bytes = new WeakMap<ReferenceImage, Buffer>();
 
-function bytesOf(image: Extract<ReferenceImage, { kind: 'base64' }>): Buffer {
+/**
+ * The base64 text of an image as the bytes that go on the wire: its `ascii` copy when it has one (no copy made),
+ * else one made once per image object. Every job that shares the image object sends from the same bytes.
+ */
+export function base64BytesOf(image: Extract<ReferenceImage, { kind: 'base64' }>): Buffer {
+	if (image.ascii) return image.ascii;
 	let bytes = base64Bytes.get(image);
 	if (!bytes) base64Bytes.set(image, (bytes = Buffer.from(image.data, 'latin1')));
 	return bytes;
 }
 
 /**
- * {@link requestBodyJson} as parts: the JSON around each base64 image is a small buffer of its own, and
- * each base64 image is the same buffer for every job that shares the image object (base64 needs no JSON
- * escaping). Thirty jobs sharing one large reference image then hold one copy of it, not thirty bodies.
+ * {@link requestBodyJson} as parts, byte for byte: the JSON around each base64 image is a small buffer of its own,
+ * and each base64 image is {@link base64BytesOf} the image, the same buffer for every job that shares the image
+ * object (base64 needs no JSON escaping). Thirty jobs sharing one large reference image then hold one copy of it,
+ * not thirty bodies, and the body's JSON text is never built. The parts can be sent again (a retry) as they are.
  */
 export function requestPayload(req: FluxImageRequest): RequestPayload {
 	const marker = `\u0000ref-${Math.random().toString(36).slice(2)}-`;
@@ -82,7 +92,7 @@ export function requestPayload(req: FluxImageRequest): RequestPayload {
 		if (img.kind !== 'base64') return;
 		const token = JSON.stringify(`${marker}${i}`).slice(1, -1);
 		const at = rest.indexOf(token);
-		parts.push(Buffer.from(rest.slice(0, at), 'utf8'), bytesOf(img));
+		parts.push(Buffer.from(rest.slice(0, at), 'utf8'), base64BytesOf(img));
 		rest = rest.slice(at + token.length);
 	});
 	parts.push(Buffer.from(rest, 'utf8'));

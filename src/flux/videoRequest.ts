@@ -1,5 +1,5 @@
 /** The FLUX 3 Video request the client sends: typed, already valid (the glue layer validates it once, with zod). */
-import type { ReferenceImage, RequestPayload } from './request';
+import { base64BytesOf, type ReferenceImage, type RequestPayload } from './request';
 import type { VideoAspectRatio, VideoMode, VideoResolution } from './videoOptions';
 
 /** One input medium as sent upstream: an http(s) URL or plain base64 (no data-URI prefix). */
@@ -56,7 +56,7 @@ export function videoRequestPayload(req: FluxVideoRequest): RequestPayload {
 	const json = JSON.stringify(
 		videoRequestBody(req, (m) => {
 			if (m.kind === 'url') return m.url;
-			inline.push(Buffer.from(m.data, 'latin1'));
+			inline.push(base64BytesOf(m));
 			return `${marker}${inline.length - 1}`;
 		}),
 	);

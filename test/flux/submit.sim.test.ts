@@ -1,9 +1,10 @@
-import { FluxError } from '../../src/flux';
+import { FluxError, generateImage } from '../../src/flux';
 import { requestBodyJson, requestPayload } from '../../src/flux/request';
+import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
 import { createServer, type Socket } from 'node:net';
-import { readPromptFromPng, RelaySimulator, startRelaySimulator } from '../../relay-sim';
+import { makePromptPng, readPromptFromPng, RelaySimulator, startRelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
-import { expectRedacted, failureOf, fakeClock, generate, submitsFor, tasksFor, uniquePrompt } from './helpers';
+import { credsFor, expectRedacted, failureOf, fakeClock, fast, generate, requestFor, submitsFor, tasksFor, uniquePrompt } from './helpers';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 10 }, (started) => (sim = started));
@@ -246,6 +247,28 @@ describe('the submit body shares reference-image bytes', () => {
 		expect(shared).toHaveLength(2);
 		expect(shared[0]).toBe(shared[1]);
 		expect(two.parts.find((part) => part.length === image.data.length)).toBe(shared[0]);
+	});
+
+	it.each([
+		['held back until beforeSend resolved', true],
+		['sent at once', false],
+	])('a submit refused with 429 is sent again from the one shared copy (%s): both bodies arrive whole and the same', async (_, held) => {
+		const prompt = uniquePrompt(`replayed reference ${held ? 'held' : 'direct'}`);
+		const png = makePromptPng(prompt, { width: 8, height: 8, padToBytes: 200_003 });
+		const url = { kind: 'url' as const, url: 'https://example.com/a.png' };
+		const copy = sharedReferenceImages().encode(png, 'image/png');
+		sim.setFault(prompt, { on: 'submit', status: 429, times: 1 });
+		let hooked = 0;
+		const opts = held ? { beforeSend: async () => void (hooked += 1) } : {};
+		const result = await generateImage(credsFor(sim), requestFor(prompt, { images: [copy, url, copy] }), fast(opts));
+		const asString = { kind: 'base64' as const, data: png.toString('base64'), mimeType: 'image/png' };
+		const expected = JSON.parse(requestBodyJson(requestFor(prompt, { images: [asString, url, asString] }))) as unknown;
+		expect(sim.log.submits.filter((s) => s.prompt === prompt).map((s) => [s.status, s.body])).toEqual([
+			[429, expected],
+			[200, expected],
+		]);
+		expect(hooked).toBe(held ? 2 : 0);
+		expect(tasksFor(sim, prompt)).toEqual([result.taskId]);
 	});
 });
 
