@@ -41,6 +41,3 @@ export function preparationError(node: INode, error: unknown, itemIndex: number,
 	if (error instanceof FluxCredentialsError) return new NodeOperationError(node, credentialErrorMessage(error, itemIndex), { itemIndex });
 	return toNodeError(node, error, itemIndex, hints);
 }
-
-// referenceImages.ts still imports the error from here.
-export { InvalidParameterError } from '../parameters/invalidParameter';

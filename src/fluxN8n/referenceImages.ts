@@ -1,7 +1,7 @@
 import { detectReferenceImageType } from '../flux/imageType';
 import type { ReferenceImage } from '../flux/request';
 import type { ReferenceEntry } from './fluxParameters';
-import { InvalidParameterError } from './invalidInput';
+import { InvalidParameterError } from '../parameters/invalidParameter';
 import { sharedReferenceImages, type EncodedReferenceImage } from './sharedReferenceImages';
 
 /** Default size cap of one binary reference image: 20 MB. */
