@@ -311,7 +311,7 @@ function claimsGoals(r: BenchResults): Goal[] {
 			why:
 				`results, journal, kept downloads and claims count together; the store prunes itself in the background, down to 7/8 of the bound, each time an eighth of it was written (results oldest first, the journal compacted); ` +
 				`the peak is what four executions at a time wrote while a prune ran (${fixed(BOUND_SLACK * 100, 0)} % over the bound or less is that margin at this small bound). ${bound.jobs} jobs in ${s(bound.wallMs)}. ` +
-				`Bytes on disk count whole blocks (small files, e.g. cacache's index buckets and the journal's 256 logs, take at least one 4 KiB block each).`,
+				`Bytes on disk count whole blocks of files and folders (small files, e.g. cacache's index buckets and the journal's 256 logs, take at least one 4 KiB block each, and so does each folder).`,
 		},
 	];
 }

@@ -135,23 +135,28 @@ async function runFolderBound(bench: Bench, batches: number): Promise<FolderBoun
 /** Executions run at once in goal claims-b (the folder is measured after each group). */
 const AT_ONCE = 4;
 
-/** The size of the files below `dir`: apparent bytes, and bytes on disk (allocated blocks). */
-function folderSize(dir: string, tries = 3): { bytes: number; diskBytes: number } {
+/** The size of what is below `dir`: the files' apparent bytes, and bytes on disk (the blocks of files and folders).
+ *  Walked a folder at a time: the store removes folders as they empty (and files as it prunes) during the walk. */
+function folderSize(dir: string): { bytes: number; diskBytes: number } {
 	let bytes = 0;
 	let diskBytes = 0;
-	let names: string[];
-	try {
-		names = readdirSync(dir, { recursive: true }) as string[];
-	} catch (error) {
-		if (tries > 1) return folderSize(dir, tries - 1); // a folder removed by the store's own prune during the walk
-		throw error;
-	}
-	for (const name of names) {
-		const info = statSync(path.join(dir, name), { throwIfNoEntry: false });
-		if (!info?.isFile()) continue;
-		bytes += info.size;
-		diskBytes += info.blocks * 512;
-	}
+	const walk = (folder: string) => {
+		let names: string[];
+		try {
+			names = readdirSync(folder);
+		} catch {
+			return; // removed meanwhile
+		}
+		for (const name of names) {
+			const file = path.join(folder, name);
+			const info = statSync(file, { throwIfNoEntry: false });
+			if (!info) continue;
+			diskBytes += info.blocks * 512;
+			if (info.isDirectory()) walk(file);
+			else if (info.isFile()) bytes += info.size;
+		}
+	};
+	walk(dir);
 	return { bytes, diskBytes };
 }
 

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import type { CacheEntry } from './cacheEntry';
 import { listCacheIndex } from './cacheIndexList';
 import { placeContentFile } from './placeContentFile';
+import { againIfFolderVanished, removeEmptyFolders } from './emptyFolders';
 
 /**
  * The hash of new content: sha256 (SHA-NI makes it about twice as fast as sha512 here). Entries written with
@@ -21,6 +22,8 @@ const HASH = 'sha256';
 // cacache's own content layout (content-v2/<algorithm>/<2 hex>/<2 hex>/<rest>), not re-implemented here.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const contentPathOf = require('cacache/lib/content/path') as (cache: string, integrity: string) => string;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const bucketPathOf = (require('cacache/lib/entry-index') as { bucketPath: (cache: string, key: string) => string }).bucketPath;
 
 export type { CacheEntry };
 
@@ -60,13 +63,15 @@ export const cacacheBackend: CacheBackend = {
 	get: (cache, key) => cacache.get(cache, key),
 	info: (cache, key) => cacache.get.info(cache, key),
 	// `time` reaches cacache's index entry (the @types omit it).
-	put: (cache, key, data, entry) => cacache.put(cache, key, data, { ...entry, algorithms: [HASH] } as cacache.put.Options),
+	put: (cache, key, data, entry) => againIfFolderVanished(() => cacache.put(cache, key, data, { ...entry, algorithms: [HASH] } as cacache.put.Options)),
 	adopt: async (cache, key, filePath, integrity, entry) => {
 		const target = contentPathOf(cache, integrity);
-		await mkdir(path.dirname(target), { recursive: true });
-		await placeContentFile(filePath, target, path.join(cache, 'tmp')); // replaces a content file of the same name: it may be corrupt
+		await againIfFolderVanished(async () => {
+			await mkdir(path.dirname(target), { recursive: true });
+			await placeContentFile(filePath, target, path.join(cache, 'tmp')); // replaces a content file of the same name: it may be corrupt
+		});
 		// `time` and `size` reach cacache's index entry (the @types omit them).
-		await cacache.index.insert(cache, key, integrity, entry as unknown as cacache.index.InsertOptions);
+		await againIfFolderVanished(() => cacache.index.insert(cache, key, integrity, entry as unknown as cacache.index.InsertOptions));
 	},
 	contentPath: (cache, integrity) => contentPathOf(cache, integrity),
 	hasContent: async (cache, integrity) => Boolean(await cacache.get.hasContent(cache, integrity)),
@@ -83,8 +88,10 @@ export const cacacheBackend: CacheBackend = {
 		// removeFully drops the bucket instead of appending a tombstone (the @types omit the option).
 		const rmEntry = cacache.rm.entry as (c: string, k: string, o: { removeFully: boolean }) => Promise<unknown>;
 		await rmEntry(cache, key, { removeFully: true });
+		await removeEmptyFolders(cache, bucketPathOf(cache, key));
 	},
 	rmContent: async (cache, integrity) => {
 		await cacache.rm.content(cache, integrity);
+		await removeEmptyFolders(cache, contentPathOf(cache, integrity));
 	},
 };

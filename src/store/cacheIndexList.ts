@@ -24,16 +24,27 @@ interface EntryIndexModule {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const entryIndex = require('cacache/lib/entry-index') as EntryIndexModule;
 
-async function bucketFiles(indexDir: string): Promise<string[]> {
+/** The names in `dir`, none when it is gone (a folder removed as empty meanwhile: emptyFolders.ts). */
+async function namesIn(dir: string): Promise<string[]> {
 	try {
-		const names = (await fs.readdir(indexDir, { recursive: true })) as string[];
-		// Buckets sit three levels down: <2 hex>/<2 hex>/<rest of the key's hash>.
-		return names.filter((name) => name.split(path.sep).length === 3).map((name) => path.join(indexDir, name));
+		return await fs.readdir(dir);
 	} catch (error) {
 		const code = (error as { code?: unknown }).code;
 		if (code === 'ENOENT' || code === 'ENOTDIR') return [];
 		throw error;
 	}
+}
+
+/** Buckets sit three levels down: <2 hex>/<2 hex>/<rest of the key's hash>; walked a level at a time, so a folder removed during the walk is skipped, not the end of it. */
+async function bucketFiles(indexDir: string): Promise<string[]> {
+	const files: string[] = [];
+	for (const first of await namesIn(indexDir)) {
+		for (const second of await namesIn(path.join(indexDir, first))) {
+			const folder = path.join(indexDir, first, second);
+			for (const name of await namesIn(folder)) files.push(path.join(folder, name));
+		}
+	}
+	return files;
 }
 
 async function readBucket(file: string): Promise<RawEntry[]> {

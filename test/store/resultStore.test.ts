@@ -1,6 +1,6 @@
 import * as cacache from 'cacache';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type CacheBackend, ResultStore, StoreFaults, cacacheBackend } from '../../src/store';
@@ -351,5 +351,41 @@ describe('ResultStore: adopting a downloaded file (one write, one hash)', () => 
 		expect((await store.get('old'))?.bytes.equals(png('old'))).toBe(true);
 		expect(await store.check('old')).toMatchObject(meta);
 		expect((await readAll((await store.openStream('old'))!.stream)).equals(png('old'))).toBe(true);
+	});
+});
+
+describe('ResultStore: no empty folders left behind', () => {
+	/** Every folder below `dir` that holds nothing. */
+	function emptyFolders(dir: string): string[] {
+		const found: string[] = [];
+		const walk = (folder: string) => {
+			const names = readdirSync(folder);
+			if (names.length === 0) found.push(folder);
+			for (const name of names) if (statSync(path.join(folder, name)).isDirectory()) walk(path.join(folder, name));
+		};
+		walk(dir);
+		return found;
+	}
+
+	it('pruned results take their index and content folders with them (cacache leaves them: 4 KiB each on disk)', async () => {
+		const store = makeStore();
+		for (let i = 0; i < 40; i++) expect(await store.put(`key-${i}`, png(`image ${i}`), meta)).toBe(true);
+		const dir = path.join(temp.dir, 'store');
+		const folders = () => readdirSync(dir, { recursive: true }).filter((name) => statSync(path.join(dir, name as string)).isDirectory()).length;
+		const before = folders();
+		clock += 31 * DAY; // every result expired
+		expect((await store.prune())?.removed).toBe(40);
+		expect(emptyFolders(dir).filter((folder) => /index-v5|content-v2/.test(folder) && !/(index-v5|content-v2(\/sha256)?)$/.test(folder))).toEqual([]);
+		expect(folders()).toBeLessThan(before - 40); // at least one leaf folder per key went
+		expect(await store.put('key-again', png('again'), meta)).toBe(true); // and writing makes them again
+		expect((await store.get('key-again'))?.bytes.toString()).toContain('again');
+	});
+
+	it('a folder holding another entry stays', async () => {
+		const store = makeStore();
+		expect(await store.put('keep', png('keep'), meta)).toBe(true);
+		expect(await store.put('drop', png('drop'), meta)).toBe(true);
+		expect(await store.remove('drop')).toBe(true);
+		expect((await store.get('keep'))?.bytes.toString()).toContain('keep');
 	});
 });
