@@ -7,6 +7,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { wireImage, type FluxImageRequest } from '../flux/request';
+import { DECIMAL } from '../parameters/fieldSchemas';
 import { describeValue, InvalidParameterError } from '../parameters/invalidParameter';
 import type { ImageModelDescriptor, ModelFieldValues } from './modelDescriptor';
 
@@ -59,10 +60,10 @@ const FLEX: INodeProperties[] = [
 	},
 ];
 
-/** A number as n8n or an expression hands it over (digits as text too); undefined when blank. */
+/** A number as n8n or an expression hands it over (decimal digits as text too, not "0x400"); undefined when blank. */
 function numberOf(field: string, value: unknown): number | undefined {
 	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return undefined;
-	const n = typeof value === 'string' ? Number(value.trim()) : value;
+	const n = typeof value === 'string' ? (DECIMAL.test(value) ? Number(value) : NaN) : value;
 	if (typeof n !== 'number' || !Number.isFinite(n)) throw new InvalidParameterError(field, `must be a number (got ${describeValue(value)})`);
 	return n;
 }

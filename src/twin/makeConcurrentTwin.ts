@@ -36,7 +36,7 @@ export function makeConcurrentTwinDescription(serial: INodeTypeDescription, iden
 		description: identity.description,
 		icon: identity.icon,
 		defaults: { ...copy.defaults, name: identity.defaultName },
-		subtitle: '={{"task · " + $parameter["resolution"]}}',
+		subtitle: twinSubtitle(serial.subtitle),
 		outputs: [NodeConnectionTypes.Main],
 		outputNames: ['Task'],
 		// Not an AI Agent tool: it returns task items an agent cannot use (the serial node is the tool).
@@ -44,6 +44,16 @@ export function makeConcurrentTwinDescription(serial: INodeTypeDescription, iden
 		// The "connect a collector" hint is added by a run that has no collector downstream (collectorHint.ts).
 		hints: copy.hints ?? [],
 	};
+}
+
+/**
+ * "task · " before what the serial node's subtitle says (its model and size, or mode and resolution): a fixed
+ * `$parameter["resolution"]` read "task · undefined" on the canvas for a model without Resolution (FLUX.2).
+ */
+function twinSubtitle(serial: INodeTypeDescription['subtitle']): string {
+	const expression = typeof serial === 'string' ? /^=\{\{([\s\S]*)\}\}$/.exec(serial.trim())?.[1] : undefined;
+	if (expression !== undefined) return `={{"task · " + (${expression.trim()})}}`;
+	return typeof serial === 'string' && serial !== '' ? `task · ${serial}` : 'task';
 }
 
 /** Resolves on a later turn of the event loop: after the node has returned its items to n8n. */

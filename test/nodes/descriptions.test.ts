@@ -24,6 +24,18 @@ describe('the concurrent twin', () => {
 	const serial = new FluxImage().description;
 	const twin = new FluxConcurrentSubmit().description;
 
+	/** A subtitle expression as the canvas shows it for these parameter values (plain JS over $parameter). */
+	const shownSubtitle = (subtitle: unknown, parameter: Record<string, unknown>) =>
+		new Function('$parameter', `return (${String(subtitle).replace(/^=\{\{([\s\S]*)\}\}$/, '$1')});`)(parameter) as string;
+
+	it.each([
+		[{ model: 'flux-3-image', resolution: '2k', aspectRatio: '16:9' }, 'task · 2k · 16:9'],
+		[{ model: 'flux-2-pro', width: 1024, height: 768 }, 'task · flux-2-pro · 1024 × 768'],
+	])('its canvas subtitle says the task and what the serial node says: %p', (parameter, shown) => {
+		expect(shownSubtitle(twin.subtitle, parameter)).toBe(shown);
+		expect(shownSubtitle(twin.subtitle, parameter)).toBe(`task · ${shownSubtitle(serial.subtitle, parameter)}`);
+	});
+
 	it('has exactly the serial node’s property list', () => {
 		expect(twin.properties).toEqual(serial.properties);
 		expect(twin.properties.map((p) => p.name)).toEqual([

@@ -1,8 +1,9 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as cacache from 'cacache';
 import * as path from 'node:path';
 import { apiKeyHash } from '../../src/account';
 import { JobJournal, type JobStart, StoreFaults } from '../../src/store';
+import { bucketOf } from '../../src/store/journalLog';
 import { spareJournal } from '../../src/store/spareFolder';
 import { allFiles, makeTempDir } from './tempStore';
 
@@ -121,6 +122,28 @@ describe('JobJournal', () => {
 		expect(warnings).toHaveLength(1);
 		expect(warnings[0]).toMatch(/could not be used: writing the job journal failed/);
 		expect(journal.health().ok).toBe(false);
+	});
+});
+
+describe('submitting writes its record and its job link at once: either may fail alone', () => {
+	const key = 'c'.repeat(64);
+	/** A journal of the folder whose entries can fall back to a spare folder, as openStore makes it. */
+	const withSpare = (dir: string) => new JobJournal(dir, { ttlMs: 30 * DAY, now: () => clock, faults: new StoreFaults((m) => warnings.push(m)), spare: spareJournal(path.join(temp.dir, 'spare')) });
+	/** The bucket log of an entry name made unwritable (a folder where its file goes: EISDIR, also for root). */
+	const breakBucket = (dir: string, name: string) => mkdirSync(path.join(dir, 'journal', `${bucketOf(name)}.log`), { recursive: true });
+
+	it.each([
+		['the record', `key:${key}`],
+		['the job link', `job:${start.jobId}`],
+	])('%s cannot be written: false, and another process still reads the key as submitting (maybe paid), found by its job id', async (_what, name) => {
+		if (bucketOf(`key:${key}`) === bucketOf(`job:${start.jobId}`)) throw new Error('the test needs the two names in different buckets');
+		const dir = path.join(temp.dir, 'store');
+		breakBucket(dir, name);
+		expect(await withSpare(dir).submitting(key, start)).toBe(false);
+		const other = withSpare(dir);
+		expect((await other.read(key))?.state).toBe('submitting');
+		expect(await other.findByJobId(start.jobId)).toMatchObject({ jobKey: key, record: { state: 'submitting', jobId: start.jobId } });
+		expect(warnings.some((w) => /writing the job journal failed/.test(w))).toBe(true);
 	});
 });
 
