@@ -5,7 +5,7 @@
  * claim never both win, and a folder that cannot hold claims claims in the machine's spare folder, never stops a job.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, promises as fsPromises, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 import { Claims, claimFileName, type ClaimOwner, thisOwner } from '../../src/store/claims';
@@ -60,6 +60,32 @@ it('one owner per key: a second claimant waits until the first lets go, then hol
 	expect(second).toMatchObject({ waited: true, through: { folder: true } });
 	await second!.release();
 	expect((await a.acquire('job-key')).waited).toBe(false);
+});
+
+it('a claim whose file could not be removed at release (a read-only moment) is removed on a later heartbeat: the next claimant does not wait for the job timeout', async () => {
+	const a = new Claims(temp.dir, { timing: FAST });
+	const b = new Claims(temp.dir, { timing: FAST, owner: { ...thisOwner(), token: 'another-claims-instance' } });
+	const first = await a.acquire('job-key');
+	const realRm = fsPromises.rm;
+	let refused = 0;
+	const rm = jest.spyOn(fsPromises, 'rm').mockImplementation(async (file, options) => {
+		if (String(file).endsWith('.claim') && refused === 0) {
+			refused += 1;
+			throw Object.assign(new Error('read-only file system'), { code: 'EROFS' });
+		}
+		return await realRm(file, options);
+	});
+	try {
+		await first.release();
+		expect(refused).toBe(1);
+		expect(readdirSync(path.join(temp.dir, 'claims')).filter((name) => name.endsWith('.claim'))).toHaveLength(1); // still there
+		// The owner's process lives on, so only the owner can remove it: b gets the key once a heartbeat did.
+		const second = await b.acquire('job-key', AbortSignal.timeout(10_000));
+		expect(second.waited).toBe(true);
+		await second.release();
+	} finally {
+		rm.mockRestore();
+	}
 });
 
 it('a claim of a process killed with SIGKILL on this machine is taken over at once, not after the lapse', async () => {

@@ -43,6 +43,8 @@ export function claimFileName(key: string): string {
 
 export class FileClaims {
 	private readonly held = new Map<string, Held>();
+	/** Released claims whose file could not be removed (a read-only or failing folder): removed again each heartbeat. */
+	private readonly unremoved = new Set<Held>();
 	/** Claim files this process is creating right now (not yet in `held`, but not a leftover of ours either). */
 	private readonly creating = new Set<string>();
 	private heartbeat?: NodeJS.Timeout;
@@ -161,8 +163,8 @@ export class FileClaims {
 			held: () => !held.lost,
 			release: async () => {
 				if (this.held.get(key) === held) this.held.delete(key);
-				if (this.held.size === 0) this.stopHeartbeat();
-				if (!held.lost && (await this.isMine(held))) await fs.rm(held.file, { force: true }).catch(() => undefined);
+				if (!held.lost && !(await this.removeFile(held))) this.unremoved.add(held); // this process lives on: others would wait on it
+				if (this.held.size === 0 && this.unremoved.size === 0) this.stopHeartbeat();
 				this.wakeups.released(key);
 			},
 		};
@@ -205,6 +207,15 @@ export class FileClaims {
 		if (info && this.now() - info.mtimeMs > ageMs) await fs.rm(file, { force: true }).catch(() => undefined);
 	}
 
+	/** Removes a released claim's file if it is still this claim's; false when that failed (it is still there). */
+	private async removeFile(held: Held): Promise<boolean> {
+		if (!(await this.isMine(held))) return true;
+		return await fs.rm(held.file, { force: true }).then(
+			() => true,
+			() => false,
+		);
+	}
+
 	private async isMine(held: Held): Promise<boolean> {
 		const info = await fs.stat(held.file).catch(() => undefined);
 		return info !== undefined && info.ino === held.ino && info.dev === held.dev;
@@ -223,6 +234,8 @@ export class FileClaims {
 
 	/** Touches every held claim; one found replaced (taken over) is marked lost. */
 	private async touchAll(): Promise<void> {
+		for (const held of [...this.unremoved]) if (await this.removeFile(held)) this.unremoved.delete(held);
+		if (this.held.size === 0 && this.unremoved.size === 0) this.stopHeartbeat();
 		const at = new Date(this.now());
 		for (const [key, held] of [...this.held]) {
 			if (held.lost) continue;
