@@ -19,6 +19,8 @@ export function base64Ascii(bytes: Buffer): Buffer {
 	const ascii = Buffer.allocUnsafeSlow(4 * Math.ceil(bytes.length / 3));
 	let at = 0;
 	for (let i = 0; i < bytes.length; i += ENCODE_STEP) at += ascii.write(bytes.subarray(i, i + ENCODE_STEP).toString('base64'), at, 'latin1');
+	// allocUnsafeSlow is not zeroed: a short write would send leftover process memory in a request body.
+	if (at !== ascii.length) throw new Error(`base64 of ${bytes.length} bytes came to ${at} characters, not ${ascii.length}`);
 	return ascii;
 }
 
