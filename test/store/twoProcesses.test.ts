@@ -38,9 +38,9 @@ afterEach(() => {
 	temp.cleanup();
 });
 
-async function phase(names: string[], which: 'write' | 'read' | 'adopt', dir: string): Promise<Reply[]> {
+async function phase(names: string[], which: 'write' | 'read' | 'adopt' | 'churn', dir: string, rounds = ROUNDS): Promise<Reply[]> {
 	const replies = workers.map((w) => nextReply(w));
-	workers.forEach((w, i) => w.send({ phase: which, dir, me: names[i], peers: names.filter((_, j) => j !== i), rounds: ROUNDS }));
+	workers.forEach((w, i) => w.send({ phase: which, dir, me: names[i], peers: names.filter((_, j) => j !== i), rounds }));
 	return Promise.all(replies);
 }
 
@@ -122,3 +122,18 @@ it('a process killed (SIGKILL) while writing never leaves a half-written result 
 	expect(rounds.map((r) => `job-crash-${r}`)).toContain(record?.jobId);
 	expect(store.health()).toEqual({ ok: true });
 }, 60_000);
+
+it('three processes write distinct results and prune their own while the others write: every write lands (folders removed as they empty are made again), every read is right', async () => {
+	const dir = path.join(temp.dir, 'churned-store');
+	const names = ['A', 'B', 'C'];
+	workers = names.map(() => spawnWorker());
+	await Promise.all(workers.map((w) => nextReply(w)));
+	const churned = await phase(names, 'churn', dir, 80);
+	for (const reply of churned) {
+		expect(reply.error).toBeUndefined();
+		expect(reply.stats).toMatchObject({ puts: 2 * 80 + 1, badReads: 0 });
+		expect(reply.stats!.goodReads).toBeGreaterThanOrEqual(1); // at least the last one, written after the last prune
+		expect(reply.warnings).toEqual([]);
+		expect(reply.health).toEqual({ ok: true });
+	}
+});
