@@ -20,8 +20,11 @@ import { OneAtATime } from './oneAtATime';
 const LOCK_STALE_MS = 5000;
 /** How often a held lock is refreshed (ms). */
 const LOCK_REFRESH_MS = 1000;
-/** Waiting for the lock: retries this far apart at most, about this long in all (longer than a dead holder's lock lives). */
-const LOCK_RETRY = { retries: 250, factor: 1.2, minTimeout: 5, maxTimeout: 40, randomize: true } as const;
+/**
+ * Waiting for the lock: retries this far apart at most, about 30 s in all: longer than a dead holder's lock lives,
+ * and than several processes each holding it for one Redis deadline (spendLedger.ts) when Redis has just frozen.
+ */
+const LOCK_RETRY = { retries: 750, factor: 1.2, minTimeout: 5, maxTimeout: 40, randomize: true } as const;
 
 /** A temporary file older than this is what a process killed while writing left behind (a write takes milliseconds). */
 const TEMPORARY_KEPT_MS = 60 * 60_000;
@@ -34,6 +37,12 @@ export class LedgerUnusableError extends Error {
 
 /** What one change of the ledger does: the new state (the same object: nothing to write) and what it tells. */
 export type LedgerChange<T> = (state: LedgerState) => { state: LedgerState; result: T };
+
+/** The account's file while its lock is held: read it (rejects with LedgerUnusableError when damaged), write it whole. */
+export interface LockedLedger {
+	read(): Promise<LedgerState>;
+	write(state: LedgerState): Promise<void>;
+}
 
 export class FileLedger {
 	private readonly queues = new OneAtATime();
@@ -53,11 +62,31 @@ export class FileLedger {
 
 	/** Applies `change` to the account's ledger under the folder's lock, one change at a time in this process. */
 	async update<T>(account: string, change: LedgerChange<T>): Promise<T> {
-		return await this.queues.run(account, async () => await this.locked(account, change));
+		return await this.locked(account, async (ledger) => {
+			const state = await ledger.read();
+			const { state: next, result } = change(state);
+			if (next !== state) await ledger.write(next);
+			return result;
+		});
 	}
 
-	private async locked<T>(account: string, change: LedgerChange<T>): Promise<T> {
-		const file = this.fileOf(account);
+	/**
+	 * Runs `work` holding the account's lock (the same one `update` takes), one at a time in this process: `work`
+	 * may take its time (a Redis call; the lock is refreshed meanwhile) and reads and writes the file itself.
+	 */
+	async locked<T>(account: string, work: (ledger: LockedLedger) => Promise<T>): Promise<T> {
+		return await this.queues.run(account, async () => {
+			const file = this.fileOf(account);
+			const release = await this.lock(file);
+			try {
+				return await work({ read: async () => await this.readFile(file), write: async (state) => await this.write(file, state) });
+			} finally {
+				await release().catch(() => undefined);
+			}
+		});
+	}
+
+	private async lock(file: string): Promise<() => Promise<void>> {
 		await this.ensureFolder();
 		// Deleted since (the store folder cleaned by hand): made again, so counting restarts from zero as for a removed
 		// ledger file, instead of every lock failing ENOENT after the whole retry budget and every job being refused.
@@ -65,9 +94,8 @@ export class FileLedger {
 			this.folderReady = undefined;
 			await this.ensureFolder();
 		}
-		let release: () => Promise<void>;
 		try {
-			release = await lock(file, {
+			return await lock(file, {
 				realpath: false,
 				lockfilePath: `${file}.lock`,
 				stale: LOCK_STALE_MS,
@@ -78,14 +106,6 @@ export class FileLedger {
 			});
 		} catch (error) {
 			throw new LedgerUnusableError(`the spend ledger ${file} could not be locked (${reasonOf(error)})`);
-		}
-		try {
-			const state = await this.readFile(file);
-			const { state: next, result } = change(state);
-			if (next !== state) await this.write(file, next);
-			return result;
-		} finally {
-			await release().catch(() => undefined);
 		}
 	}
 

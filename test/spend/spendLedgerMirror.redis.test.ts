@@ -1,0 +1,122 @@
+/**
+ * The folder's ledger beside the ledger in Redis (one machine, two processes on one store folder, a real
+ * redis-server): a reservation Redis granted is in the folder's ledger by the time `reserve` resolves, so a process
+ * of the same machine that cannot reach Redis sees it and the limit holds exactly. This is the in-process form of
+ * the frozen-Redis race that bought 61 under a limit of 60 (ledgerFaults.test.ts) when the folder was written after
+ * the reservation returned.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import type { SharedRedis } from '../../src/redis';
+import { LedgerUnusableError, SpendLedger, type SpendLimits } from '../../src/spend';
+import { sharedRedisAt } from '../redis/sharedRedisAt';
+import { useRedisServer } from '../redis/useRedisServer';
+import { freePort, type TestRedis } from '../support/redisServer';
+
+let redis: TestRedis;
+useRedisServer((started) => (redis = started));
+
+const opened: SharedRedis[] = [];
+const folders: string[] = [];
+afterAll(async () => {
+	await Promise.all(opened.map(async (client) => await client.close()));
+	for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+});
+
+let accounts = 0;
+const newAccount = () => `${'d'.repeat(28)}${String(++accounts).padStart(4, '0')}`;
+const folder = () => {
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'flux-spend-mirror-'));
+	folders.push(dir);
+	return dir;
+};
+
+async function liveRedis(): Promise<SharedRedis> {
+	const client = sharedRedisAt(redis.url, { commandTimeoutMs: 1000 });
+	opened.push(client);
+	await client.ready();
+	return client;
+}
+
+/** A SharedRedis on a loopback port nobody listens on: every command answers `{ ok: false }` (Redis away). */
+async function awayRedis(): Promise<SharedRedis> {
+	const client = sharedRedisAt(`redis://127.0.0.1:${await freePort()}`, { commandTimeoutMs: 1000 });
+	opened.push(client);
+	await client.ready();
+	return client;
+}
+
+const request = (id: string, limits: SpendLimits) => ({ id, priceKey: 'flux-3-image:mirror', listPrice: 4, limits, blockMs: 60_000, pid: process.pid });
+
+it('a reservation Redis granted is in the folder when reserve resolves: a process of the machine without Redis is refused at the limit', async () => {
+	const dir = folder();
+	const account = newAccount();
+	const withRedis = new SpendLedger({ dir, redis: await liveRedis() });
+	const withoutRedis = new SpendLedger({ dir, redis: await awayRedis() });
+
+	const first = await withRedis.reserve(account, request('granted-in-redis', { jobs: 1 }));
+	expect(first).toMatchObject({ kind: 'reserved', place: 'shared' });
+	// No idle(): nothing is left to write after the reservation.
+	expect((await withRedis.file.read(account)).entries.map((entry) => entry.id)).toEqual(['granted-in-redis']);
+
+	const second = await withoutRedis.reserve(account, request('away', { jobs: 1 }));
+	expect(second).toMatchObject({ kind: 'refused', limit: 'jobs', place: 'machine' });
+	expect(withoutRedis.warnings().join('\n')).toMatch(/hold per machine/);
+});
+
+it('what a process spent while Redis was away reaches Redis with the next change of the account, counted once', async () => {
+	const dir = folder();
+	const account = newAccount();
+	const withRedis = new SpendLedger({ dir, redis: await liveRedis() });
+	const withoutRedis = new SpendLedger({ dir, redis: await awayRedis() });
+	const limits = { jobs: 3 };
+
+	expect(await withRedis.reserve(account, request('a', limits))).toMatchObject({ kind: 'reserved', place: 'shared' });
+	expect(await withoutRedis.reserve(account, request('b', limits))).toMatchObject({ kind: 'reserved', place: 'machine' });
+	expect(await withRedis.reserve(account, request('c', limits))).toMatchObject({ kind: 'reserved', place: 'shared' });
+	expect(await withRedis.reserve(account, request('d', limits))).toMatchObject({ kind: 'refused', place: 'shared' });
+
+	// Another machine (its own folder) reads Redis: all three, b among them.
+	const elsewhere = new SpendLedger({ dir: folder(), redis: await liveRedis() });
+	expect((await elsewhere.balance(account)).spent).toEqual({ credits: 12, jobs: 3 });
+});
+
+it('a damaged folder ledger: rewritten from Redis while Redis answers; refused, naming the file, when it does not', async () => {
+	const dir = folder();
+	const account = newAccount();
+	const withRedis = new SpendLedger({ dir, redis: await liveRedis() });
+	await withRedis.reserve(account, request('before', { jobs: 5 }));
+	writeFileSync(withRedis.file.fileOf(account), '{"v":1,"rev":3,"entries":[{"id":"x"'); // cut short
+
+	expect(await withRedis.reserve(account, request('while-damaged', { jobs: 5 }))).toMatchObject({ kind: 'reserved', place: 'shared' });
+	expect((await withRedis.file.read(account)).entries.map((entry) => entry.id).sort()).toEqual(['before', 'while-damaged']);
+
+	writeFileSync(withRedis.file.fileOf(account), 'not json');
+	const withoutRedis = new SpendLedger({ dir, redis: await awayRedis() });
+	const refused = await withoutRedis.reserve(account, request('no-redis', { jobs: 5 })).then(
+		() => undefined,
+		(error: unknown) => error,
+	);
+	expect(refused).toBeInstanceOf(LedgerUnusableError);
+	expect((refused as Error).message).toContain(withoutRedis.file.fileOf(account));
+});
+
+it('a folder that cannot be made (its parent is a file): Redis alone while it answers, said once; refused without Redis', async () => {
+	const parent = path.join(folder(), 'a-file');
+	writeFileSync(parent, '');
+	const dir = path.join(parent, 'spend');
+	const account = newAccount();
+	const warnings: string[] = [];
+	const withRedis = new SpendLedger({ dir, redis: await liveRedis(), warn: (message) => warnings.push(message) });
+
+	expect(await withRedis.reserve(account, request('one', { jobs: 2 }))).toMatchObject({ kind: 'reserved', place: 'shared' });
+	expect(await withRedis.reserve(account, request('two', { jobs: 2 }))).toMatchObject({ kind: 'reserved', place: 'shared' });
+	expect(await withRedis.reserve(account, request('three', { jobs: 2 }))).toMatchObject({ kind: 'refused', place: 'shared' });
+	expect(warnings).toHaveLength(1);
+	expect(warnings[0]).toMatch(/local mirror of the spend ledger could not be written .*could not be created/);
+
+	const withoutRedis = new SpendLedger({ dir, redis: await awayRedis() });
+	await expect(withoutRedis.reserve(account, request('four', { jobs: 2 }))).rejects.toBeInstanceOf(LedgerUnusableError);
+});
