@@ -16,6 +16,7 @@ module.exports = [
 	'test/store/claims.redis.test.ts',
 	'test/store/sharedJournal.redis.test.ts',
 	'test/spend/spendLedgerMirror.redis.test.ts',
+	'test/spend/redisSilence.redis.test.ts',
 	'test/workflows/redisStall.engine.test.ts',
 	'test/spend/ledgerFaults.test.ts', // and forked processes
 	'test/spend/ledgerProcesses.test.ts', // and forked processes

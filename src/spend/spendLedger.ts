@@ -14,11 +14,13 @@
 import { EventEmitter } from 'node:events';
 import * as path from 'node:path';
 
+import type { RedisResult } from '../redis';
 import { pidAlive } from '../store/claims/claimOwner';
 import { FileLedger, LedgerUnusableError, type LedgerChange } from './fileLedger';
 import { systemClock, type LedgerClock } from './ledgerClock';
-import { merge, refund, reserve, settle, spentIn, type LedgerEntry, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
+import { merge, refund, reserve, settle, spentIn, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
 import { RedisLedger, type LedgerRedis } from './redisLedger';
+import { RedisSilence, SILENCE_SHARED_MS } from './redisSilence';
 
 /** Where a change was made: the shared ledger (Redis, or the folder when there is no Redis), or this machine's only (Redis away). */
 export type LedgerPlace = 'shared' | 'machine';
@@ -61,6 +63,9 @@ export class SpendLedger {
 	private readonly inFlight = new Set<Promise<unknown>>();
 	private lastFallback?: { at: number; reason: string };
 	private mirrorWarned = false;
+	private readonly silence: RedisSilence;
+	/** When this process's Redis last answered again after an outage (wall ms; 0: never was away). */
+	private redisBackAt = 0;
 
 	constructor(private readonly options: SpendLedgerOptions) {
 		this.file = new FileLedger(options.dir);
@@ -68,10 +73,12 @@ export class SpendLedger {
 		this.warn = options.warn ?? (() => undefined);
 		this.isAlive = options.isAlive ?? pidAlive;
 		this.changes.setMaxListeners(0);
+		this.silence = new RedisSilence(options.dir);
 		if (options.redis) {
 			this.shared = new RedisLedger(options.redis);
 			// What this machine spent while Redis was away reaches Redis now, not only with the account's next change.
 			options.redis.onUp(() => {
+				this.redisBackAt = Date.now();
 				for (const account of this.known) this.track(this.apply(account, (state) => ({ state, result: undefined })));
 			});
 		}
@@ -181,7 +188,7 @@ export class SpendLedger {
 					throw error;
 				});
 				const clock = this.clock();
-				const done = await shared.update(account, (state) => change(local ? merge(state, local, clock) : state));
+				const done = await this.updateShared(shared, account, (state) => change(local ? merge(state, local, clock) : state));
 				if (done.ok) {
 					granted = { result: done.value.result };
 					await ledger.write(done.value.state);
@@ -203,6 +210,26 @@ export class SpendLedger {
 			if (!done.ok) throw error;
 			return this.mirrorFailed(error, done.value.result);
 		}
+	}
+
+	/**
+	 * The change in Redis, holding the folder's lock, unless another process of this machine found Redis silent a
+	 * moment ago and this one has not seen it answer since (then at once `{ ok: false }`: each process waiting a
+	 * deadline of its own under the lock made N processes wait N deadlines, past the lock's budget). Noted when this
+	 * call is what found it silent; cleared when it answers.
+	 */
+	private async updateShared<T>(shared: RedisLedger, account: string, change: LedgerChange<T>): Promise<RedisResult<{ result: T; state: LedgerState }>> {
+		const redis = this.options.redis!;
+		const silentAt = await this.silence.notedAt();
+		const age = silentAt === undefined ? Infinity : Date.now() - silentAt;
+		if (silentAt !== undefined && age < SILENCE_SHARED_MS && silentAt > this.redisBackAt) {
+			return { ok: false, reason: `another process of this machine found it silent ${Math.max(0, Math.round(age / 100) / 10)} s ago` };
+		}
+		const wasUsable = redis.usable();
+		const done = await shared.update(account, change);
+		if (done.ok && silentAt !== undefined) await this.silence.clear();
+		if (!done.ok && wasUsable && !redis.usable()) await this.silence.note();
+		return done;
 	}
 
 	private mirrorFailed<T>(error: LedgerUnusableError, result: T): { result: T; place: LedgerPlace } {
