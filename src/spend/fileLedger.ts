@@ -34,6 +34,14 @@ const TEMPORARY_KEPT_MS = 60 * 60_000;
 export class LedgerUnusableError extends Error {
 	override readonly name = 'LedgerUnusableError';
 	readonly code = 'LEDGER_UNUSABLE';
+
+	/** `lockBusy`: the folder works, but live processes held the lock for the whole wait. */
+	constructor(
+		message: string,
+		readonly lockBusy = false,
+	) {
+		super(message);
+	}
 }
 
 /** What one change of the ledger does: the new state (the same object: nothing to write) and what it tells. */
@@ -106,7 +114,8 @@ export class FileLedger {
 				onCompromised: () => undefined,
 			});
 		} catch (error) {
-			throw new LedgerUnusableError(`the spend ledger ${file} could not be locked (${reasonOf(error)})`);
+			const busy = (error as { code?: unknown } | null)?.code === 'ELOCKED';
+			throw new LedgerUnusableError(`the spend ledger ${file} could not be locked (${reasonOf(error)})`, busy);
 		}
 	}
 

@@ -204,7 +204,9 @@ export class SpendLedger {
 			if (!(error instanceof LedgerUnusableError)) throw error;
 			// Redis granted the change but the folder's ledger could not be written: the change stands (Redis holds it).
 			if (granted) return this.mirrorFailed(error, granted.result);
-			if (locked) throw error;
+			// Live processes held the lock all the wait: refused, as without Redis (a change made in Redis alone would be
+			// missing from the folder, and a process of this machine falling back later would not see it).
+			if (locked || error.lockBusy) throw error;
 			// The folder's ledger cannot be locked (an unwritable folder): Redis alone while it answers; without it, refused.
 			const done = await shared.update(account, change);
 			if (!done.ok) throw error;

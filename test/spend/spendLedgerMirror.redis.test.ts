@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { lock } from 'proper-lockfile';
 
 import type { SharedRedis } from '../../src/redis';
 import { LedgerUnusableError, SpendLedger, type SpendLimits } from '../../src/spend';
@@ -120,3 +121,25 @@ it('a folder that cannot be made (its parent is a file): Redis alone while it an
 	const withoutRedis = new SpendLedger({ dir, redis: await awayRedis() });
 	await expect(withoutRedis.reserve(account, request('four', { jobs: 2 }))).rejects.toBeInstanceOf(LedgerUnusableError);
 });
+
+it('a folder ledger whose lock live processes hold the whole wait: refused, as without Redis; nothing is granted in Redis alone', async () => {
+	const dir = folder();
+	const account = newAccount();
+	const withRedis = new SpendLedger({ dir, redis: await liveRedis() });
+	await withRedis.refund(account, 'nothing'); // makes the folder, as any first change does
+	const file = withRedis.file.fileOf(account);
+	// A live holder (it refreshes the lock, so it never goes stale), as a long queue of other processes' changes would.
+	const release = await lock(file, { realpath: false, lockfilePath: `${file}.lock`, stale: 5000, update: 1000 });
+	try {
+		const outcome = await withRedis.reserve(account, request('while-busy', { jobs: 5 })).then(
+			(reserved) => reserved.place,
+			(error: unknown) => error,
+		);
+		expect(outcome).toBeInstanceOf(LedgerUnusableError);
+		expect((outcome as Error).message).toMatch(/could not be locked \(ELOCKED\)/);
+	} finally {
+		await release();
+	}
+	const elsewhere = new SpendLedger({ dir: folder(), redis: await liveRedis() });
+	expect((await elsewhere.balance(account)).spent.jobs).toBe(0);
+}, 90_000);
