@@ -105,16 +105,28 @@ it('a claim of a process killed with SIGKILL on this machine is taken over at on
 it('an owner on another machine is judged by its touches: kept while touched, taken over once silent past the lapse', async () => {
 	const elsewhere: ClaimOwner = { token: 'remote', host: 'another-host|boot|pid:[1]', pid: 1 };
 	const file = claimFile(temp.dir, 'remote-key');
-	const claims = new Claims(temp.dir, { timing: { ...FAST, fileLapseMs: 400 } });
+	// The claimant's clock is the test's: the owner touches the file every 100 ms of it, and the clock moves on only
+	// once the claimant has judged the claim again (it read the clock), so it judges it touched at most 200 ms ago
+	// however slowly this machine runs (with a real clock, a 400 ms stall of this process between touches looked like silence).
+	let clock = Date.now();
+	let reads = 0;
+	const claims = new Claims(temp.dir, { timing: { ...FAST, fileLapseMs: 400 }, now: () => ((reads += 1), clock) });
+	const touch = () => utimesSync(file, new Date(clock), new Date(clock));
 	await claims.acquire('warm-up').then((c) => c.release()); // the folder exists
 	writeFileSync(file, ownerRecord(elsewhere));
+	touch();
 	let got = false;
 	const waiting = claims.acquire('remote-key').then((claim) => ((got = true), claim));
-	const touches = setInterval(() => utimesSync(file, new Date(), new Date()), 50);
-	await new Promise((resolve) => setTimeout(resolve, 1000)); // 2.5 lapses, touched all along
+	for (let step = 0; step < 10; step++) {
+		// 1000 ms of the clock in all: 2.5 lapses, touched all along
+		const before = reads;
+		await until(() => reads > before || got, 'the claimant judged the claim again');
+		clock += 100;
+		touch();
+	}
 	expect(got).toBe(false);
-	clearInterval(touches);
-	const claim = await waiting; // silent now: lapses
+	clock += 401; // silent past the lapse
+	const claim = await waiting;
 	expect(claim.waited).toBe(true);
 	await claim.release();
 });
