@@ -25,7 +25,10 @@ interface ChildResult {
 	shared: boolean;
 }
 
-const LEASE = { ttlMs: 2000, refreshMs: 500 };
+// A live process refreshes its leases every 500 ms; one starved past the TTL between two refreshes loses them (by
+// design: that is how a dead one's lapse). 2 s was too short on the loaded 2-core machine: a live A was found holding
+// 3 of its 12 leases; 6 s leaves a live process 5.5 s between refreshes.
+const LEASE = { ttlMs: 6000, refreshMs: 500 };
 const children: ChildProcess[] = [];
 afterEach(() => {
 	for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
