@@ -27,8 +27,6 @@ useEnv({ COMFLY_REDIS_URL: () => redis.url, COMFLY_IMAGE_CONCURRENCY: '5' });
 const batch = (prefix: string, n: number) => Promise.all(Array.from({ length: n }, (_, i) => obtainFluxImage(preparedJob(sim, `${prefix} ${i}`), jobContext(`${prefix}-${i}`))));
 
 describe('Redis lost mid-batch', () => {
-	jest.setTimeout(60_000);
-
 	it('the batch completes on per-process limits with a warning; when Redis is back the shared limit resumes', async () => {
 		const client = redis.client();
 		expect(redisWarnings()).toEqual([]);
@@ -61,8 +59,6 @@ describe('Redis lost mid-batch', () => {
 });
 
 describe('cancellation under the shared limit', () => {
-	jest.setTimeout(60_000);
-
 	it('a cancelled execution releases its leases at once (not after the lease TTL), and its waiters leave the queue', async () => {
 		sim.setLatency(600_000);
 		const client = redis.client();

@@ -120,7 +120,8 @@ describe.each(['relay', 'bfl'] as const)('download (%s)', (style) => {
 	it('a download slower than the job timeout → timeout', async () => {
 		const prompt = uniquePrompt('slow download');
 		sim.setFault(prompt, { on: 'download', slowBytesPerSecond: 20 });
-		const err = await failureOf(generate(sim, prompt, style, { timeoutMs: 400 }));
+		// 2 s: submit, polls and the start of the download fit in it even on a loaded machine; 20 bytes a second never end it.
+		const err = await failureOf(generate(sim, prompt, style, { timeoutMs: 2000 }));
 		expect(err.kind).toBe('timeout');
 		expect(err.message).toMatch(/downloading/);
 	});

@@ -118,7 +118,8 @@ describe('through MockAgent', () => {
 	it('a poll without status is retried; for ever → timeout naming it, with the task id', async () => {
 		submitOk();
 		pool().intercept({ path: '/bfl/v1/get_result?id=task-1', method: 'GET' }).reply(200, { id: 'task-1' }, json).persist();
-		const err = await failureOf(run('relay', { timeoutMs: 200 }));
+		// 2 s: the submit and a first poll fit in it even on a loaded machine (in 200 ms a starved process could still be submitting).
+		const err = await failureOf(run('relay', { timeoutMs: 2000 }));
 		expect(err.kind).toBe('timeout');
 		expect(err.taskId).toBe('task-1');
 		expect(err.message).toMatch(/no "status" field/);

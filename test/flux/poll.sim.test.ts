@@ -84,7 +84,9 @@ describe.each(['relay', 'bfl'] as const)('a 200 poll answer that is not a status
 	it('for ever → timeout that names the last problem, one submit', async () => {
 		const prompt = uniquePrompt(`poll 200 html forever (${style})`);
 		sim.setFault(prompt, { on: 'poll', status: 200, body: new RawBody('<html>maintenance</html>') });
-		const err = await failureOf(generate(sim, prompt, style, { timeoutMs: 300 }));
+		// 2 s: the submit and a first poll answered fit in it even on a loaded machine (in 300 ms a starved process
+		// could still be submitting, and the timeout would name no poll problem).
+		const err = await failureOf(generate(sim, prompt, style, { timeoutMs: 2000 }));
 		expect(err.kind).toBe('timeout');
 		expect(err.message).toMatch(/not JSON/);
 		expect(submitsFor(sim, prompt)).toBe(1);
@@ -120,7 +122,8 @@ describe('job timeout', () => {
 		sim.setLatency(60_000);
 		try {
 			const prompt = uniquePrompt('slow task');
-			const err = await failureOf(generate(sim, prompt, 'relay', { timeoutMs: 300 }));
+			// 2 s: the task is acknowledged well before the timeout even on a loaded machine (it never gets Ready: 60 s).
+			const err = await failureOf(generate(sim, prompt, 'relay', { timeoutMs: 2000 }));
 			expect(err.kind).toBe('timeout');
 			expect(err.message).toMatch(/timed out/);
 			expect(err.taskId).toBe(tasksFor(sim, prompt)[0]);

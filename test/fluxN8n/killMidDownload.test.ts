@@ -60,4 +60,4 @@ it('killed mid-download: the next process re-attaches (one submit), stores the w
 	expect(sim.log.submits.length).toBe(1);
 	expect((await getStore().journal.read(job.identity.key))?.state).toBe('stored');
 	expect(parts()).toHaveLength(1); // the killed process's half file: left for the sweep (25 h), never read
-}, 60_000);
+});

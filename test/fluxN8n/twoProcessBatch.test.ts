@@ -24,8 +24,6 @@ useRelaySimulator({ latencyMs: 300, imageSize: { width: 8, height: 8 } }, (start
 let redis: TestRedis;
 useRedisServer((started) => (redis = started));
 
-jest.setTimeout(120_000);
-
 const FIXTURE = path.join(__dirname, 'fixtures', 'batchWorker.ts');
 const folders: string[] = [];
 let workers: ChildProcess[] = [];
@@ -57,7 +55,7 @@ async function worker(env: Record<string, string>, command: Omit<BatchCommand, '
 	const messages: Array<{ phase: string; slots?: SlotOutcome[]; error?: string }> = [];
 	child.on('message', (m: { phase: string }) => messages.push(m));
 	const phase = async (name: string) => {
-		await until(() => messages.some((m) => m.phase === name || m.phase === 'failed') || child.exitCode !== null, `the worker is ${name}`, { limitMs: 60_000 });
+		await until(() => messages.some((m) => m.phase === name || m.phase === 'failed') || child.exitCode !== null, `the worker is ${name}`, { limitMs: 240_000 });
 		const found = messages.find((m) => m.phase === name);
 		if (!found) throw new Error(`worker: ${messages.find((m) => m.phase === 'failed')?.error ?? `exited ${child.exitCode}`}`);
 		return found;

@@ -12,8 +12,6 @@ const ROOT = path.resolve(__dirname, '../..');
 const MESSAGE = 'FLUX_E2E_N8N=3.0.0 is not in the support matrix (scripts/n8n/versions.ts); use one of: 2.0.3, 2.41.1, oldest, newest';
 
 describe('the e2e run checks FLUX_E2E_N8N once, before any test file', () => {
-	jest.setTimeout(120_000); // a jest of its own compiles the e2e config's setup on a machine busy with the suite
-
 	it('the globalSetup passes for the matrix’s values and refuses another with the message alone as its stack', () => {
 		const saved = process.env.FLUX_E2E_N8N;
 		try {

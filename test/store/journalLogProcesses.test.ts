@@ -41,5 +41,5 @@ describe('JournalLog across processes', () => {
 			for (const child of children) if (child.exitCode === null) child.kill();
 			temp.cleanup();
 		}
-	}, 60_000);
+	});
 });

@@ -33,8 +33,6 @@ function worker(): JobJournal {
 const START = { jobId: 'job-1', apiStyle: 'relay', baseUrl: 'http://127.0.0.1:1', model: 'flux-3-image', apiKeyHash: 'abc' };
 
 describe('the journal shared through Redis', () => {
-	jest.setTimeout(30_000);
-
 	it("another worker (own store folder) sees a job's records: a re-run there re-attaches instead of paying again", async () => {
 		const a = worker();
 		const b = worker();

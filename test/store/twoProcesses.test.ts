@@ -79,7 +79,7 @@ it('two processes write and read the same folder concurrently without corrupt re
 			expect((await store.journal.findByJobId(`job-shared-${name}-${i}`))?.jobKey).toBe('shared');
 		}
 	}
-}, 60_000);
+});
 
 it('two processes adopting download files under the same keys (same and different bytes) at once: every read whole, verified or not', async () => {
 	const dir = path.join(temp.dir, 'adopt-store');
@@ -92,7 +92,7 @@ it('two processes adopting download files under the same keys (same and differen
 		expect(reply.warnings).toEqual([]);
 		expect(reply.health).toEqual({ ok: true });
 	}
-}, 60_000);
+});
 
 it('a process killed (SIGKILL) while writing never leaves a half-written result or journal record behind', async () => {
 	const dir = path.join(temp.dir, 'crash-store');
@@ -121,7 +121,7 @@ it('a process killed (SIGKILL) while writing never leaves a half-written result 
 	expect(record?.state).toBe('submitting');
 	expect(rounds.map((r) => `job-crash-${r}`)).toContain(record?.jobId);
 	expect(store.health()).toEqual({ ok: true });
-}, 60_000);
+});
 
 it('three processes write distinct results and prune their own while the others write: every write lands (folders removed as they empty are made again), every read is right', async () => {
 	const dir = path.join(temp.dir, 'churned-store');

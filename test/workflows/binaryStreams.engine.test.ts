@@ -50,6 +50,6 @@ describe.each(['default', 'filesystem'] as const)("n8n's %s binary mode", (mode)
 		const batch = await runPromptBatch(sim, prompts, { submit: { options: { cache } } });
 		expect(batch.status).toBe('success');
 		expect(await promptsOf(batch, 'Collect')).toEqual(prompts);
-		await until(() => openStoreFiles().length === 0, `no file of the store folder is open (${openStoreFiles().join(', ')})`, { limitMs: 5_000 });
+		await until(() => openStoreFiles().length === 0, `no file of the store folder is open (${openStoreFiles().join(', ')})`);
 	});
 });

@@ -25,8 +25,6 @@ useRedisServer((started) => (redis = started));
 // A limit of 10 over 30 jobs: jobs wait for leases in Redis while it freezes.
 useEnv({ COMFLY_REDIS_URL: () => redis.url, COMFLY_IMAGE_CONCURRENCY: '10' });
 
-jest.setTimeout(60_000);
-
 const warn = jest.fn();
 beforeAll(() => LoggerProxy.init({ error: jest.fn(), warn, info: jest.fn(), debug: jest.fn() }));
 afterEach(() => {

@@ -12,12 +12,27 @@ import { runVideoBatch, videoCollectNode, videoNodeTypes, videoSubmitNode } from
 
 let sim: RelaySimulator;
 // The simulator's default video cap is BFL's: 5 active generations; jittered latencies finish out of order.
-useRelaySimulator({ latencyMs: { min: 20, max: 150, seed: 'video' } }, (started) => (sim = started));
+const LATENCY = { min: 20, max: 150, seed: 'video' };
+// The simulator's clock runs `ahead` of the wall clock: moving it on finishes every task made so far.
+let ahead = 0;
+useRelaySimulator({ latencyMs: LATENCY, now: () => Date.now() + ahead }, (started) => (sim = started));
 
 describe('10 video tasks against a 5-active cap', () => {
 	it('all succeed, in slot order, each clip its own prompt, never more than 5 active upstream', async () => {
 		const prompts = Array.from({ length: 10 }, (_, i) => `SKU-${i} turning on a plinth`);
-		const result = await runVideoBatch(sim, prompts);
+		// The first wave is held until a submit met the cap (on a loaded machine, 20-150 ms tasks could all finish
+		// before the sixth submit went out, and the cap was never reached); then it finishes, the rest run as usual.
+		sim.setLatency(3_600_000);
+		let result: Awaited<ReturnType<typeof runVideoBatch>>;
+		try {
+			const running = runVideoBatch(sim, prompts);
+			await until(() => sim.log.submits.some((submit) => submit.status === 429), 'a submit met the 5-active cap');
+			sim.setLatency(LATENCY);
+			ahead += 3_600_000;
+			result = await running;
+		} finally {
+			sim.setLatency(LATENCY);
+		}
 		expect(result.error).toBeUndefined();
 		const clips = result.outputOf('Collect', 0);
 		expect(clips).toHaveLength(10);
