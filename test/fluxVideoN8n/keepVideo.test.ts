@@ -8,13 +8,9 @@ import * as path from 'node:path';
 
 import { openStore } from '../../src/store';
 import { keepVideo } from '../../src/fluxVideoN8n/videoJobs';
-import { makeTempDir } from '../store/tempStore';
+import { useTempDir } from '../store/tempStore';
 
-let temp: ReturnType<typeof makeTempDir>;
-beforeEach(() => {
-	temp = makeTempDir();
-});
-afterEach(() => temp.cleanup());
+const temp = useTempDir();
 
 function downloadedClip(bytes: Buffer) {
 	const dir = path.join(temp.dir, 'downloads');

@@ -2,13 +2,9 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 import { againIfFolderVanished, removeEmptyFolders } from '../../src/store/emptyFolders';
-import { makeTempDir } from './tempStore';
+import { useTempDir } from './tempStore';
 
-let temp: ReturnType<typeof makeTempDir>;
-beforeEach(() => {
-	temp = makeTempDir();
-});
-afterEach(() => temp.cleanup());
+const temp = useTempDir();
 
 describe('removeEmptyFolders', () => {
 	it('removes the file’s folder and its parent when empty, never the root', async () => {

@@ -7,13 +7,9 @@ import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:
 import * as path from 'node:path';
 
 import { bucketOf, JournalLog } from '../../src/store/journalLog';
-import { makeTempDir } from './tempStore';
+import { useTempDir } from './tempStore';
 
-let temp: ReturnType<typeof makeTempDir>;
-beforeEach(() => {
-	temp = makeTempDir();
-});
-afterEach(() => temp.cleanup());
+const temp = useTempDir();
 
 describe('JournalLog', () => {
 	it('the latest line of a name wins (highest time; equal times: the later line)', async () => {

@@ -3,14 +3,10 @@ import * as path from 'node:path';
 import { apiKeyHash } from '../../src/account';
 import { cacacheBackend, getStore, openStore } from '../../src/store';
 import { resetProcessWide } from '../../src/processWide';
-import { makeTempDir } from './tempStore';
+import { useTempDir } from './tempStore';
 
 const DAY = 24 * 3600 * 1000;
-let temp: ReturnType<typeof makeTempDir>;
-beforeEach(() => {
-	temp = makeTempDir();
-});
-afterEach(() => temp.cleanup());
+const temp = useTempDir();
 
 const start = { jobId: 'j1', apiStyle: 'bfl', baseUrl: 'http://127.0.0.1:2', model: 'flux-3', apiKeyHash: apiKeyHash('k-123456') };
 const meta = { mimeType: 'image/png', fileExtension: 'png' };

@@ -7,13 +7,9 @@ import { chmodSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { apiKeyHash } from '../../src/account';
 import { openStore } from '../../src/store';
-import { makeTempDir } from './tempStore';
+import { useTempDir } from './tempStore';
 
-let temp: ReturnType<typeof makeTempDir>;
-beforeEach(() => {
-	temp = makeTempDir();
-});
-afterEach(() => temp.cleanup());
+const temp = useTempDir();
 
 it('an existing open folder: results/ and journal/ are created 0700 inside it', async () => {
 	chmodSync(temp.dir, 0o755);
