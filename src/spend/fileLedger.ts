@@ -51,6 +51,8 @@ export type LedgerChange<T> = (state: LedgerState) => { state: LedgerState; resu
 export interface LockedLedger {
 	read(): Promise<LedgerState>;
 	write(state: LedgerState): Promise<void>;
+	/** `change` applied to `state` (default: the file as read), written when it changed anything. */
+	apply<T>(change: LedgerChange<T>, state?: LedgerState): Promise<T>;
 }
 
 export class FileLedger {
@@ -71,12 +73,7 @@ export class FileLedger {
 
 	/** Applies `change` to the account's ledger under the folder's lock, one change at a time in this process. */
 	async update<T>(account: string, change: LedgerChange<T>): Promise<T> {
-		return await this.locked(account, async (ledger) => {
-			const state = await ledger.read();
-			const { state: next, result } = change(state);
-			if (next !== state) await ledger.write(next);
-			return result;
-		});
+		return await this.locked(account, async (ledger) => await ledger.apply(change));
 	}
 
 	/**
@@ -88,7 +85,18 @@ export class FileLedger {
 			const file = this.fileOf(account);
 			const release = await this.lock(file);
 			try {
-				return await work({ read: async () => await this.readFile(file), write: async (state) => await this.write(file, state) });
+				const read = async () => await this.readFile(file);
+				const write = async (state: LedgerState) => await this.write(file, state);
+				return await work({
+					read,
+					write,
+					apply: async (change, state) => {
+						const current = state ?? (await read());
+						const { state: next, result } = change(current);
+						if (next !== current) await write(next);
+						return result;
+					},
+				});
 			} finally {
 				await release().catch(() => undefined);
 			}

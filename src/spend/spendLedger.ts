@@ -195,10 +195,8 @@ export class SpendLedger {
 					return { result: done.value.result, place: 'shared' as const };
 				}
 				this.fellBack(done.reason);
-				const current = local ?? (await ledger.read()); // a damaged ledger and no Redis: refused (LedgerUnusableError)
-				const { state: next, result } = change(current);
-				if (next !== current) await ledger.write(next);
-				return { result, place: 'machine' as const };
+				// A damaged ledger and no Redis: read again, it rejects (LedgerUnusableError): refused.
+				return { result: await ledger.apply(change, local), place: 'machine' as const };
 			});
 		} catch (error) {
 			if (!(error instanceof LedgerUnusableError)) throw error;
