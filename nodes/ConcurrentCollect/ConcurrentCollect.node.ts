@@ -1,12 +1,12 @@
 import { makeConcurrentCollector } from '../../src/collect';
 import { redact } from '../../src/flux';
-import { imageResultToBinary, resolveUnknownImageJob, storeWarnings } from '../../src/fluxN8n/imageCollector';
-import { collectorSpendReport } from '../../src/fluxN8n/collectorSpend';
-import type { ImageJobResult } from '../../src/fluxN8n/imageJobResult';
+import { fluxCollectorParts } from '../../src/fluxN8n/fluxNode';
+import { fluxImageNode } from '../../src/fluxN8n/imageJobs';
+import type { JobResult } from '../../src/fluxN8n/jobResult';
 import { failedSlotPng } from '../../src/images/solidPng';
 
 /** The image collector: up to 30 FLUX image tasks in, their images out in slot order, plus a report. */
-export const ConcurrentCollect = makeConcurrentCollector<ImageJobResult>({
+export const ConcurrentCollect = makeConcurrentCollector<JobResult>({
 	identity: {
 		name: 'concurrentCollect',
 		displayName: 'Concurrent Collect Images',
@@ -18,7 +18,6 @@ export const ConcurrentCollect = makeConcurrentCollector<ImageJobResult>({
 	},
 	kind: 'image',
 	maxSlots: 30,
-	toBinary: imageResultToBinary,
 	failedSlot: {
 		describe: 'a red 64×64 image',
 		toBinary: async (ctx, fileBase) => await ctx.helpers.prepareBinaryData(failedSlotPng(), `${fileBase}.png`, 'image/png'),
@@ -26,7 +25,5 @@ export const ConcurrentCollect = makeConcurrentCollector<ImageJobResult>({
 	redact: (text) => redact(text),
 	// Optional: lets a collector re-run after an n8n restart re-attach to jobs still generating upstream.
 	credentials: [{ name: 'fluxApi', required: false }],
-	resolveUnknownJob: resolveUnknownImageJob,
-	reportWarnings: storeWarnings,
-	reportExtras: collectorSpendReport,
+	...fluxCollectorParts(fluxImageNode),
 });

@@ -1,12 +1,11 @@
 import { makeConcurrentCollector } from '../../src/collect';
 import { redact } from '../../src/flux';
-import { storeWarnings } from '../../src/fluxN8n/imageCollector';
-import { collectorSpendReport } from '../../src/fluxN8n/collectorSpend';
-import { resolveUnknownVideoJob, videoResultToBinary } from '../../src/fluxVideoN8n/videoCollector';
-import type { VideoJobResult } from '../../src/fluxVideoN8n/videoJobResult';
+import { fluxCollectorParts } from '../../src/fluxN8n/fluxNode';
+import type { JobResult } from '../../src/fluxN8n/jobResult';
+import { fluxVideoNode } from '../../src/fluxVideoN8n/videoJobs';
 
 /** The video collector: up to 10 FLUX video tasks in, their clips out in slot order (MP4), plus a report. */
-export const ConcurrentCollectVideos = makeConcurrentCollector<VideoJobResult>({
+export const ConcurrentCollectVideos = makeConcurrentCollector<JobResult>({
 	identity: {
 		name: 'concurrentCollectVideos',
 		displayName: 'Concurrent Collect Videos',
@@ -18,11 +17,8 @@ export const ConcurrentCollectVideos = makeConcurrentCollector<VideoJobResult>({
 	},
 	kind: 'video',
 	maxSlots: 10,
-	toBinary: videoResultToBinary,
 	// No failedSlot: a failed or skipped video slot carries no binary (there is no placeholder clip).
 	redact: (text) => redact(text),
 	credentials: [{ name: 'fluxApi', required: false }],
-	resolveUnknownJob: resolveUnknownVideoJob,
-	reportWarnings: storeWarnings,
-	reportExtras: collectorSpendReport,
+	...fluxCollectorParts(fluxVideoNode),
 });

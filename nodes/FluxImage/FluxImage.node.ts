@@ -1,15 +1,15 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
-import { executeFluxImage } from '../../src/fluxN8n/executeFluxImage';
-import { fluxImageMethods } from '../../src/fluxN8n/fluxImageSource';
+import { executeFluxNode, fluxMethods } from '../../src/fluxN8n/fluxNode';
+import { fluxImageNode } from '../../src/fluxN8n/imageJobs';
 import { fluxImageDescription } from './FluxImage.description';
 
 export class FluxImage implements INodeType {
 	description = fluxImageDescription;
 
-	methods = fluxImageMethods;
+	methods = fluxMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeFluxImage(this);
+		return await executeFluxNode(this, fluxImageNode);
 	}
 }

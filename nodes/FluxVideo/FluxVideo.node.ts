@@ -1,15 +1,15 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
-import { executeFluxVideo } from '../../src/fluxVideoN8n/executeFluxVideo';
-import { fluxVideoMethods } from '../../src/fluxVideoN8n/fluxVideoSource';
+import { executeFluxNode, fluxMethods } from '../../src/fluxN8n/fluxNode';
+import { fluxVideoNode } from '../../src/fluxVideoN8n/videoJobs';
 import { fluxVideoDescription } from './FluxVideo.description';
 
 export class FluxVideo implements INodeType {
 	description = fluxVideoDescription;
 
-	methods = fluxVideoMethods;
+	methods = fluxMethods;
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await executeFluxVideo(this);
+		return await executeFluxNode(this, fluxVideoNode);
 	}
 }

@@ -59,10 +59,13 @@ export interface FluxImageResult {
 	cost?: number;
 }
 
-/** Options of {@link generateImageFile} / {@link awaitImageFile}: where the image file goes (an existing folder). */
+/** Options of {@link generateImageFile} / {@link awaitImageFile}: where the image file goes (an existing folder; none: memory). */
 export interface ImageFileOptions extends GenerateOptions {
-	downloadDir: string;
+	downloadDir?: string;
 }
+
+/** The image into a file in the options' folder, or into memory without one. */
+const imageFetch = (opts: ImageFileOptions): Fetch<ImageDownload> => (rt, url) => (opts.downloadDir === undefined ? downloadImage(rt, url) : downloadImageFile(rt, url, opts.downloadDir));
 
 /** A generated image in a file (or, when the folder could not be written, in memory): see downloadImageFile.ts. */
 export type FluxImageFileResult = ImageDownload & Pick<FluxImageResult, 'taskId' | 'timings' | 'attempts' | 'cost'>;
@@ -160,7 +163,7 @@ export function generateImage(creds: FluxCredentials, request: FluxImageRequest,
  * downloadImageFile.ts), or into memory when that folder cannot be written. The caller owns the file.
  */
 export function generateImageFile(creds: FluxCredentials, request: FluxImageRequest, opts: ImageFileOptions): Promise<FluxImageFileResult> {
-	return generateWith(creds, request, opts, (rt, url) => downloadImageFile(rt, url, opts.downloadDir));
+	return generateWith(creds, request, opts, imageFetch(opts));
 }
 
 /**
@@ -211,7 +214,7 @@ export function awaitImage(
 
 /** {@link awaitImage} with the image streamed into a file, as {@link generateImageFile}. */
 export function awaitImageFile(creds: FluxCredentials, task: { taskId: string; pollingUrl?: string }, opts: ImageFileOptions): Promise<FluxImageFileResult> {
-	return awaitTask(creds, task, 'flux-3-image', opts, (rt, url) => downloadImageFile(rt, url, opts.downloadDir));
+	return awaitTask(creds, task, 'flux-3-image', opts, imageFetch(opts));
 }
 
 /** The second half of {@link generateTask}: re-attach to an existing upstream task of the model `endpoint`, poll until Ready, `fetch` the result. */

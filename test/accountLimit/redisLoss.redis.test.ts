@@ -6,7 +6,7 @@
 import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
 import { redisWarnings } from '../../src/redis';
 import { obtainFluxImage } from '../../src/fluxN8n/imageJobs';
-import { storeWarnings } from '../../src/fluxN8n/imageCollector';
+import { storeWarnings } from '../../src/fluxN8n/fluxNode';
 import type { RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import type { TestRedis } from '../support/redisServer';

@@ -6,9 +6,11 @@
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 
-import { imageDownloadDir, sweepImageDownloads, sweepImageDownloadsNowAndThen, SWEEP_EVERY_MS } from '../../src/fluxN8n/imageJobResult';
+import { downloadDir, sweepDownloads as sweepImageDownloads, sweepDownloadsNowAndThen as sweepImageDownloadsNowAndThen, SWEEP_EVERY_MS } from '../../src/fluxN8n/downloadFolders';
 import { getStore } from '../../src/store';
 import { reloadSettings } from '../../src/config';
+
+const imageDownloadDir = () => downloadDir('image');
 
 const HOUR = 3600_000;
 const NOW = Date.parse('2026-01-10T12:00:00Z');

@@ -9,11 +9,14 @@ import * as path from 'node:path';
 
 import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
 import { obtainFluxImage } from '../../src/fluxN8n/imageJobs';
-import { imageDownloadDir, imageSource } from '../../src/fluxN8n/imageJobResult';
+import { downloadDir } from '../../src/fluxN8n/downloadFolders';
+import { resultSource as imageSource } from '../../src/fluxN8n/jobResult';
 import { getStore } from '../../src/store';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { until } from '../support/until';
 import { preparedJob } from './fixtures/imageJobWorker';
+
+const imageDownloadDir = () => downloadDir('image');
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 0, imageBytes: 256 * 1024 }, (started) => (sim = started));

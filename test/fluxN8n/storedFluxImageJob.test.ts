@@ -12,7 +12,8 @@ import { IMAGE_MODEL } from '../../src/flux/options';
 import { cacacheBackend, Claims, getStore, openStore, type CacheBackend } from '../../src/store';
 import { thisOwner } from '../../src/store/claims';
 import { NOT_KEPT } from '../../src/fluxN8n/ownedJob';
-import { imageDownloadDir, imageSource } from '../../src/fluxN8n/imageJobResult';
+import { downloadDir } from '../../src/fluxN8n/downloadFolders';
+import { resultSource as imageSource } from '../../src/fluxN8n/jobResult';
 import { makePromptPng, readPromptFromPng, type RelaySimulator } from '../../relay-sim';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,8 @@ import * as path from 'node:path';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { until as untilState } from '../support/until';
 import { jobContext, preparedImageJob, type PreparedJobOptions } from '../support/preparedJobs';
+
+const imageDownloadDir = () => downloadDir('image');
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 0 }, (started) => (sim = started));
@@ -266,5 +269,22 @@ describe('the claim on the job key', () => {
 		} finally {
 			rmSync(ownerDir, { recursive: true, force: true });
 		}
+	});
+});
+
+describe('a caller that joins another caller\'s flight', () => {
+	it('two identical Cache Off runs at once share one paid image, each with a file of its own (one removing its file leaves the other)', async () => {
+		const [first, second] = await Promise.all([
+			obtainFluxImage(prepared('a shared off image', { cacheMode: 'off' }), context('job-60')),
+			obtainFluxImage(prepared('a shared off image', { cacheMode: 'off' }), context('job-61')),
+		]);
+		expect(sim.log.submits.length).toBe(1);
+		expect(first.filePath).toBeDefined();
+		expect(second.filePath).toBeDefined();
+		expect(first.filePath).not.toBe(second.filePath);
+		rmSync(first.filePath as string);
+		expect(readPromptFromPng(await readAll(await imageSource(second)))).toBe('a shared off image');
+		rmSync(second.filePath as string);
+		expect(readdirSync(imageDownloadDir())).toEqual([]);
 	});
 });

@@ -7,8 +7,10 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 import { openStore } from '../../src/store';
-import { keepVideo } from '../../src/fluxVideoN8n/videoJobs';
+import { videoJobs } from '../../src/fluxVideoN8n/videoJobs';
 import { useTempDir } from '../store/tempStore';
+
+const keepVideo = videoJobs.keep;
 
 const temp = useTempDir();
 

@@ -8,7 +8,8 @@ import { readdir, rm } from 'node:fs/promises';
 
 import { readPromptFromMp4, type RelaySimulator } from '../../relay-sim';
 import { obtainFluxVideo } from '../../src/fluxVideoN8n/videoJobs';
-import { openVideo, videoDownloadDir } from '../../src/fluxVideoN8n/videoJobResult';
+import { downloadDir } from '../../src/fluxN8n/downloadFolders';
+import { resultSource as openVideo } from '../../src/fluxN8n/jobResult';
 import { getStore } from '../../src/store';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { jobContext, preparedVideoJob, type PreparedJobOptions } from '../support/preparedJobs';
@@ -17,6 +18,8 @@ import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
 import { accountId } from '../../src/account';
 import { limitName } from '../../src/accountLimit';
 import { VIDEO_MODEL } from '../../src/flux/videoOptions';
+
+const videoDownloadDir = () => downloadDir('video');
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 0 }, (started) => (sim = started));

@@ -6,8 +6,12 @@
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 
-import { sweepVideoDownloads, videoDownloadDir } from '../../src/fluxVideoN8n/videoJobResult';
+import { downloadDir, sweepDownloads } from '../../src/fluxN8n/downloadFolders';
 import { reloadSettings } from '../../src/config';
+import { getStore } from '../../src/store';
+
+const videoDownloadDir = () => downloadDir('video');
+const sweepVideoDownloads = (now: number) => sweepDownloads(getStore(), now);
 
 const HOUR = 3600_000;
 const NOW = Date.parse('2026-01-10T12:00:00Z');

@@ -6,7 +6,7 @@
  */
 import { LoggerProxy } from 'n8n-workflow';
 
-import { storeWarnings } from '../../src/fluxN8n/imageCollector';
+import { storeWarnings } from '../../src/fluxN8n/fluxNode';
 import { obtainFluxImage } from '../../src/fluxN8n/imageJobs';
 import { processRedis, redisWarnings } from '../../src/redis';
 import type { RelaySimulator } from '../../relay-sim';

@@ -17,7 +17,7 @@ import {
 import { ConcurrentCollect } from '../../nodes/ConcurrentCollect/ConcurrentCollect.node';
 import { solidPng } from '../../relay-sim/pngCodec';
 import { poolFor } from '../../src/pool';
-import type { ImageJobResult } from '../../src/fluxN8n/imageJobResult';
+import type { JobResult as ImageJobResult } from '../../src/fluxN8n/jobResult';
 import { makeConcurrentTwin } from '../../src/twin/makeConcurrentTwin';
 import type { ConcurrentSource } from '../../src/twin/concurrentSource';
 

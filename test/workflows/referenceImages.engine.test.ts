@@ -7,13 +7,18 @@ import { connect, manualTrigger, runWorkflow } from '../engine/harness';
 import { type RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import type { ReferenceImage } from '../../src/flux';
-import { makeFluxImageSource, type PreparedFluxImageJob } from '../../src/fluxN8n/fluxImageSource';
+import { makeFluxSource } from '../../src/fluxN8n/fluxNode';
+import { fluxImageNode } from '../../src/fluxN8n/imageJobs';
+import type { PreparedFluxImageJob } from '../../src/fluxN8n/prepareFluxImageJob';
+
 import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
 import { solidPng } from '../../relay-sim/pngCodec';
 import { poolFor } from '../../src/pool';
 import { makeConcurrentTwin } from '../../src/twin/makeConcurrentTwin';
 import { fluxImageDescription } from '../../nodes/FluxImage/FluxImage.description';
 import { fluxCredentials, submitNode, TYPES, until } from './setup';
+
+const makeFluxImageSource = (description: typeof fluxImageDescription) => makeFluxSource(description, fluxImageNode);
 
 // Every job runs at once, and stays polling (Ready only after a minute) until the test cancels it.
 process.env.COMFLY_IMAGE_CONCURRENCY = '30';

@@ -16,6 +16,7 @@ import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { getStore, MAYBE_PAID_REASON } from '../../src/store';
 import { getPoolSet } from '../../src/pool';
 import { resetProcessWide } from '../../src/processWide';
+import { downloadDir } from '../../src/fluxN8n/downloadFolders';
 import { collectNode, fluxCredentials, imageNode, items, nodeTypes, runPromptBatch, submitNode } from './setup';
 
 let sim: RelaySimulator;
@@ -140,6 +141,19 @@ describe('re-runs are served from the store', () => {
 		expect(second.outputOf('FLUX').map((item) => item.json.cached)).toEqual([true, true]);
 		expect(submits()).toBe(2);
 		expect(await second.binaryBuffer(second.outputOf('FLUX')[1])).toEqual(await first.binaryBuffer(first.outputOf('FLUX')[1]));
+	});
+	it('the serial node with Cache: Off hands n8n the image and leaves no download file behind', async () => {
+		const run = await runWorkflow({
+			nodes: [manualTrigger('Trigger'), imageNode('FLUX', { prompt: '={{ $json.prompt }}', options: { cache: 'off' } })],
+			connections: connect(['Trigger', 'FLUX']),
+			nodeTypes,
+			credentials: fluxCredentials(sim),
+			triggerItems: items({ prompt: 'an unkept heron' }, { prompt: 'an unkept heron' }),
+		});
+		const out = run.outputOf('FLUX');
+		expect(out.map((item) => item.json.cached)).toEqual([false, false]);
+		for (const item of out) expect(readPromptFromPng(await run.binaryBuffer(item))).toBe('an unkept heron');
+		expect(readdirSync(downloadDir('image'))).toEqual([]);
 	});
 });
 

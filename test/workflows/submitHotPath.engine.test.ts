@@ -10,11 +10,15 @@ import { connect, manualTrigger, runWorkflow } from '../engine/harness';
 import { type RelaySimulator } from '../../relay-sim';
 import { solidPng } from '../../relay-sim/pngCodec';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
-import { makeFluxImageSource } from '../../src/fluxN8n/fluxImageSource';
+import { makeFluxSource } from '../../src/fluxN8n/fluxNode';
+import { fluxImageNode } from '../../src/fluxN8n/imageJobs';
+
 import { poolFor } from '../../src/pool';
 import { makeConcurrentTwin } from '../../src/twin/makeConcurrentTwin';
 import { fluxImageDescription } from '../../nodes/FluxImage/FluxImage.description';
 import { fluxCredentials, submitNode, TYPES, until } from './setup';
+
+const makeFluxImageSource = (description: typeof fluxImageDescription) => makeFluxSource(description, fluxImageNode);
 
 process.env.COMFLY_IMAGE_CONCURRENCY = '30';
 let sim: RelaySimulator;

@@ -8,13 +8,16 @@ import { readdir } from 'node:fs/promises';
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { readPromptFromMp4, startRelaySimulator } from '../../relay-sim';
-import { videoDownloadDir } from '../../src/fluxVideoN8n/videoJobResult';
+import { downloadDir } from '../../src/fluxN8n/downloadFolders';
+
 import { getPoolSet } from '../../src/pool';
 import { getStore } from '../../src/store';
 import { resetProcessWide } from '../../src/processWide';
 import { connect, manualTrigger, runWorkflow } from '../engine/harness';
 import { fluxCredentials, items } from './setup';
 import { videoCollectNode, videoNodeTypes, videoSubmitNode } from './videoSetup';
+
+const videoDownloadDir = () => downloadDir('video');
 
 /** A "new process": every process-wide object (the pool set and every job it knew, the store handle) is forgotten; the disk stays. */
 function newProcess(): void {

@@ -1,0 +1,116 @@
+/**
+ * One FLUX node of any output kind, given its FluxNodeKind (images: imageJobs.ts, clips: videoJobs.ts): the serial
+ * node's execute, the source its concurrent twin is made of, and the collector's FLUX parts.
+ */
+import { rm } from 'node:fs/promises';
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+
+import type { CollectorSpec, UnknownTask } from '../collect';
+import type { ErrorHints } from '../n8n/nodeErrors';
+import { isToolCall } from '../n8n/toolCall';
+import type { JobContext } from '../pool';
+import { redisWarnings } from '../redis';
+import { getStore } from '../store';
+import type { ConcurrentSource } from '../twin/concurrentSource';
+import { collectorSpendReport } from './collectorSpend';
+import { fluxApiTest } from './fluxApiTest';
+import { resultSource, type JobResult } from './jobResult';
+import { executeSerial } from './serialNode';
+import { delivered, runPooledStoredJob, runStoredJob, type JobKind, type StoredJob } from './storedJob';
+import { resolveUnknownJob } from './unknownJob';
+
+/** A prepared job of a FLUX node: what the store needs, and the request (its prompt describes the result to an AI Agent). */
+export type FluxNodeJob = StoredJob & { request: { prompt: string } };
+
+/** What makes one FLUX node (and its twin and collector) what it is. */
+export interface FluxNodeKind<J extends FluxNodeJob> {
+	/** How its jobs are fetched and kept (storedJob.ts). */
+	jobs: JobKind<J, JobResult, unknown>;
+	/** Read and validate one item; throws NodeOperationError naming field and item. */
+	prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<J>;
+	/** The model name written into task items. */
+	model: string;
+	/** Bytes a result weighs against the pool's retained-results bound. */
+	sizeOf(result: JobResult): number;
+	/** The serial node's pool-free job id prefix (`serial`, `serial-video`). */
+	serialJobIdPrefix: string;
+	errorHints: ErrorHints;
+}
+
+/** The FLUX nodes' methods: the credential test (the twins share it). */
+export const fluxMethods: INodeType['methods'] = { credentialTest: { fluxApiTest } };
+
+/** The result as n8n binary `fileName`, delivered from then on; none for a skipped job without a placeholder (a clip). */
+async function toBinary(ctx: IExecuteFunctions, result: JobResult, fileName: string): Promise<IBinaryData | undefined> {
+	if (result.outcome !== 'success' && result.buffer === undefined) return undefined;
+	try {
+		return await ctx.helpers.prepareBinaryData(await resultSource(result), fileName, result.mimeType);
+	} finally {
+		delivered(result);
+	}
+}
+
+/**
+ * What an AI Agent gets from the node used as a tool. n8n hands the agent only the items' JSON (it drops binaries,
+ * logging a warning), so the JSON says what was made: the prompt, the file's name, type and size in bytes, and the
+ * binary property that holds it (the file stays on the item, in the tool node's run data, for the nodes after the agent).
+ */
+function toolResultJson(job: FluxNodeJob, binary: IBinaryData | undefined, result: JobResult): IDataObject {
+	if (!binary) return {};
+	const fileSize = result.byteLength ?? result.buffer?.length ?? 0;
+	return { prompt: job.request.prompt, fileName: binary.fileName ?? null, mimeType: binary.mimeType, fileSize, binaryProperty: 'data' };
+}
+
+/**
+ * The serial node (serialNode.ts): every input item is generated in turn and becomes one item with the result as
+ * binary `data` (type and extension follow its bytes); a file the store did not keep is removed once n8n has it.
+ */
+export async function executeFluxNode<J extends FluxNodeJob>(ctx: IExecuteFunctions, node: FluxNodeKind<J>): Promise<INodeExecutionData[][]> {
+	const asTool = isToolCall(ctx);
+	return await executeSerial(ctx, {
+		jobIdPrefix: node.serialJobIdPrefix,
+		prepare: node.prepare,
+		run: (job: J, context: JobContext) => runStoredJob(node.jobs, job, context),
+		binary: async (ctx, result, itemIndex) => {
+			try {
+				return await toBinary(ctx, result, `flux-${result.taskId ?? itemIndex}.${result.fileExtension}`);
+			} finally {
+				if (result.filePath !== undefined) await rm(result.filePath, { force: true });
+			}
+		},
+		moreJson: (_ctx, job, binary, result) => (asTool ? toolResultJson(job, binary, result) : {}),
+		errorHints: node.errorHints,
+	});
+}
+
+/** The node as a source for its concurrent twin, given the node's description: its output kind picks the pool. */
+export function makeFluxSource<J extends FluxNodeJob>(description: INodeTypeDescription, node: FluxNodeKind<J>): ConcurrentSource<J, JobResult> {
+	return {
+		description,
+		outputKind: node.jobs.kind,
+		model: node.model,
+		prepare: node.prepare,
+		run: (job, context) => runPooledStoredJob(node.jobs, job, context),
+		sizeOf: node.sizeOf,
+		errorHints: node.errorHints,
+		methods: fluxMethods,
+	};
+}
+
+/** The report's notes: the result store failed now or recently, its journal was damaged or lost; Redis is misconfigured or was not usable (empty when all is well). */
+export function storeWarnings(): string[] {
+	return [...getStore().warnings(), ...redisWarnings()];
+}
+
+/**
+ * The collector's FLUX parts: a slot's binary (`fileBase` e.g. "slot-03"), tasks its pool does not know (n8n
+ * restarted) resolved through the job journal (unknownJob.ts), the report's store notes and spend.
+ */
+export function fluxCollectorParts<J extends FluxNodeJob>(node: FluxNodeKind<J>): Pick<CollectorSpec<JobResult>, 'toBinary' | 'resolveUnknownJob' | 'reportWarnings' | 'reportExtras'> {
+	return {
+		toBinary: async (ctx, result, fileBase) => await toBinary(ctx, result, `${fileBase}.${result.fileExtension}`),
+		resolveUnknownJob: async (ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal) => await resolveUnknownJob(node.jobs, ctx, task, signal),
+		reportWarnings: storeWarnings,
+		reportExtras: collectorSpendReport,
+	};
+}
