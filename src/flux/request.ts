@@ -77,24 +77,29 @@ export function base64BytesOf(image: Extract<ReferenceImage, { kind: 'base64' }>
 }
 
 /**
- * {@link requestBodyJson} as parts, byte for byte: the JSON around each base64 image is a small buffer of its own,
- * and each base64 image is {@link base64BytesOf} the image, the same buffer for every job that shares the image
- * object (base64 needs no JSON escaping). Thirty jobs sharing one large reference image then hold one copy of it,
- * not thirty bodies, and the body's JSON text is never built. The parts can be sent again (a retry) as they are.
+ * A body as wire parts, byte for byte its JSON: `build` writes each medium through `media` (in the order they
+ * stand in the body). The JSON around each base64 medium is a small buffer of its own, and the medium is
+ * {@link base64BytesOf} it, the same buffer for every job that shares the image object (base64 needs no JSON
+ * escaping). Thirty jobs sharing one large reference image then hold one copy of it, not thirty bodies, and the
+ * body's JSON text with the media is never built. The parts can be sent again (a retry) as they are.
  */
-export function requestPayload(req: FluxImageRequest): RequestPayload {
-	const marker = `\u0000ref-${Math.random().toString(36).slice(2)}-`;
-	const images = req.images.map((img, i) => (img.kind === 'base64' ? { kind: 'url' as const, url: `${marker}${i}` } : img));
-	const json = requestBodyJson({ ...req, images });
+export function bodyPayload(build: (media: (m: ReferenceImage) => string) => Record<string, unknown>): RequestPayload {
+	const marker = `\u0000media-${Math.random().toString(36).slice(2)}-`;
+	const inline: Buffer[] = [];
+	const json = JSON.stringify(build((m) => (m.kind === 'url' ? m.url : `${marker}${inline.push(base64BytesOf(m)) - 1}`)));
 	const parts: Buffer[] = [];
 	let rest = json;
-	req.images.forEach((img, i) => {
-		if (img.kind !== 'base64') return;
+	inline.forEach((bytes, i) => {
 		const token = JSON.stringify(`${marker}${i}`).slice(1, -1);
 		const at = rest.indexOf(token);
-		parts.push(Buffer.from(rest.slice(0, at), 'utf8'), base64BytesOf(img));
+		parts.push(Buffer.from(rest.slice(0, at), 'utf8'), bytes);
 		rest = rest.slice(at + token.length);
 	});
 	parts.push(Buffer.from(rest, 'utf8'));
 	return { parts, length: parts.reduce((sum, part) => sum + part.length, 0) };
+}
+
+/** {@link requestBodyJson} as wire parts ({@link bodyPayload}). */
+export function requestPayload(req: FluxImageRequest): RequestPayload {
+	return bodyPayload((media) => requestBody({ ...req, images: req.images.map((img) => ({ kind: 'url', url: media(img) })) }));
 }

@@ -1,5 +1,5 @@
 /** The FLUX 3 Video request the client sends: typed, already valid (the glue layer validates it once, with zod). */
-import { base64BytesOf, type ReferenceImage, type RequestPayload } from './request';
+import { bodyPayload, type ReferenceImage, type RequestPayload } from './request';
 import type { VideoAspectRatio, VideoMode, VideoResolution } from './videoOptions';
 
 /** One input medium as sent upstream: an http(s) URL or plain base64 (no data-URI prefix). */
@@ -46,28 +46,7 @@ export function videoRequestBody(req: FluxVideoRequest, media: (m: VideoMedia) =
 	return body;
 }
 
-/**
- * {@link videoRequestBody} as wire parts: each base64 medium is its own part, never copied into one large JSON
- * string (base64 needs no JSON escaping), so a 50 MB start video is held once, not twice.
- */
+/** {@link videoRequestBody} as wire parts ({@link bodyPayload}): a 50 MB start video is held once, not twice. */
 export function videoRequestPayload(req: FluxVideoRequest): RequestPayload {
-	const marker = `\u0000media-${Math.random().toString(36).slice(2)}-`;
-	const inline: Buffer[] = [];
-	const json = JSON.stringify(
-		videoRequestBody(req, (m) => {
-			if (m.kind === 'url') return m.url;
-			inline.push(base64BytesOf(m));
-			return `${marker}${inline.length - 1}`;
-		}),
-	);
-	const parts: Buffer[] = [];
-	let rest = json;
-	inline.forEach((bytes, i) => {
-		const token = JSON.stringify(`${marker}${i}`).slice(1, -1);
-		const at = rest.indexOf(token);
-		parts.push(Buffer.from(rest.slice(0, at), 'utf8'), bytes);
-		rest = rest.slice(at + token.length);
-	});
-	parts.push(Buffer.from(rest, 'utf8'));
-	return { parts, length: parts.reduce((sum, part) => sum + part.length, 0) };
+	return bodyPayload((media) => videoRequestBody(req, media));
 }
