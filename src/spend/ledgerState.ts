@@ -139,6 +139,11 @@ function pruned(state: LedgerState, clock: LedgerClock): LedgerState {
 	return { ...state, entries, ...(removed.length > 0 ? { removed } : { removed: undefined }) };
 }
 
+/** True when two states hold the same (their revisions aside; a merge always makes a new one): nothing to write. */
+export function sameLedger(a: LedgerState, b: LedgerState): boolean {
+	return a === b || JSON.stringify({ ...a, rev: 0 }) === JSON.stringify({ ...b, rev: 0 });
+}
+
 /** The estimate a reservation holds: the price this account last saw for the key, else the list price. */
 export function estimateFor(state: LedgerState, priceKey: string, listPrice: number | undefined): number | undefined {
 	return state.prices[priceKey]?.credits ?? listPrice;

@@ -13,6 +13,7 @@ import {
 	WINDOW_MS,
 	type LedgerClock,
 	type LedgerState,
+	sameLedger,
 	type ReserveOutcome,
 	type SpendLimits,
 } from '../../src/spend';
@@ -270,6 +271,16 @@ describe('a change that changes nothing', () => {
 		const waiting = reserveOne(unpriced, clock.now(), { credits: 40 });
 		expect(waiting.outcome.kind).toBe('wait');
 		expect(waiting.state).toBe(unpriced);
+	});
+
+	it('a merge that brings nothing new is a new state (its revision moves) holding the same: nothing for Redis to write', () => {
+		const clock = fakeClock();
+		const state = fill(emptyLedger(), clock.now(), { jobs: 2 }, 4).state;
+		const merged = merge(state, state, clock.now());
+		expect(merged.rev).toBe(state.rev + 1);
+		expect(sameLedger(merged, state)).toBe(true);
+		expect(sameLedger(reserveOne(state, clock.now(), { jobs: 3 }).state, state)).toBe(false);
+		expect(sameLedger(settle(state, { id: state.entries[0].id, cost: 5, final: true, ready: true }, clock.now()), state)).toBe(false);
 	});
 
 	it('what left the window still goes: a refusal drops an entry past 24 hours, a refund of nothing a removal past an hour', () => {
