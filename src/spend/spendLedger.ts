@@ -158,14 +158,23 @@ export class SpendLedger {
 		void tracked.finally(() => this.inFlight.delete(tracked));
 	}
 
-	/** One change of an account's ledger: in Redis when it can be used (and the folder's ledger), else in the folder's. */
+	/**
+	 * One change of an account's ledger: in Redis when it can be used (and the folder's ledger), else in the folder's.
+	 * Wakes the account's waiting jobs when it changed something (a look that waits wakes no other: no loop).
+	 */
 	private async apply<T>(account: string, change: LedgerChange<T>): Promise<{ result: T; place: LedgerPlace }> {
 		this.known.add(account);
+		let changed = false;
+		const noted: LedgerChange<T> = (state) => {
+			const out = change(state);
+			changed ||= out.state !== state;
+			return out;
+		};
 		try {
-			if (!this.shared) return { result: await this.file.update(account, change), place: 'shared' };
-			return await this.applyShared(this.shared, account, change);
+			if (!this.shared) return { result: await this.file.update(account, noted), place: 'shared' };
+			return await this.applyShared(this.shared, account, noted);
 		} finally {
-			this.changes.emit(account);
+			if (changed) this.changes.emit(account);
 		}
 	}
 

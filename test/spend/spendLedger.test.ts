@@ -1,7 +1,8 @@
 /**
- * The ledger file of the store folder, written only when a change changed something: a refused reservation, a job
- * waiting for another's price and a refund of nothing leave the file as it was (no rewrite, no flush), so a job
- * looking again five times a second while it waits costs no disk writes.
+ * The spend ledger on the store folder's file (no Redis), written and its waiters woken only when a change changed
+ * something: a refused reservation, a job waiting for another's price and a refund of nothing leave the file as it
+ * was (no rewrite, no flush) and wake no other waiting job, so a job looking again five times a second while it
+ * waits costs no disk writes, and two waiting jobs do not wake each other in a loop.
  */
 import { promises as fs } from 'node:fs';
 
@@ -45,4 +46,25 @@ it('a job waiting for another unpriced job does not rewrite the ledger file each
 	expect(await ledger.reserve(ACCOUNT, request({ credits: 40 }))).toMatchObject({ kind: 'reserved', entry: { credits: null } });
 	for (let look = 0; look < 3; look++) expect(await ledger.reserve(ACCOUNT, request({ credits: 40 }))).toMatchObject({ kind: 'wait' });
 	expect(written()).toBe(1);
+});
+
+it('a look that changes nothing wakes no waiting job; a price told does', async () => {
+	const ledger = new SpendLedger({ dir: temp.dir });
+	const first = await ledger.reserve(ACCOUNT, request({ credits: 40 }));
+	if (first.kind !== 'reserved') throw new Error('unreachable');
+	const stop = new AbortController();
+	let woken = false;
+	const waiting = ledger.changed(ACCOUNT, 60_000, stop.signal).then(() => (woken = true));
+	try {
+		expect(await ledger.reserve(ACCOUNT, request({ credits: 40 }))).toMatchObject({ kind: 'wait' });
+		await ledger.refund(ACCOUNT, 'never-reserved');
+		await new Promise(setImmediate); // a wake-up (emitted before either call resolved) would have run by now
+		expect(woken).toBe(false);
+
+		await ledger.settle(ACCOUNT, { id: first.entry.id, cost: 4, final: false, known: first.entry });
+		await waiting;
+		expect(woken).toBe(true);
+	} finally {
+		stop.abort();
+	}
 });
