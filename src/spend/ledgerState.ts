@@ -131,10 +131,17 @@ export function roundCredits(credits: number): number {
 	return Math.round(credits * 1e6) / 1e6;
 }
 
-/** The window only: entries past it leave, prices and removals older than two days too. */
+/** The window only: entries past it leave, removals older than an hour too; `state` itself when nothing leaves (nothing to write). */
 function pruned(state: LedgerState, clock: LedgerClock): LedgerState {
+	const entries = state.entries.filter((entry) => inWindow(entry, clock));
 	const removed = (state.removed ?? []).filter((r) => clock.wall - r.at < REMOVED_KEPT_MS).slice(-REMOVED_KEPT_MAX);
-	return { ...state, entries: state.entries.filter((entry) => inWindow(entry, clock)), ...(removed.length > 0 ? { removed } : { removed: undefined }) };
+	if (entries.length === state.entries.length && removed.length === (state.removed?.length ?? 0)) return state;
+	return { ...state, entries, ...(removed.length > 0 ? { removed } : { removed: undefined }) };
+}
+
+/** True when two states hold the same (their revisions aside; a merge always makes a new one): nothing to write. */
+export function sameLedger(a: LedgerState, b: LedgerState): boolean {
+	return a === b || JSON.stringify({ ...a, rev: 0 }) === JSON.stringify({ ...b, rev: 0 });
 }
 
 /** The estimate a reservation holds: the price this account last saw for the key, else the list price. */

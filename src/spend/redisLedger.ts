@@ -9,7 +9,7 @@
  */
 import type { RedisResult, SharedRedis } from '../redis';
 import { LedgerUnusableError, type LedgerChange } from './fileLedger';
-import { emptyLedger, parseLedger, type LedgerState } from './ledgerState';
+import { emptyLedger, parseLedger, sameLedger, type LedgerState } from './ledgerState';
 import { OneAtATime } from './oneAtATime';
 
 /** Prefix of the ledger's Redis keys. */
@@ -62,7 +62,7 @@ export class RedisLedger {
 			if (!read.ok) return read;
 			const { state, rev } = read.value;
 			const { state: next, result } = change(state);
-			if (next === state) return { ok: true, value: { result, state } };
+			if (sameLedger(next, state)) return { ok: true, value: { result, state } };
 			const written = await this.redis.eval(COMPARE_AND_SET, [key, `${key}:rev`], [rev, JSON.stringify(next), rev + 1, KEY_TTL_MS]);
 			if (!written.ok) return written;
 			if (Number(written.value) === 1) return { ok: true, value: { result, state: next } };

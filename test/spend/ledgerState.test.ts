@@ -13,6 +13,7 @@ import {
 	WINDOW_MS,
 	type LedgerClock,
 	type LedgerState,
+	sameLedger,
 	type ReserveOutcome,
 	type SpendLimits,
 } from '../../src/spend';
@@ -254,5 +255,54 @@ describe('an entry whose cost was never told', () => {
 		const learned = { id: 'same-key', at: clock.now().wall, credits: 4, state: 'reserved' as const, priceKey: 'flux-3-image:a' };
 		state = settle(state, { id: 'same-key', cost: 4, final: true, ready: true, known: learned }, clock.now());
 		expect(spentIn(state, clock.now())).toEqual({ credits: 17, jobs: 3 }); // its own key's price now: 4
+	});
+});
+
+describe('a change that changes nothing', () => {
+	it('a refusal, a wait and a refund of an unknown id hand back the very same state (nothing for a backend to write)', () => {
+		const clock = fakeClock();
+		const full = fill(emptyLedger(), clock.now(), { jobs: 2 }, 4).state;
+		const refused = reserveOne(full, clock.now(), { jobs: 2 });
+		expect(refused.outcome.kind).toBe('refused');
+		expect(refused.state).toBe(full);
+		expect(refund(full, 'unknown', clock.now())).toBe(full);
+
+		const unpriced = reserveOne(emptyLedger(), clock.now(), { credits: 40 }).state;
+		const waiting = reserveOne(unpriced, clock.now(), { credits: 40 });
+		expect(waiting.outcome.kind).toBe('wait');
+		expect(waiting.state).toBe(unpriced);
+	});
+
+	it('a merge that brings nothing new is a new state (its revision moves) holding the same: nothing for Redis to write', () => {
+		const clock = fakeClock();
+		const state = fill(emptyLedger(), clock.now(), { jobs: 2 }, 4).state;
+		const merged = merge(state, state, clock.now());
+		expect(merged.rev).toBe(state.rev + 1);
+		expect(sameLedger(merged, state)).toBe(true);
+		expect(sameLedger(reserveOne(state, clock.now(), { jobs: 3 }).state, state)).toBe(false);
+		expect(sameLedger(settle(state, { id: state.entries[0].id, cost: 5, final: true, ready: true }, clock.now()), state)).toBe(false);
+	});
+
+	it('what left the window still goes: a refusal drops an entry past 24 hours, a refund of nothing a removal past an hour', () => {
+		const clock = fakeClock();
+		let state = fill(emptyLedger(), clock.now(), { jobs: 1 }, 4).state;
+		clock.advance(HOUR);
+		state = fill(state, clock.now(), { jobs: 2 }, 4).state;
+		const refunded = reserveOne(state, clock.now(), { jobs: 3 }, { listPrice: 4 });
+		if (refunded.outcome.kind !== 'reserved') throw new Error('unreachable');
+		state = refund(refunded.state, refunded.outcome.entry.id, clock.now());
+		expect(state.removed).toHaveLength(1);
+
+		clock.advance(HOUR);
+		const forgotten = refund(state, 'unknown', clock.now());
+		expect(forgotten).not.toBe(state);
+		expect(forgotten.removed).toBeUndefined();
+		expect(forgotten.entries).toHaveLength(2);
+
+		clock.advance(WINDOW_MS - 2 * HOUR); // 24 h after the first job, 23 h after the second
+		const refused = reserveOne(forgotten, clock.now(), { jobs: 1 });
+		expect(refused.outcome).toMatchObject({ kind: 'refused', spent: { jobs: 1 } });
+		expect(refused.state).not.toBe(forgotten);
+		expect(refused.state.entries).toHaveLength(1);
 	});
 });

@@ -5,13 +5,13 @@
  * the frozen-Redis race that bought 61 under a limit of 60 (ledgerFaults.test.ts) when the folder was written after
  * the reservation returned.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { promises as fs, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { lock } from 'proper-lockfile';
 
 import type { SharedRedis } from '../../src/redis';
-import { LedgerUnusableError, SpendLedger, type SpendLimits } from '../../src/spend';
+import { LedgerUnusableError, RedisLedger, SpendLedger, type SpendLimits } from '../../src/spend';
 import { sharedRedisAt } from '../redis/sharedRedisAt';
 import { useRedisServer } from '../redis/useRedisServer';
 import { freePort, type TestRedis } from '../support/redisServer';
@@ -82,6 +82,45 @@ it('what a process spent while Redis was away reaches Redis with the next change
 	// Another machine (its own folder) reads Redis: all three, b among them.
 	const elsewhere = new SpendLedger({ dir: folder(), redis: await liveRedis() });
 	expect((await elsewhere.balance(account)).spent).toEqual({ credits: 12, jobs: 3 });
+});
+
+it('a refusal, a wait and a refund of nothing write neither Redis nor the folder; a refusal still brings Redis what the folder alone held', async () => {
+	const dir = folder();
+	const account = newAccount();
+	const withRedis = new SpendLedger({ dir, redis: await liveRedis() });
+	const direct = redis.client();
+	const redisRev = async () => await direct.get(`${RedisLedger.keyOf(account)}:rev`);
+	const renames = jest.spyOn(fs, 'rename');
+	const folderWrites = () => renames.mock.calls.filter(([, to]) => to === withRedis.file.fileOf(account)).length;
+	try {
+		expect(await withRedis.reserve(account, request('priced', { jobs: 3 }))).toMatchObject({ kind: 'reserved', place: 'shared' });
+		const unpriced = { ...request('unpriced', { credits: 40 }), listPrice: undefined, priceKey: 'flux-3-image:unpriced' };
+		expect(await withRedis.reserve(account, unpriced)).toMatchObject({ kind: 'reserved', entry: { credits: null } });
+		const [rev, writes] = [await redisRev(), folderWrites()];
+		expect(writes).toBe(2);
+
+		expect(await withRedis.reserve(account, request('refused', { jobs: 2 }))).toMatchObject({ kind: 'refused', place: 'shared' });
+		expect(await withRedis.reserve(account, { ...unpriced, id: 'waits' })).toMatchObject({ kind: 'wait', place: 'shared' });
+		await withRedis.refund(account, 'never-reserved');
+		expect([await redisRev(), folderWrites()]).toEqual([rev, writes]);
+
+		// Reserved on the folder alone (Redis away): the next refusal with Redis carries it to Redis.
+		const withoutRedis = new SpendLedger({ dir, redis: await awayRedis() });
+		expect(await withoutRedis.reserve(account, request('machine-only', { jobs: 3 }))).toMatchObject({ kind: 'reserved', place: 'machine' });
+		expect(await withRedis.reserve(account, request('refused-again', { jobs: 3 }))).toMatchObject({ kind: 'refused', place: 'shared' });
+		expect(Number(await redisRev())).toBe(Number(rev) + 1);
+		const elsewhere = new SpendLedger({ dir: folder(), redis: await liveRedis() });
+		expect((await elsewhere.balance(account)).spent.jobs).toBe(3);
+
+		// Another machine reserved: the next refusal here writes no Redis, and brings the folder what Redis holds.
+		expect(await elsewhere.reserve(account, request('other-machine', { jobs: 4 }))).toMatchObject({ kind: 'reserved', place: 'shared' });
+		expect(await withRedis.reserve(account, request('refused-last', { jobs: 4 }))).toMatchObject({ kind: 'refused', place: 'shared' });
+		expect(Number(await redisRev())).toBe(Number(rev) + 2);
+		expect((await withRedis.file.read(account)).entries.map((entry) => entry.id)).toContain('other-machine');
+	} finally {
+		renames.mockRestore();
+		direct.disconnect();
+	}
 });
 
 it('a damaged folder ledger: rewritten from Redis while Redis answers; refused, naming the file, when it does not', async () => {
