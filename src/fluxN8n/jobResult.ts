@@ -114,12 +114,13 @@ export function ownCopy(result: JobResult): JobResult {
 }
 
 /**
- * The serial node has handed n8n a result left as a file (delivered): the file is removed, unless a slot of this
- * process still needs that same file (callers of one flight that could not get a link of their own share it; a
- * twin's slot waits for its collector, and then the download sweep removes it).
+ * The serial node has handed n8n a result left as a file (delivered): the file is removed and forgotten, unless a
+ * slot of this process still needs that same file (callers of one flight that could not get a link of their own
+ * share it; a twin's slot waits for its collector, and then the download sweep removes it).
  */
 export async function removeDeliveredFile(result: JobResult, store: Store = getStore()): Promise<void> {
 	const file = result.filePath;
 	if (file === undefined || store.inUse.has(file)) return;
 	await rm(file, { force: true });
+	store.inUse.forgetFile(file); // its name too: a long-lived n8n serves many files
 }

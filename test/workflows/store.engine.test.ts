@@ -144,6 +144,7 @@ describe('re-runs are served from the store', () => {
 		expect(await second.binaryBuffer(second.outputOf('FLUX')[1])).toEqual(await first.binaryBuffer(first.outputOf('FLUX')[1]));
 	});
 	it('the serial node with Cache: Off hands n8n the image and leaves no download file behind', async () => {
+		const kept = jest.spyOn(getStore().inUse, 'useFile');
 		const run = await runWorkflow({
 			nodes: [manualTrigger('Trigger'), imageNode('FLUX', { prompt: '={{ $json.prompt }}', options: { cache: 'off' } })],
 			connections: connect(['Trigger', 'FLUX']),
@@ -155,6 +156,10 @@ describe('re-runs are served from the store', () => {
 		expect(out.map((item) => item.json.cached)).toEqual([false, false]);
 		for (const item of out) expect(readPromptFromPng(await run.binaryBuffer(item))).toBe('an unkept heron');
 		expect(readdirSync(downloadDir('image'))).toEqual([]);
+		// Nor a memory of them: the store forgets a file once it is removed (a long-lived n8n runs many such jobs).
+		const files = kept.mock.calls.map(([file]) => file);
+		expect(files).toHaveLength(2);
+		expect(files.filter((file) => getStore().inUse.isOwnFile(file))).toEqual([]);
 	});
 
 	it('on a filesystem without hard links, a serial Cache Off run sharing a twin job\'s flight leaves the twin its image file', async () => {
