@@ -2,7 +2,6 @@
  * One FLUX node of any output kind, given its FluxNodeKind (images: imageJobs.ts, clips: videoJobs.ts): the serial
  * node's execute, the source its concurrent twin is made of, and the collector's FLUX parts.
  */
-import { rm } from 'node:fs/promises';
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import type { CollectorSpec, UnknownTask } from '../collect';
@@ -14,7 +13,7 @@ import { getStore } from '../store';
 import type { ConcurrentSource } from '../twin/concurrentSource';
 import { collectorSpendReport } from './collectorSpend';
 import { fluxApiTest } from './fluxApiTest';
-import { resultSource, type JobResult } from './jobResult';
+import { removeDeliveredFile, resultSource, type JobResult } from './jobResult';
 import { executeSerial } from './serialNode';
 import { delivered, runPooledStoredJob, runStoredJob, type JobKind, type StoredJob } from './storedJob';
 import { resolveUnknownJob } from './unknownJob';
@@ -63,7 +62,8 @@ function toolResultJson(job: FluxNodeJob, binary: IBinaryData | undefined, resul
 
 /**
  * The serial node (serialNode.ts): every input item is generated in turn and becomes one item with the result as
- * binary `data` (type and extension follow its bytes); a file the store did not keep is removed once n8n has it.
+ * binary `data` (type and extension follow its bytes); a file the store did not keep is removed once n8n has it
+ * (removeDeliveredFile).
  */
 export async function executeFluxNode<J extends FluxNodeJob>(ctx: IExecuteFunctions, node: FluxNodeKind<J>): Promise<INodeExecutionData[][]> {
 	const asTool = isToolCall(ctx);
@@ -75,7 +75,7 @@ export async function executeFluxNode<J extends FluxNodeJob>(ctx: IExecuteFuncti
 			try {
 				return await toBinary(ctx, result, `flux-${result.taskId ?? itemIndex}.${result.fileExtension}`);
 			} finally {
-				if (result.filePath !== undefined) await rm(result.filePath, { force: true });
+				await removeDeliveredFile(result);
 			}
 		},
 		moreJson: (_ctx, job, binary, result) => (asTool ? toolResultJson(job, binary, result) : {}),

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream, linkSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 
 import type { DownloadedFile } from '../flux/downloadFile';
@@ -99,7 +99,8 @@ export async function keepResult(store: Store, key: string, cacheMode: string, d
 /**
  * A result left as a file (Cache Off) belongs to the flight's owner; each caller that joined gets a hard link of its
  * own (made synchronously as the flight settles, before the owner can remove its file), so every caller may remove
- * its file once delivered.
+ * its file once delivered. Where no link can be made (a filesystem without hard links) the callers share the one
+ * file: removeDeliveredFile leaves it to the last of them.
  */
 export function ownCopy(result: JobResult): JobResult {
 	if (result.filePath === undefined) return result;
@@ -110,4 +111,16 @@ export function ownCopy(result: JobResult): JobResult {
 		return result; // already gone: resultSource says so, naming the task
 	}
 	return { ...result, filePath: own };
+}
+
+/**
+ * The serial node has handed n8n a result left as a file (delivered): the file is removed and forgotten, unless a
+ * slot of this process still needs that same file (callers of one flight that could not get a link of their own
+ * share it; a twin's slot waits for its collector, and then the download sweep removes it).
+ */
+export async function removeDeliveredFile(result: JobResult, store: Store = getStore()): Promise<void> {
+	const file = result.filePath;
+	if (file === undefined || store.inUse.has(file)) return;
+	await rm(file, { force: true });
+	store.inUse.forgetFile(file); // its name too: a long-lived n8n serves many files
 }

@@ -5,12 +5,13 @@
  * collector in a "new process" (a fresh pool set), and a store that cannot be written.
  */
 import '../engine/harness'; // first: it prepares jest to load n8n-core
+import fs from 'node:fs';
 import { chmodSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LoggerProxy, type INodeExecutionData } from 'n8n-workflow';
 
-import { connect, manualTrigger, runWorkflow, type EngineRun } from '../engine/harness';
+import { connect, manualTrigger, runWorkflow, type EngineRun, type HarnessNode } from '../engine/harness';
 import { readPromptFromPng, startRelaySimulator, type RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { getStore, MAYBE_PAID_REASON } from '../../src/store';
@@ -143,6 +144,7 @@ describe('re-runs are served from the store', () => {
 		expect(await second.binaryBuffer(second.outputOf('FLUX')[1])).toEqual(await first.binaryBuffer(first.outputOf('FLUX')[1]));
 	});
 	it('the serial node with Cache: Off hands n8n the image and leaves no download file behind', async () => {
+		const kept = jest.spyOn(getStore().inUse, 'useFile');
 		const run = await runWorkflow({
 			nodes: [manualTrigger('Trigger'), imageNode('FLUX', { prompt: '={{ $json.prompt }}', options: { cache: 'off' } })],
 			connections: connect(['Trigger', 'FLUX']),
@@ -154,6 +156,46 @@ describe('re-runs are served from the store', () => {
 		expect(out.map((item) => item.json.cached)).toEqual([false, false]);
 		for (const item of out) expect(readPromptFromPng(await run.binaryBuffer(item))).toBe('an unkept heron');
 		expect(readdirSync(downloadDir('image'))).toEqual([]);
+		// Nor a memory of them: the store forgets a file once it is removed (a long-lived n8n runs many such jobs).
+		const files = kept.mock.calls.map(([file]) => file);
+		expect(files).toHaveLength(2);
+		expect(files.filter((file) => getStore().inUse.isOwnFile(file))).toEqual([]);
+	});
+
+	it('on a filesystem without hard links, a serial Cache Off run sharing a twin job\'s flight leaves the twin its image file', async () => {
+		// The store folder on a filesystem that makes no hard links (the store copies there, placeContentFile.ts):
+		// a caller that joins another's flight gets no link of its own, both hold the same download file.
+		const realLink = fs.linkSync;
+		const link = jest.spyOn(fs, 'linkSync').mockImplementation((from, to) => {
+			if (String(from).startsWith(downloadDir('image'))) throw Object.assign(new Error(`EPERM: operation not permitted, link '${String(from)}'`), { code: 'EPERM' });
+			realLink(from, to);
+		});
+		try {
+			sim.setLatency(500); // both executions start together; the job they share takes this long upstream
+			// Two executions ask for the same image at once (one flight): a twin's job, and the serial node, which
+			// delivers its image (and is done with its file) before a collector takes the twin's slot.
+			const off = { options: { cache: 'off' } };
+			const alone = (node: HarnessNode) =>
+				runWorkflow({ nodes: [manualTrigger('Trigger'), node], connections: connect(['Trigger', node.name]), nodeTypes, credentials: fluxCredentials(sim), triggerItems: items({ prompt: 'a linkless plover' }) });
+			const [twin, serial] = await Promise.all([alone(submitNode('Submit', { prompt: '={{ $json.prompt }}', ...off })), alone(imageNode('FLUX', { prompt: '={{ $json.prompt }}', ...off }))]);
+			expect(readPromptFromPng(await serial.binaryBuffer(serial.outputOf('FLUX')[0]))).toBe('a linkless plover');
+			expect(submits()).toBe(1); // one flight: the two callers shared the job
+			expect(link).toHaveBeenCalled();
+			const collected = await runWorkflow({
+				nodes: [collectNode('Collect', {})],
+				connections: {},
+				nodeTypes,
+				credentials: fluxCredentials(sim),
+				startNode: 'Collect',
+				triggerItems: twin.outputOf('Submit'),
+			});
+			expect(collected.errorOf('Collect')?.message).toBeUndefined();
+			expect(slots(collected).map((item) => item.json.status)).toEqual(['success']);
+			expect(readPromptFromPng(await collected.binaryBuffer(slots(collected)[0]))).toBe('a linkless plover');
+		} finally {
+			link.mockRestore();
+			sim.setLatency(20);
+		}
 	});
 });
 
