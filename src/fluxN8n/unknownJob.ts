@@ -30,6 +30,7 @@ async function reattach<J extends StoredJob, R extends StoredResult, D>(kind: Jo
 /** The job of an unknown task, resolved through the journal (see the file's opening comment). */
 export async function resolveUnknownJob<J extends StoredJob, R extends StoredResult, D>(kind: JobKind<J, R, D>, ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal): Promise<R | undefined> {
 	const store = getStore();
+	kind.beforeObtain?.(store);
 	const found = await store.journal.findByJobId(task.jobId);
 	if (!found) return undefined;
 	const { jobKey } = found;
