@@ -30,6 +30,8 @@ export const fluxVideoDescription: INodeTypeDescription = {
 			type: 'info',
 			location: 'outputPane',
 			whenToDisplay: 'afterExecution',
+			// Only while Cache is Reuse (the default): with Refresh or Off nothing is reused, and the hint would mislead.
+			displayCondition: '={{ !["refresh", "off"].includes(($parameter["options"] || {})["cache"]) }}',
 		},
 	],
 	properties: [
