@@ -13,6 +13,7 @@ const HOUR_MS = 60 * 60 * 1000;
 /** A `.part` file is a download a killed process left behind once it is older than the longest job (24 h). */
 const PART_KEPT_MS = 25 * HOUR_MS;
 const KINDS = ['image', 'video'] as const;
+type DownloadKind = (typeof KINDS)[number];
 
 /**
  * How long a download file (image or clip) is kept: a finished one (Cache Off, or a store fault) as long as the
@@ -23,12 +24,12 @@ export function downloadKeptMs(name: string): number {
 }
 
 /** The folder downloads of one kind stream into: next to the result store (same disk, same 0700 parent). */
-export function downloadDir(kind: 'image' | 'video', store: Store = getStore()): string {
+export function downloadDir(kind: DownloadKind, store: Store = getStore()): string {
 	return path.join(store.results.rootDir, `${kind}-downloads`);
 }
 
 /** Creates the download folder (0700); resolves undefined when it cannot be (then images are downloaded into memory). */
-export async function readyDownloadDir(kind: 'image' | 'video', store: Store = getStore()): Promise<string | undefined> {
+export async function readyDownloadDir(kind: DownloadKind, store: Store = getStore()): Promise<string | undefined> {
 	const dir = downloadDir(kind, store);
 	try {
 		await ensureStoreFolder(dir);

@@ -9,15 +9,15 @@ import { requestEndpoint } from '../flux/request';
 import { skippedErrorPng } from '../images/solidPng';
 import type { JobContext } from '../pool';
 import type { Store } from '../store';
-import { readyDownloadDir, sweepDownloadsNowAndThen } from './downloadFolders';
+import { readyDownloadDir } from './downloadFolders';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import type { FluxNodeKind } from './fluxNode';
-import { imageJobResultSize, keepResult, ownCopy, type JobResult } from './jobResult';
+import { imageJobResultSize, keepResult, type JobResult } from './jobResult';
 import { prepareFluxImageJob, type PreparedFluxImageJob } from './prepareFluxImageJob';
 import { obtainStored, type JobKind } from './storedJob';
 
 /** The image kind of stored job. */
-export const imageJobs: JobKind<PreparedFluxImageJob, JobResult, FluxImageFileResult> = {
+export const imageJobs: JobKind<PreparedFluxImageJob, FluxImageFileResult> = {
 	kind: 'image',
 	flights: 'imageFlights',
 	model: (job) => requestEndpoint(job.request),
@@ -33,8 +33,6 @@ export const imageJobs: JobKind<PreparedFluxImageJob, JobResult, FluxImageFileRe
 	},
 	/** Its reference images (shared encoded copies) go: the upstream task has them now. */
 	release: (job) => void (job.request.images = []),
-	beforeObtain: (store) => void sweepDownloadsNowAndThen(store),
-	joined: ownCopy,
 	skipped: (failure) => ({ outcome: 'skipped_error', buffer: skippedErrorPng(), byteLength: skippedErrorPng().length, mimeType: 'image/png', fileExtension: 'png', ...failure }),
 };
 

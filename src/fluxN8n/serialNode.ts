@@ -9,22 +9,22 @@ import type { ErrorHints } from '../n8n/nodeErrors';
 import { toNodeError } from '../n8n/nodeErrors';
 import type { JobContext } from '../pool';
 import { deliveredCost, withItemNamed } from './spendTerms';
-import type { StoredResult } from './storedJob';
+import type { JobResult } from './jobResult';
 
 /** One serial node's jobs: how an item is prepared and run, and how a result becomes n8n binary data. */
-export interface SerialJobs<J, R extends StoredResult> {
+export interface SerialJobs<J> {
 	/** The pool-free job id's prefix (`serial`, `serial-video`). */
 	jobIdPrefix: string;
 	prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<J>;
-	run(job: J, context: JobContext): Promise<R>;
+	run(job: J, context: JobContext): Promise<JobResult>;
 	/** The result as n8n binary data (undefined: none, e.g. a skipped clip); delivered to n8n from then on. */
-	binary(ctx: IExecuteFunctions, result: R, itemIndex: number): Promise<IBinaryData | undefined>;
+	binary(ctx: IExecuteFunctions, result: JobResult, itemIndex: number): Promise<IBinaryData | undefined>;
 	/** More of the item's JSON (the image node's AI Agent tool description). */
-	moreJson?(ctx: IExecuteFunctions, job: J, binary: IBinaryData | undefined, result: R): IDataObject;
+	moreJson?(ctx: IExecuteFunctions, job: J, binary: IBinaryData | undefined, result: JobResult): IDataObject;
 	errorHints: ErrorHints;
 }
 
-function resultJson(result: StoredResult, attempts: number, startedAt: number, finishedAt: number): IDataObject {
+function resultJson(result: JobResult, attempts: number, startedAt: number, finishedAt: number): IDataObject {
 	return {
 		status: result.outcome,
 		cached: result.cached ?? false,
@@ -36,7 +36,7 @@ function resultJson(result: StoredResult, attempts: number, startedAt: number, f
 	};
 }
 
-async function runItem<J, R extends StoredResult>(ctx: IExecuteFunctions, jobs: SerialJobs<J, R>, itemIndex: number, signal: AbortSignal): Promise<INodeExecutionData> {
+async function runItem<J>(ctx: IExecuteFunctions, jobs: SerialJobs<J>, itemIndex: number, signal: AbortSignal): Promise<INodeExecutionData> {
 	const job = await jobs.prepare(ctx, itemIndex);
 	let attempts = 0;
 	const context: JobContext = { jobId: `${jobs.jobIdPrefix}-${ctx.getExecutionId()}-${itemIndex}`, signal, setAttempts: (n) => (attempts = n) };
@@ -48,7 +48,7 @@ async function runItem<J, R extends StoredResult>(ctx: IExecuteFunctions, jobs: 
 }
 
 /** The serial node's execute: each item in turn (see the file's opening comment). */
-export async function executeSerial<J, R extends StoredResult>(ctx: IExecuteFunctions, jobs: SerialJobs<J, R>): Promise<INodeExecutionData[][]> {
+export async function executeSerial<J>(ctx: IExecuteFunctions, jobs: SerialJobs<J>): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
 	const signal = ctx.getExecutionCancelSignal() ?? new AbortController().signal;
 	const output: INodeExecutionData[] = [];

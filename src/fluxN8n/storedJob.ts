@@ -12,8 +12,10 @@ import { getStore, SingleFlight, type CacheMode, type JournalRecord, type Store 
 import { processWide } from '../processWide';
 import { recentAccounts, spendBudget, type SpendTerms } from '../spend';
 import { accountAdmission } from './accountAdmission';
+import { sweepDownloadsNowAndThen } from './downloadFolders';
 import type { FluxJobIdentity } from './fluxJobKey';
 import { journalJobFailure } from './journalFailure';
+import { ownCopy, type JobResult } from './jobResult';
 import { obtainOwned } from './ownedJob';
 import { SubmitJournal } from './submitJournal';
 
@@ -31,18 +33,6 @@ export interface StoredJob {
 	spend?: SpendTerms;
 }
 
-/** What every kind's result says of where it is. */
-export interface StoredResult {
-	outcome: 'success' | 'skipped_error';
-	storeKey?: string;
-	filePath?: string;
-	cached?: boolean;
-	taskId?: string;
-	cost?: number | null;
-	error?: string;
-	errorKind?: string;
-}
-
 /** An upstream task to re-attach to. */
 export interface UpstreamTask {
 	taskId: string;
@@ -50,7 +40,7 @@ export interface UpstreamTask {
 }
 
 /** How one kind of job is fetched and kept (images: imageJobs.ts; clips: videoJobs.ts). */
-export interface JobKind<J extends StoredJob, R extends StoredResult, D> {
+export interface JobKind<J extends StoredJob, D> {
 	kind: 'image' | 'video';
 	/** The process-wide single flight's name (src/processWide.ts). */
 	flights: 'imageFlights' | 'videoFlights';
@@ -61,20 +51,16 @@ export interface JobKind<J extends StoredJob, R extends StoredResult, D> {
 	/** Re-attach to an upstream task: poll, download. */
 	awaitTask(store: Store, credentials: FluxCredentials, task: UpstreamTask, options: GenerateOptions): Promise<D>;
 	/** Keep the download (unless Cache is Off) and advance the journal; never loses it. */
-	keep(store: Store, key: string, cacheMode: string, download: D): Promise<R>;
+	keep(store: Store, key: string, cacheMode: string, download: D): Promise<JobResult>;
 	/** The key's stored result (cached: true), or undefined; with `storedSince`, only a result stored at or after it. */
-	readStored(store: Store, key: string, storedSince?: number): Promise<R | undefined>;
+	readStored(store: Store, key: string, storedSince?: number): Promise<JobResult | undefined>;
 	/** The job lets go of its inputs (base64 media): the upstream task has them now. */
 	release(job: J): void;
-	/** Before a job looks at the store (a download sweep now and then). */
-	beforeObtain?(store: Store): void;
-	/** A caller that joined another caller's flight: its own copy of a result left as a file (or the same result). */
-	joined?(result: R): R;
 	/** With Skip Error: the result of a failed job (`failure` holds the redacted reason, task id and cost). */
-	skipped(failure: Omit<StoredResult, 'outcome'>): R;
+	skipped(failure: Pick<JobResult, 'cached' | 'taskId' | 'error' | 'errorKind' | 'cost'>): JobResult;
 }
 
-function jobOptions<J extends StoredJob>(kind: JobKind<J, StoredResult, unknown>, job: J, context: JobContext, attemptsBefore: number): GenerateOptions {
+function jobOptions<J extends StoredJob>(kind: JobKind<J, unknown>, job: J, context: JobContext, attemptsBefore: number): GenerateOptions {
 	return {
 		signal: context.signal,
 		timeoutMs: job.timeoutMs,
@@ -89,7 +75,7 @@ function jobOptions<J extends StoredJob>(kind: JobKind<J, StoredResult, unknown>
 }
 
 /** A new, paid job: `submitting` is journaled right before each POST leaves, `submitted` once acknowledged (submitJournal.ts). */
-async function sendNew<J extends StoredJob, R extends StoredResult, D>(kind: JobKind<J, R, D>, store: Store, job: J, context: JobContext, attemptsBefore: number): Promise<R> {
+async function sendNew<J extends StoredJob, D>(kind: JobKind<J, D>, store: Store, job: J, context: JobContext, attemptsBefore: number): Promise<JobResult> {
 	const { key, apiStyle, baseUrl, model, apiKeyHash } = job.identity;
 	if (context.signal.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
 	const journal = new SubmitJournal(store, key, { jobId: context.jobId, apiStyle, baseUrl, model, apiKeyHash }, [job.credentials.apiKey]);
@@ -104,7 +90,7 @@ async function sendNew<J extends StoredJob, R extends StoredResult, D>(kind: Job
 }
 
 /** Poll the journaled upstream task instead of paying again; resolves undefined when upstream forgot it. */
-async function reattach<J extends StoredJob, R extends StoredResult, D>(kind: JobKind<J, R, D>, store: Store, job: J, context: JobContext, record: JournalRecord): Promise<R | undefined> {
+async function reattach<J extends StoredJob, D>(kind: JobKind<J, D>, store: Store, job: J, context: JobContext, record: JournalRecord): Promise<JobResult | undefined> {
 	context.setAttempts(1);
 	try {
 		const task = { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl };
@@ -123,9 +109,9 @@ function withJournaledCost<D>(download: D, cost: number | undefined): D {
 }
 
 /** Read, re-attach or send, under the key's claim (ownedJob.ts). */
-async function obtain<J extends StoredJob, R extends StoredResult, D>(kind: JobKind<J, R, D>, store: Store, job: J, context: JobContext): Promise<R> {
+async function obtain<J extends StoredJob, D>(kind: JobKind<J, D>, store: Store, job: J, context: JobContext): Promise<JobResult> {
 	const { key } = job.identity;
-	kind.beforeObtain?.(store);
+	void sweepDownloadsNowAndThen(store);
 	return await obtainOwned(store, key, job.cacheMode, context.signal, {
 		readStored: (storedSince) => kind.readStored(store, key, storedSince),
 		reattach: (record) => reattach(kind, store, job, context, record),
@@ -133,11 +119,11 @@ async function obtain<J extends StoredJob, R extends StoredResult, D>(kind: JobK
 	}, job.timeoutMs);
 }
 
-/** Runs `work` in the kind's flight `key`; a caller that joined gets kind.joined of the owner's result. */
-async function inFlight<J extends StoredJob, R extends StoredResult, D>(kind: JobKind<J, R, D>, key: string, work: () => Promise<R>): Promise<R> {
+/** Runs `work` in the kind's flight `key`; a caller that joined gets its own copy of the owner's result (ownCopy). */
+async function inFlight<J extends StoredJob, D>(kind: JobKind<J, D>, key: string, work: () => Promise<JobResult>): Promise<JobResult> {
 	let owner = false;
-	const result = await processWide(kind.flights, () => new SingleFlight<R>()).run(key, () => ((owner = true), work()));
-	return owner || !kind.joined ? result : kind.joined(result);
+	const result = await processWide(kind.flights, () => new SingleFlight<JobResult>()).run(key, () => ((owner = true), work()));
+	return owner ? result : ownCopy(result);
 }
 
 /**
@@ -145,11 +131,11 @@ async function inFlight<J extends StoredJob, R extends StoredResult, D>(kind: Jo
  * re-attached; maybe sent → fails with MAYBE_PAID_REASON; else a new job. Concurrent callers with the same key
  * share one flight; a caller whose own signal is live retries once when the shared flight was cancelled.
  */
-export async function obtainStored<J extends StoredJob, R extends StoredResult, D>(kind: JobKind<J, R, D>, job: J, context: JobContext, store: Store = getStore()): Promise<R> {
+export async function obtainStored<J extends StoredJob, D>(kind: JobKind<J, D>, job: J, context: JobContext, store: Store = getStore()): Promise<JobResult> {
 	// Refresh asks for a new job: it never joins (nor is joined by) a flight that may serve the stored result.
 	const flightKey = job.cacheMode === 'refresh' ? `${job.identity.key}:refresh` : job.identity.key;
 	const run = () => inFlight(kind, flightKey, () => obtain(kind, store, job, context));
-	let result: R;
+	let result: JobResult;
 	try {
 		result = await run();
 	} catch (error) {
@@ -166,7 +152,7 @@ export async function obtainStored<J extends StoredJob, R extends StoredResult, 
 }
 
 /** The slot's node handed the result to n8n: the store's size bound may remove it from now on. */
-export function delivered(result: StoredResult, store: Store = getStore()): void {
+export function delivered(result: JobResult, store: Store = getStore()): void {
 	if (result.storeKey !== undefined) store.inUse.done(result.storeKey);
 	else if (result.filePath !== undefined) store.inUse.done(result.filePath);
 }
@@ -175,7 +161,7 @@ export function delivered(result: StoredResult, store: Store = getStore()): void
  * Run one job through the result store (obtainStored). With Skip Error, a failure becomes the kind's `skipped`
  * result (a placeholder is never stored); a cancelled job and a spend refusal are never hidden behind one.
  */
-export async function runStoredJob<J extends StoredJob, R extends StoredResult, D>(kind: JobKind<J, R, D>, job: J, context: JobContext): Promise<R> {
+export async function runStoredJob<J extends StoredJob, D>(kind: JobKind<J, D>, job: J, context: JobContext): Promise<JobResult> {
 	recentAccounts().note(context.jobId, job.spend); // the collector's report shows this account's spend
 	try {
 		return await obtainStored(kind, job, context);
@@ -201,7 +187,7 @@ export async function runStoredJob<J extends StoredJob, R extends StoredResult, 
  * The twin's run: the job's pool job id linked to its key in the journal first (so a collector in a new process
  * finds it, however it is served). The pool keeps no bytes on disk: a store key or a file.
  */
-export async function runPooledStoredJob<J extends StoredJob, R extends StoredResult, D>(kind: JobKind<J, R, D>, job: J, context: JobContext): Promise<R> {
+export async function runPooledStoredJob<J extends StoredJob, D>(kind: JobKind<J, D>, job: J, context: JobContext): Promise<JobResult> {
 	await getStore().journal.link(context.jobId, job.identity.key);
 	return await runStoredJob(kind, job, context);
 }

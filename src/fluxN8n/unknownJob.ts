@@ -11,10 +11,12 @@ import type { UnknownTask } from '../collect';
 import { FluxError, isFluxError } from '../flux';
 import { getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
 import { reattachCredentials } from './reattachCredentials';
-import type { JobKind, StoredJob, StoredResult } from './storedJob';
+import { sweepDownloadsNowAndThen } from './downloadFolders';
+import type { JobResult } from './jobResult';
+import type { JobKind, StoredJob } from './storedJob';
 
 /** Poll the journaled upstream task with the collector's credential, keep the result, return it. */
-async function reattach<J extends StoredJob, R extends StoredResult, D>(kind: JobKind<J, R, D>, ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal): Promise<R> {
+async function reattach<J extends StoredJob, D>(kind: JobKind<J, D>, ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal): Promise<JobResult> {
 	const credentials = await reattachCredentials(ctx, record, task.itemIndex);
 	try {
 		const download = await kind.awaitTask(store, credentials, { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl }, { signal });
@@ -28,9 +30,9 @@ async function reattach<J extends StoredJob, R extends StoredResult, D>(kind: Jo
 }
 
 /** The job of an unknown task, resolved through the journal (see the file's opening comment). */
-export async function resolveUnknownJob<J extends StoredJob, R extends StoredResult, D>(kind: JobKind<J, R, D>, ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal): Promise<R | undefined> {
+export async function resolveUnknownJob<J extends StoredJob, D>(kind: JobKind<J, D>, ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal): Promise<JobResult | undefined> {
 	const store = getStore();
-	kind.beforeObtain?.(store);
+	void sweepDownloadsNowAndThen(store);
 	const found = await store.journal.findByJobId(task.jobId);
 	if (!found) return undefined;
 	const { jobKey } = found;

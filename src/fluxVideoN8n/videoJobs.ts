@@ -5,9 +5,9 @@
  */
 import { awaitVideo, generateVideo, type FluxVideoResult } from '../flux';
 import { VIDEO_MODEL } from '../flux/videoOptions';
-import { downloadDir, sweepDownloadsNowAndThen } from '../fluxN8n/downloadFolders';
+import { downloadDir } from '../fluxN8n/downloadFolders';
 import type { FluxNodeKind } from '../fluxN8n/fluxNode';
-import { keepResult, ownCopy, type JobResult } from '../fluxN8n/jobResult';
+import { keepResult, type JobResult } from '../fluxN8n/jobResult';
 import { obtainStored, type JobKind } from '../fluxN8n/storedJob';
 import type { JobContext } from '../pool';
 import type { Store } from '../store';
@@ -17,27 +17,25 @@ import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 export const VIDEO_MIME_TYPE = 'video/mp4';
 
 /** The video kind of stored job. */
-export const videoJobs: JobKind<PreparedFluxVideoJob, JobResult, FluxVideoResult> = {
+export const videoJobs: JobKind<PreparedFluxVideoJob, FluxVideoResult> = {
 	kind: 'video',
 	flights: 'videoFlights',
 	model: () => VIDEO_MODEL,
 	generate: async (store, job, options) => await generateVideo(job.credentials, job.request, { ...options, downloadDir: downloadDir('video', store) }),
 	awaitTask: async (store, credentials, task, options) => await awaitVideo(credentials, task, { ...options, downloadDir: downloadDir('video', store) }),
-	/** The downloaded clip (hashed while it streamed in) becomes the store's content, as an image does: no copy. */
-	keep: async (store, key, cacheMode, clip) => await keepResult(store, key, cacheMode, { ...clip, mimeType: VIDEO_MIME_TYPE, fileExtension: 'mp4' }),
+	/** The downloaded clip (hashed while it streamed in, its type proven by its ftyp box) becomes the store's content, as an image does: no copy. */
+	keep: keepResult,
 	/** Its entry and content file are there (its bytes are checked as the node streams them). */
 	readStored: async (store, key, storedSince = 0) => {
 		const meta = await store.results.present(key);
 		if (!meta || meta.storedAt < storedSince) return undefined;
-		return { outcome: 'success', storeKey: key, mimeType: VIDEO_MIME_TYPE, fileExtension: 'mp4', taskId: meta.taskId, byteLength: meta.byteLength, cached: true };
+		return { outcome: 'success', storeKey: key, mimeType: meta.mimeType, fileExtension: meta.fileExtension, taskId: meta.taskId, byteLength: meta.byteLength, cached: true };
 	},
 	/** Its base64 media go: the upstream task has them now. */
 	release: (job) => {
 		delete job.request.keyframes;
 		delete job.request.startVideo;
 	},
-	beforeObtain: (store) => void sweepDownloadsNowAndThen(store),
-	joined: ownCopy,
 	skipped: (failure) => ({ outcome: 'skipped_error', mimeType: VIDEO_MIME_TYPE, fileExtension: 'mp4', ...failure }),
 };
 

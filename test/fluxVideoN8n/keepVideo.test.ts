@@ -20,7 +20,7 @@ function downloadedClip(bytes: Buffer) {
 	const filePath = path.join(dir, 'clip.mp4');
 	writeFileSync(filePath, bytes);
 	const integrity = `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
-	return { filePath, integrity, byteLength: bytes.length, taskId: 'task-1', cost: 1, timings: {} } as unknown as Parameters<typeof keepVideo>[3];
+	return { filePath, integrity, byteLength: bytes.length, mimeType: 'video/mp4', fileExtension: 'mp4', taskId: 'task-1', cost: 1, timings: {} } as unknown as Parameters<typeof keepVideo>[3];
 }
 
 it('adopted by the store but not journaled: the store key, and the bytes read back', async () => {
