@@ -272,3 +272,20 @@ export function loadVideoExample(): ExampleWorkflow {
 export function videoReport(result: Pick<ExecuteResult, 'runData'>): CollectReport | undefined {
 	return result.runData?.[VIDEO_EXAMPLE.collector]?.[0]?.data?.main?.[1]?.[0]?.json as unknown as CollectReport | undefined;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The FLUX 3 Video drafts example: drafts → a choice → Enhance a Draft for the chosen ones
+// ---------------------------------------------------------------------------------------------
+
+export const DRAFTS_EXAMPLE = {
+	file: 'flux-3-video-drafts.json',
+	title: 'ten product-spot drafts, a choice, then Enhance a Draft for the chosen ones (full price only for what is kept)',
+	drafts: 'Collect Drafts',
+	finals: 'Collect Finals',
+	ideas: 'Ideas',
+} as const;
+
+/** The drafts example as it ships. */
+export function loadDraftsExample(): ExampleWorkflow {
+	return JSON.parse(readFileSync(path.join(EXAMPLES_DIR, DRAFTS_EXAMPLE.file), 'utf8')) as ExampleWorkflow;
+}
