@@ -80,7 +80,7 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 		const params = run.parameters.read(itemIndex);
 		const model = modelOf(params);
 		const known = itemBinaries(ctx, itemIndex, run.binaries);
-		const images = await resolveReferenceImages(params.referenceImages, itemBinaryReader(ctx, itemIndex), { known });
+		const images = await resolveReferenceImages(params.referenceImages, itemBinaryReader(ctx, itemIndex), { known, model: params.model });
 		const request = toFluxImageRequest(params, images, model);
 		return {
 			credentials,

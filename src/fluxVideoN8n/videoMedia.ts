@@ -1,7 +1,8 @@
 /**
  * Keyframes and the start video as sent upstream: a URL stays a URL; a binary property of the input item is read
- * through n8n's helpers, checked (an image by its magic bytes, a clip by its ftyp box) and size-limited as BFL
- * limits it (images ≤ 20 MB, video ≤ 50 MB, decoded), then sent as plain base64.
+ * through n8n's helpers, checked (an image by its magic bytes, a clip by its ftyp box) and limited as BFL limits it
+ * (images ≤ 20 MB decoded and at least 256×256 pixels, video ≤ 50 MB and ≤ 15 s), then sent as plain base64. URLs are
+ * not measured (that would mean downloading them): BFL checks those itself.
  */
 import { formatBytes } from '../flux/body';
 import { detectImageType } from '../flux/imageType';
@@ -9,8 +10,15 @@ import { MAX_KEYFRAME_BYTES, MAX_START_VIDEO_BYTES } from '../flux/videoOptions'
 import type { VideoKeyframe, VideoMedia } from '../flux/videoRequest';
 import { isMp4 } from '../flux/videoType';
 import { InvalidParameterError } from '../parameters/invalidParameter';
+import { mp4DurationSeconds } from '../images/mp4Duration';
+import { pixelSizeOf, pixelSizeProblem, type PixelLimits } from '../images/pixelSize';
 import { sharedReferenceImages } from '../fluxN8n/sharedReferenceImages';
 import type { KeyframeEntry, MediaSource } from './videoParameters';
+
+/** BFL's pixel limits on a keyframe (FLUX_API.md): both sides at least 256 (no maximum documented). */
+const KEYFRAME_LIMITS: PixelLimits = { model: 'FLUX 3 Video', minSide: 256 };
+/** The longest clip Continue a Video continues (FLUX_API.md). */
+const MAX_START_VIDEO_SECONDS = 15;
 
 /** Reads a binary property of the current item: its bytes and declared type, or undefined when it does not exist. */
 export type ReadBinary = (property: string) => Promise<{ buffer: Buffer; mimeType?: string } | undefined>;
@@ -34,13 +42,15 @@ function tooLarge(field: string, property: string, size: number, limit: number, 
 	return new InvalidParameterError(field, `binary property "${property}" is ${formatBytes(size)}, more than the ${formatBytes(limit)} FLUX accepts for ${what}; use a smaller file or an http(s) URL`);
 }
 
-/** One keyframe image: PNG, JPEG or WebP, at most 20 MB; items sharing the bytes share one encoded copy. */
+/** One keyframe image: PNG, JPEG or WebP, at most 20 MB, at least 256×256; items sharing the bytes share one encoded copy. */
 async function keyframeImage(source: MediaSource, field: string, read: ReadBinary): Promise<VideoMedia> {
 	if (source.kind === 'url') return { kind: 'url', url: source.url };
 	const buffer = await readBinary(source.property, field, read);
 	if (buffer.length > MAX_KEYFRAME_BYTES) throw tooLarge(field, source.property, buffer.length, MAX_KEYFRAME_BYTES, 'a keyframe image');
 	const type = detectImageType(buffer);
 	if (!type) throw new InvalidParameterError(field, `binary property "${source.property}" is not a PNG, JPEG or WebP image`);
+	const problem = pixelSizeProblem(pixelSizeOf(buffer), KEYFRAME_LIMITS);
+	if (problem) throw new InvalidParameterError(field, `binary property "${source.property}" ${problem}`);
 	return sharedReferenceImages().encode(buffer, type.mimeType);
 }
 
@@ -54,11 +64,18 @@ export async function resolveKeyframes(entries: readonly KeyframeEntry[], read: 
 	return frames;
 }
 
-/** The start video: an MP4 (by its ftyp box), at most 50 MB. Errors name `startVideo`. */
+/**
+ * The start video: an MP4 (by its ftyp box), at most 50 MB, at most 15 s by its movie header. A clip whose header
+ * states no duration (none found, or a fragmented MP4's unknown one) is left to BFL. Errors name `startVideo`.
+ */
 export async function resolveStartVideo(source: MediaSource, read: ReadBinary): Promise<VideoMedia> {
 	if (source.kind === 'url') return { kind: 'url', url: source.url };
 	const buffer = await readBinary(source.property, 'startVideo', read);
 	if (buffer.length > MAX_START_VIDEO_BYTES) throw tooLarge('startVideo', source.property, buffer.length, MAX_START_VIDEO_BYTES, 'a start video');
 	if (!isMp4(buffer)) throw new InvalidParameterError('startVideo', `binary property "${source.property}" is not an MP4 video (no ftyp box)`);
+	const seconds = mp4DurationSeconds(buffer);
+	if (seconds !== undefined && seconds > MAX_START_VIDEO_SECONDS) {
+		throw new InvalidParameterError('startVideo', `binary property "${source.property}" is ${Number(seconds.toFixed(2))} s long; FLUX 3 Video continues clips of at most ${MAX_START_VIDEO_SECONDS} s`);
+	}
 	return sharedReferenceImages().encode(buffer, 'video/mp4');
 }

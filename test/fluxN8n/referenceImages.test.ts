@@ -2,22 +2,26 @@ import { randomUUID } from 'node:crypto';
 
 import { parseFluxParameters } from '../../src/fluxN8n/fluxParameters';
 import { InvalidParameterError } from '../../src/parameters/invalidParameter';
-import { resolveReferenceImages, type GetBinary, type KnownBinaries } from '../../src/fluxN8n/referenceImages';
+import { resolveReferenceImages, type GetBinary, type KnownBinaries, type ResolveReferenceImagesOptions } from '../../src/fluxN8n/referenceImages';
 import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
+import { solidPng } from '../../relay-sim/pngCodec';
+import { jpegHeader } from '../support/mediaBytes';
 
-const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
-const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 9, 9]);
+// FLUX 3 Image takes references of at least 256×256.
+const PNG = solidPng(256, 256, [10, 20, 30]);
+const JPEG = jpegHeader(300, 400);
 
 const binaries: Record<string, { buffer: Buffer; mimeType?: string }> = {
 	data: { buffer: PNG, mimeType: 'image/png' },
 	photo: { buffer: JPEG },
 	doc: { buffer: Buffer.from('%PDF-1.7 ...'), mimeType: 'image/png' },
 	big: { buffer: Buffer.concat([PNG, Buffer.alloc(2000)]) },
+	small: { buffer: solidPng(100, 100, [0, 0, 0]) },
 };
 const getBinary: GetBinary = async (name) => binaries[name];
 
 /** Both boundary steps, as the node runs them: parse the raw entries, then resolve the binaries. */
-async function resolve(raw: unknown[], read: GetBinary = getBinary, opts = {}) {
+async function resolve(raw: unknown[], read: GetBinary = getBinary, opts: ResolveReferenceImagesOptions = {}) {
 	return await resolveReferenceImages(parseFluxParameters({ prompt: 'x', referenceImages: raw }).referenceImages, read, opts);
 }
 
@@ -58,6 +62,40 @@ describe('resolveReferenceImages', () => {
 		const [field, message] = await fieldOf(() => resolve(['big'], getBinary, { maxBytesPerImage: 1000 }));
 		expect(field).toBe('referenceImages[0]');
 		expect(message).toMatch(/limit/);
+	});
+
+	it('refuses a FLUX 3 Image reference under 256×256 or over 16 megapixels, saying the size found and the rule', async () => {
+		const [field, message] = await fieldOf(() => resolve(['data', 'https://example.com/tiny.png', 'small']));
+		expect(field).toBe('referenceImages[2]');
+		expect(message).toMatch(/binary property "small" is 100×100 pixels; FLUX 3 Image needs at least 256×256/);
+		const huge = async () => ({ buffer: jpegHeader(4097, 4096) });
+		expect(await fieldOf(() => resolve(['huge'], huge, { model: 'flux-3-image' }))).toEqual([
+			'referenceImages[0]',
+			expect.stringMatching(/"huge" is 4097×4096 pixels; FLUX 3 Image takes at most 16,777,216 pixels \(4096×4096\)/),
+		]);
+		expect(await resolve(['big'], async () => ({ buffer: jpegHeader(4096, 4096) }))).toHaveLength(1);
+	});
+
+	it('refuses a FLUX 3 Image reference whose base64 is over 20 MB, or whose header gives no size', async () => {
+		const [, large] = await fieldOf(() => resolve(['large'], async () => ({ buffer: Buffer.concat([PNG, Buffer.alloc(16 * 1024 * 1024)]) })));
+		expect(large).toMatch(/"large" is 21\.3 MB as base64; FLUX 3 Image takes at most 20 MB of base64 per reference image/);
+		const [field, cut] = await fieldOf(() => resolve(['data', 'cut'], async (name) => ({ buffer: name === 'cut' ? PNG.subarray(0, 20) : PNG })));
+		expect(field).toBe('referenceImages[1]');
+		expect(cut).toMatch(/"cut" has a damaged or cut-short image header/);
+	});
+
+	it('FLUX.2 references are not measured (BFL documents no pixel limits for them)', async () => {
+		expect(await resolve(['small'], getBinary, { model: 'flux-2-pro' })).toHaveLength(1);
+	});
+
+	it('a copy this run already resolved is measured again for the model of the item that reuses it', async () => {
+		const known: KnownBinaries = { identify: (property) => (property === 'small' ? 'id:small' : undefined), copies: new Map() };
+		let reads = 0;
+		const read: GetBinary = async (name) => (name === 'small' ? (reads++, { buffer: solidPng(100, 300, [1, 2, 3]) }) : binaries[name]);
+		expect(await resolve(['small'], read, { known, model: 'flux-2-klein-4b' })).toHaveLength(1);
+		const [field, message] = await fieldOf(() => resolve(['data', 'small'], read, { known }));
+		expect([field, reads]).toEqual(['referenceImages[1]', 1]);
+		expect(message).toMatch(/"small" is 100×300 pixels; FLUX 3 Image needs at least 256×256/);
 	});
 
 	it.each(['file:///tmp/a.png', 'ftp://host/a.png', 'data:image/png;base64,iVBO', 'javascript:alert(1)'])('rejects scheme of %s', async (entry) => {
