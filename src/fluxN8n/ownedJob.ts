@@ -10,8 +10,13 @@
  * again would fail the same way; it sends only when the owner left nothing
  * (it died before sending, or never sent). Then, by the journal: `submitting` (the submit may have left, nothing
  * came back) fails "maybe paid"; `submitted` re-attaches; otherwise a new job is sent (Refresh: always).
+ * A job whose claim was taken over while it ran (it was silent past the lapse: the new owner judged it dead) never
+ * sends: right before a body would leave, the claim is checked (submitJournal.ts, CLAIM_LOST); the job then claims
+ * the key again, which waits for the new owner, and delivers the new owner's outcome (its stored result, or its
+ * failure as a clear error); only when the new owner left nothing does it go on by the rules above.
  */
 import { FluxError, isFluxError, type FluxErrorKind } from '../flux';
+import { FLUX_ERROR_KINDS } from '../flux/errors';
 import { MAYBE_PAID_REASON, type CacheMode, type JournalRecord, type Store } from '../store';
 
 /** What the owned job needs of the image or video job. */
@@ -38,6 +43,11 @@ const SAME_AGAIN: ReadonlySet<string> = new Set<FluxErrorKind>([
 	'invalid_response',
 ]);
 
+/** The `code` of the error that stops a POST whose claim was taken over: nothing was sent (see the file's comment). */
+export const CLAIM_LOST = 'CLAIM_LOST';
+/** A job that keeps losing its claim (each time to another owner) gives up after this many claims. */
+const CLAIMS_AT_MOST = 3;
+
 /** The `errorKind` of a job delivered but not kept (Cache Off, or the store could not): its task is still upstream. */
 export const NOT_KEPT = 'not_kept';
 
@@ -60,42 +70,55 @@ export async function obtainOwned<R>(store: Store, key: string, cacheMode: Cache
 		const hit = await steps.readStored();
 		if (hit) return hit;
 	}
-	const asked = Date.now();
-	const before = await store.journal.read(key);
-	const claim = await claimKey(store, key, signal, waitMs);
-	try {
-		if (claim.waited) {
-			// The owner this job waited for kept its result: taken even when its journal record cannot be read.
-			const kept = await steps.readStored(asked);
-			if (kept) return kept;
+	const asked = { at: Date.now(), record: await store.journal.read(key) };
+	for (let claims = 1; ; claims++) {
+		const claim = await claimKey(store, key, signal, waitMs);
+		try {
+			return await decide(store, key, cacheMode, steps, asked, claim.waited, claims > 1);
+		} catch (error) {
+			const lost = isFluxError(error) && error.code === CLAIM_LOST;
+			if (!lost || claims >= CLAIMS_AT_MOST) throw error;
+		} finally {
+			await claim.release();
 		}
-		const { record } = await store.journal.readChecked(key); // a damaged file is noted (report) by the journal
-		const outcome = outcomeSince(before, record);
-		if (outcome?.state === 'stored') {
-			const taken = (await steps.readStored()) ?? (await refetch(outcome, steps, 0));
-			if (taken) return taken;
-		}
-		if (outcome?.state === 'failed' && outcome.errorKind === NOT_KEPT) {
-			const taken = await refetch(outcome, steps, 0); // delivered to its owner's slot, not kept: its task is still upstream
-			if (taken) return taken;
-		}
-		if (outcome?.state === 'failed' && outcome.errorKind !== undefined && SAME_AGAIN.has(outcome.errorKind)) {
-			throw new FluxError(outcome.errorKind as FluxErrorKind, outcome.reason ?? 'the same job failed in another n8n execution', { taskId: outcome.taskId });
-		}
-		if (cacheMode === 'refresh') return await steps.sendNew(0);
-		switch (record?.state) {
-			case 'submitting':
-				throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record.taskId });
-			case 'submitted':
-				return (await steps.reattach(record)) ?? (await steps.sendNew(1));
-			case 'stored':
-				if (cacheMode === 'reuse') return (await steps.readStored()) ?? (await refetch(record, steps, REFETCH_WITHIN_MS)) ?? (await steps.sendNew(1));
-				return await steps.sendNew(0);
-			default:
-				return await steps.sendNew(0);
-		}
-	} finally {
-		await claim.release();
+	}
+}
+
+/** What the job does under its claim; `afterLoss`: an earlier claim of it was taken over (it sent nothing). */
+async function decide<R>(store: Store, key: string, cacheMode: CacheMode, steps: OwnedJobSteps<R>, asked: { at: number; record?: JournalRecord }, waited: boolean, afterLoss: boolean): Promise<R> {
+	if (waited || afterLoss) {
+		// The owner this job waited for kept its result: taken even when its journal record cannot be read.
+		const kept = await steps.readStored(asked.at);
+		if (kept) return kept;
+	}
+	const { record } = await store.journal.readChecked(key); // a damaged file is noted (report) by the journal
+	const outcome = outcomeSince(asked.record, record);
+	if (outcome?.state === 'stored') {
+		const taken = (await steps.readStored()) ?? (await refetch(outcome, steps, 0));
+		if (taken) return taken;
+	}
+	if (outcome?.state === 'failed' && outcome.errorKind === NOT_KEPT) {
+		const taken = await refetch(outcome, steps, 0); // delivered to its owner's slot, not kept: its task is still upstream
+		if (taken) return taken;
+	}
+	if (outcome?.state === 'failed' && outcome.errorKind !== undefined && SAME_AGAIN.has(outcome.errorKind)) {
+		throw new FluxError(outcome.errorKind as FluxErrorKind, outcome.reason ?? 'the same job failed in another n8n execution', { taskId: outcome.taskId });
+	}
+	if (outcome?.state === 'failed' && afterLoss) {
+		const kind = FLUX_ERROR_KINDS.find((k) => k === outcome.errorKind) ?? 'upstream_error';
+		throw new FluxError(kind, `Another n8n execution took this job over (this one was silent past its claim's lapse) and it failed: ${outcome.reason ?? 'no reason recorded'}. Run it again to send it anew.`, { taskId: outcome.taskId });
+	}
+	if (cacheMode === 'refresh') return await steps.sendNew(0);
+	switch (record?.state) {
+		case 'submitting':
+			throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record.taskId });
+		case 'submitted':
+			return (await steps.reattach(record)) ?? (await steps.sendNew(1));
+		case 'stored':
+			if (cacheMode === 'reuse') return (await steps.readStored()) ?? (await refetch(record, steps, REFETCH_WITHIN_MS)) ?? (await steps.sendNew(1));
+			return await steps.sendNew(0);
+		default:
+			return await steps.sendNew(0);
 	}
 }
 

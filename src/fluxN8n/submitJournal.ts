@@ -1,14 +1,17 @@
 /**
- * The journal of one new FLUX job's submit (image or video), through the submit's hooks: `submitting` is written
- * right before each POST leaves (SubmitHooks.beforeSend: after the job's worker, its account lease and any 429
- * wait), so a job that never left is never "maybe paid" after a crash; a POST answered "not created" (429, 503,
+ * The journal of one new FLUX job's submit (image or video), through the submit's hooks: right before each POST's
+ * body leaves (SubmitHooks.beforeSend: after the job's worker, its account lease and any 429 wait), the key's claim
+ * is checked (one taken over by another owner stops the POST: CLAIM_LOST, nothing sent, nothing journaled; see
+ * ownedJob.ts), then `submitting` is written and on disk (synced) before the body goes, so a job that never left
+ * is never "maybe paid" after a crash, and one that left is never sent again; a POST answered "not created" (429, 503,
  * never connected) is journaled so at once (the job may wait long before it sends again); the acknowledgement is
  * journaled as `submitted`. Writes go out in order. A failure is journaled by the one rule of journalFailure.ts,
  * and only once this job wrote a record: a job that never sent leaves the key's record as it was.
  */
-import type { FluxTask, GenerateOptions } from '../flux';
+import { FluxError, type FluxTask, type GenerateOptions } from '../flux';
 import type { JobStart, Store } from '../store';
 import { journalJobFailure } from './journalFailure';
+import { CLAIM_LOST } from './ownedJob';
 
 /** The reason journaled when a POST proved no task was created and the job will send again. */
 export const NOT_CREATED_REASON = 'not created upstream (refused with 429/503, or no connection); waiting to send again';
@@ -32,6 +35,9 @@ export class SubmitJournal {
 	hooks(onSubmitted: (task: FluxTask) => void = () => undefined): Required<Pick<GenerateOptions, 'beforeSend' | 'onSubmitting' | 'onNotCreated' | 'onSubmitted'>> {
 		return {
 			beforeSend: async () => {
+				if (!(await this.store.claims.stillHeld(this.key))) {
+					throw new FluxError('cancelled', 'This job\'s claim was taken over by another n8n execution (this one was silent past its lapse): not sent from here', { code: CLAIM_LOST });
+				}
 				this.journaled = true;
 				await this.enqueue(() => this.store.journal.submitting(this.key, this.start));
 			},

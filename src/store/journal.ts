@@ -2,7 +2,13 @@
  * The write-ahead job journal, keyed by the job key, in its own folder of compact append-only logs
  * (journalLog.ts): each state change is one appended line whose value is the whole record; the latest wins.
  * A second entry `job:<jobId>` resolves a pool job id to its job key, so a collector in a new process finds the
- * job. With a mirror (Redis, queue mode) every entry is also written there and reads take the newer of the two.
+ * job. With a mirror (Redis, queue mode) every entry is also written there and reads take the latest of the
+ * folder's, the mirror's and the spare folder's entry: by revision (each write carries one more than the highest
+ * its writer had seen of that name), never by the writers' clocks, which may disagree between hosts; time only
+ * breaks a tie (and orders the entries of earlier versions, which have no revision: 0). `submitting` and its job
+ * link are on disk (synced, group commit: journalAhead.ts) before `submitting` resolves, so before the body leaves;
+ * the later states are not synced: losing one in a power cut leaves the key at an earlier state (`submitting`:
+ * refused as maybe paid; `submitted`: re-attached), never one that sends a job again.
  * Never holds an API key (only `apiKeyHash`). A damaged line or a journal lost while the store kept its results
  * is a store note (logged once, in the report), never silent. The cacache journal of earlier versions is moved
  * into the logs on first use.
@@ -15,7 +21,8 @@ import { z } from 'zod';
 import { redact } from '../redact';
 import { logWarning } from '../n8n/log';
 import { listCacheIndex } from './cacheIndexList';
-import { JournalLog, latestByName, type LogEntry } from './journalLog';
+import type { DiskSync } from './journalAhead';
+import { JournalLog, laterEntry, latestByName, type LogEntry } from './journalLog';
 import { ensureStoreFolder } from './storeFolder';
 import { StoreFaults, type StoreHealth, describeStoreError } from './storeHealth';
 
@@ -66,6 +73,8 @@ export interface JobJournalOptions {
 	spare?: JournalMirror;
 	/** Each append's bytes (the store prunes the whole folder as it grows). */
 	onGrowth?: (bytes: number) => void;
+	/** How a durable write is made durable (default: fdatasync; tests hold or count it). */
+	sync?: DiskSync;
 }
 
 /** A key's latest record, and whether its journal file had damaged lines (one of them may have been its latest). */
@@ -125,13 +134,15 @@ export class JobJournal {
 	private readonly unmirrored = new Map<string, LogEntry>();
 	/** Per bucket: its size and oldest entry right after this process compacted it (unchanged since: skipped). */
 	private readonly compacted = new Map<string, { bytes: number; oldest: number }>();
+	/** The highest revision seen of each name (read or written here): the next write of it carries one more. */
+	private readonly revisions = new Map<string, number>();
 
 	constructor(
 		readonly rootDir: string,
 		private readonly options: JobJournalOptions,
 	) {
 		this.cacheDir = path.join(rootDir, JOURNAL_SUBFOLDER);
-		this.log = new JournalLog(this.cacheDir);
+		this.log = new JournalLog(this.cacheDir, options.sync);
 		this.now = options.now ?? Date.now;
 		this.faults = options.faults ?? new StoreFaults(logWarning);
 	}
@@ -145,8 +156,8 @@ export class JobJournal {
 		const at = this.now();
 		const { jobId, apiStyle, baseUrl, model, apiKeyHash } = start;
 		const record: JournalRecord = { jobKey: key, state: 'submitting', jobId, apiStyle, baseUrl, model, apiKeyHash, createdAt: at, updatedAt: at };
-		// The record and the job's link together (they sit in different logs): this write is on the way to the POST.
-		const [recorded, linked] = await Promise.all([this.appendRecord(record), this.append(JOB_PREFIX + jobId, { jobKey: key })]);
+		// The record and the job's link together (they sit in different logs, and share one sync): on the way to the POST.
+		const [recorded, linked] = await Promise.all([this.appendRecord(record, true), this.append(JOB_PREFIX + jobId, { jobKey: key }, true)]);
 		return recorded && linked;
 	}
 
@@ -208,7 +219,7 @@ export class JobJournal {
 	/** The journal's bytes on disk (its logs). */
 	async bytes(): Promise<number> {
 		try {
-			return (await this.log.buckets()).reduce((sum, bucket) => sum + bucket.bytes, 0);
+			return (await this.log.buckets()).reduce((sum, bucket) => sum + bucket.bytes, await this.log.aheadBytes());
 		} catch {
 			return 0;
 		}
@@ -224,6 +235,7 @@ export class JobJournal {
 			await this.ready();
 			const now = this.now();
 			const expired = (time: number) => time < now - this.options.ttlMs;
+			await this.log.rotateAhead();
 			const buckets = await this.log.buckets();
 			const dropKeys = options.drop ? await this.keysToDrop(buckets.map((b) => b.bucket), expired, options.drop) : new Set<string>();
 			let removed = 0;
@@ -276,19 +288,35 @@ export class JobJournal {
 		return await this.appendRecord(record);
 	}
 
-	private async appendRecord(record: JournalRecord): Promise<boolean> {
+	private async appendRecord(record: JournalRecord, durable = false): Promise<boolean> {
 		const name = KEY_PREFIX + record.jobKey;
-		const ok = await this.append(name, record);
-		if (record.state === 'submitting' || record.state === 'submitted') this.unfinished.set(name, { name, time: record.updatedAt, value: record });
+		const entry = this.entryOf(name, record);
+		const ok = await this.write(entry, durable);
+		if (record.state === 'submitting' || record.state === 'submitted') this.unfinished.set(name, entry);
 		else this.unfinished.delete(name);
 		return ok;
 	}
 
-	private async append(name: string, value: unknown): Promise<boolean> {
-		const entry: LogEntry = { name, time: this.now(), value };
+	private append(name: string, value: unknown, durable = false): Promise<boolean> {
+		return this.write(this.entryOf(name, value), durable);
+	}
+
+	/** The next entry of `name`: one revision past the highest seen of it. */
+	private entryOf(name: string, value: unknown): LogEntry {
+		const rev = (this.revisions.get(name) ?? 0) + 1;
+		this.revisions.set(name, rev);
+		return { name, time: this.now(), rev, value };
+	}
+
+	private seen(entry: LogEntry | undefined): void {
+		if (entry && (entry.rev ?? 0) > (this.revisions.get(entry.name) ?? 0)) this.revisions.set(entry.name, entry.rev ?? 0);
+	}
+
+	private async write(entry: LogEntry, durable: boolean): Promise<boolean> {
+		const { name } = entry;
 		try {
 			await this.ready();
-			const bytes = await this.log.append(entry);
+			const bytes = await this.log.append(entry, { durable });
 			this.options.onGrowth?.(bytes);
 		} catch (error) {
 			this.faults.fault(describeStoreError('writing the job journal', this.rootDir, error));
@@ -310,7 +338,8 @@ export class JobJournal {
 			this.options.mirror?.get(name).catch(() => undefined),
 			this.options.spare?.get(name).catch(() => undefined),
 		]);
-		const newer = [mirrored, spare].reduce((best, entry) => (entry && (!best || entry.time > best.time) ? entry : best), local.entry);
+		for (const entry of [local.entry, mirrored, spare]) this.seen(entry);
+		const newer = [mirrored, spare].reduce<LogEntry | undefined>((best, entry) => laterEntry(entry, best), local.entry);
 		const live = newer && !this.isExpired(newer.time) ? newer.value : undefined;
 		return { value: live, damaged: local.damaged };
 	}

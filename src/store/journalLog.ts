@@ -1,9 +1,11 @@
 /* eslint-disable @n8n/community-nodes/require-node-api-error -- src/store knows nothing of n8n nodes: filesystem errors go to the journal, which turns them into false/undefined plus a store warning. */
 /**
  * The job journal's files: 256 append-only logs, `<dir>/<2 hex>.log` (an entry's bucket is the first byte of the
- * sha256 of its name). One line per entry, `<crc32, 8 hex> <json { n: name, t: time, v: value }>`, written with
- * a newline before and after it in ONE write to a file opened O_APPEND (atomic against the other appenders of
- * this machine); of a name's lines the one with the highest time wins (equal times: the later line). A line whose
+ * sha256 of its name). One line per entry, `<crc32, 8 hex> <json { n: name, t: time, r: revision, v: value }>`,
+ * written with a newline before and after it in ONE write to a file opened O_APPEND (atomic against the other
+ * appenders of this machine); of a name's lines the one with the highest revision wins (a line without one is
+ * revision 0; equal revisions: the highest time, then the later line). A `durable` append is also on disk before
+ * it resolves (journalAhead.ts: one write-ahead file, group commit); the others are not synced. A line whose
  * checksum or JSON is wrong is damaged (counted); the last piece of a file without its newline is an append in
  * progress and is skipped. `compact` rewrites a bucket into a temp file renamed over it; an append that raced
  * the rename landed in the replaced file, which its appender notices (the bucket is another file now) and
@@ -14,12 +16,27 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 
+import { AheadLog, diskSync, type DiskSync } from './journalAhead';
 import { ensureStoreFolder } from './storeFolder';
 
 export interface LogEntry {
 	name: string;
+	/** Epoch ms of the writer's clock: the TTL's, and the tie-breaker among equal revisions. */
 	time: number;
+	/** One more than the highest revision of the name its writer had seen (absent in lines of earlier versions: 0). */
+	rev?: number;
 	value: unknown;
+}
+
+/** Order of two entries of one name: by revision, then (a tie, or lines of earlier versions) by time. */
+export function compareEntries(a: LogEntry, b: LogEntry): number {
+	return (a.rev ?? 0) - (b.rev ?? 0) || a.time - b.time;
+}
+
+/** The later of two entries of one name (`b` on a tie: the later line). */
+export function laterEntry(a: LogEntry | undefined, b: LogEntry | undefined): LogEntry | undefined {
+	if (!a || !b) return b ?? a;
+	return compareEntries(b, a) >= 0 ? b : a;
 }
 
 /** What one bucket holds: its entries in file order, how many lines were damaged, its size in bytes. */
@@ -41,7 +58,7 @@ const APPEND_TRIES = 4;
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
 function encode(entry: LogEntry): Buffer {
-	const json = JSON.stringify({ n: entry.name, t: entry.time, v: entry.value });
+	const json = JSON.stringify({ n: entry.name, t: entry.time, r: entry.rev, v: entry.value });
 	const sum = (crc32(json) >>> 0).toString(16).padStart(8, '0');
 	return Buffer.from(`\n${sum} ${json}\n`, 'utf8');
 }
@@ -52,8 +69,9 @@ function decode(line: string): LogEntry | undefined {
 	const json = line.slice(9);
 	if ((crc32(json) >>> 0).toString(16).padStart(8, '0') !== line.slice(0, 8)) return undefined;
 	try {
-		const { n, t, v } = JSON.parse(json) as { n?: unknown; t?: unknown; v?: unknown };
-		return typeof n === 'string' && typeof t === 'number' && Number.isFinite(t) ? { name: n, time: t, value: v } : undefined;
+		const { n, t, r, v } = JSON.parse(json) as { n?: unknown; t?: unknown; r?: unknown; v?: unknown };
+		if (typeof n !== 'string' || typeof t !== 'number' || !Number.isFinite(t)) return undefined;
+		return typeof r === 'number' && Number.isSafeInteger(r) && r >= 0 ? { name: n, time: t, rev: r, value: v } : { name: n, time: t, value: v };
 	} catch {
 		return undefined;
 	}
@@ -74,30 +92,63 @@ export function parseBucket(text: string): { entries: LogEntry[]; damaged: numbe
 	return { entries, damaged };
 }
 
-/** The latest entry of each name (highest time; equal times: the later one), in first-seen order. */
+/** The latest entry of each name (compareEntries; a tie: the later one), in first-seen order. */
 export function latestByName(entries: readonly LogEntry[]): Map<string, LogEntry> {
 	const latest = new Map<string, LogEntry>();
-	for (const entry of entries) {
-		const seen = latest.get(entry.name);
-		if (!seen || entry.time >= seen.time) latest.set(entry.name, entry);
-	}
+	for (const entry of entries) latest.set(entry.name, laterEntry(latest.get(entry.name), entry) as LogEntry);
 	return latest;
 }
 
 export class JournalLog {
-	constructor(readonly dir: string) {}
+	private readonly ahead: AheadLog;
+	/** The write-ahead file's entries when this log was first read (what a power cut may have cut from the buckets). */
+	private aheadRead?: Promise<Map<string, LogEntry>>;
+
+	constructor(
+		readonly dir: string,
+		private readonly sync: DiskSync = diskSync,
+	) {
+		this.ahead = new AheadLog(dir, sync);
+	}
 
 	/** The file of a bucket. */
 	fileOf(bucket: string): string {
 		return path.join(this.dir, bucket + FILE_SUFFIX);
 	}
 
-	/** Appends one entry; resolves with the bytes written. Rejects with the filesystem's error. */
-	async append(entry: LogEntry): Promise<number> {
+	/**
+	 * Appends one entry; resolves with the bytes written. `durable`: resolves only once the line is on disk (the
+	 * write-ahead file, synced with group commit). Rejects with the filesystem's error.
+	 */
+	async append(entry: LogEntry, options: { durable?: boolean } = {}): Promise<number> {
 		const bytes = encode(entry);
-		const file = this.fileOf(bucketOf(entry.name));
+		await this.appendToBucket(bucketOf(entry.name), bytes);
+		if (!options.durable) return bytes.length;
+		await this.ahead.append(bytes);
+		return 2 * bytes.length;
+	}
+
+	/** The write-ahead file's bytes. */
+	aheadBytes(): Promise<number> {
+		return this.ahead.bytes();
+	}
+
+	/** Folds the write-ahead file into the buckets (synced) and starts it anew (the store's prune, under its lock). */
+	async rotateAhead(): Promise<void> {
+		await this.ahead.rotate(async (entries) => {
+			const byBucket = new Map<string, Buffer[]>();
+			for (const entry of entries) byBucket.set(bucketOf(entry.name), [...(byBucket.get(bucketOf(entry.name)) ?? []), encode(entry)]);
+			for (const [bucket, lines] of byBucket) {
+				await this.appendToBucket(bucket, Buffer.concat(lines));
+				await this.sync(this.fileOf(bucket), 'file');
+			}
+		});
+	}
+
+	private async appendToBucket(bucket: string, bytes: Buffer): Promise<void> {
+		const file = this.fileOf(bucket);
 		for (let tries = 1; ; tries++) {
-			if (await this.appendOnce(file, bytes)) return bytes.length;
+			if (await this.appendOnce(file, bytes)) return;
 			if (tries >= APPEND_TRIES) throw Object.assign(new Error(`${file} kept being replaced while appending`), { code: 'EAGAIN' });
 		}
 	}
@@ -105,9 +156,9 @@ export class JournalLog {
 	/** The latest entry of `name` (or undefined), and how many damaged lines its bucket has. */
 	async latest(name: string): Promise<{ entry?: LogEntry; damaged: number; file: string }> {
 		const file = this.fileOf(bucketOf(name));
-		const { entries, damaged } = await this.scanFile(file);
-		let found: LogEntry | undefined;
-		for (const entry of entries) if (entry.name === name && (!found || entry.time >= found.time)) found = entry;
+		const [{ entries, damaged }, ahead] = await Promise.all([this.scanFile(file), (this.aheadRead ??= this.readAhead())]);
+		let found = ahead.get(name);
+		for (const entry of entries) if (entry.name === name) found = laterEntry(found, entry);
 		return { entry: found, damaged, file };
 	}
 
@@ -157,6 +208,7 @@ export class JournalLog {
 			const out = Buffer.concat(kept.map(encode));
 			const temp = path.join(this.dir, `.${bucket}.${process.pid}.${Date.now()}.tmp`);
 			await fs.writeFile(temp, out, { mode: 0o600 });
+			await this.sync(temp, 'file'); // it replaces lines that may be durable: on disk before the rename
 			await fs.rename(temp, file);
 			// Lines appended to the old file after it was read: their appenders may not notice the rename (it came
 			// after their check), so they are carried over here (a line carried twice is the same line twice).
@@ -196,6 +248,10 @@ export class JournalLog {
 		} finally {
 			await handle.close();
 		}
+	}
+
+	private async readAhead(): Promise<Map<string, LogEntry>> {
+		return latestByName(await this.ahead.entries().catch(() => []));
 	}
 
 	private async scanFile(file: string): Promise<BucketScan> {

@@ -1,8 +1,8 @@
 /**
  * The journal's mirror in Redis (queue mode, or COMFLY_REDIS_URL): every entry is also one Redis string
- * (`flux-concurrent:journal:<name>`, JSON `{ time, metadata }`, expiring with the journal's TTL), so every worker
- * on that Redis sees it, also workers whose store folder is not shared; the journal reads the newer of its own
- * entry and the mirrored one. Every call goes through SharedRedis.run (its deadline and fallback): Redis failing,
+ * (`flux-concurrent:journal:<name>`, JSON `{ time, rev, metadata }`, expiring with the journal's TTL), so every
+ * worker on that Redis sees it, also workers whose store folder is not shared; the journal reads the later (by
+ * revision) of its own entry and the mirrored one. Every call goes through SharedRedis.run (its deadline and fallback): Redis failing,
  * silent or away never fails nor holds up a journal call past one deadline; the local journal carries on alone.
  */
 import type { SharedRedis } from '../redis';
@@ -18,8 +18,9 @@ export const JOURNAL_REDIS_PREFIX = 'flux-concurrent:journal:';
 function parseEntry(name: string, text: string | null): LogEntry | undefined {
 	if (text === null) return undefined;
 	try {
-		const { time, metadata } = JSON.parse(text) as { time?: unknown; metadata?: unknown };
-		return typeof time === 'number' ? { name, time, value: metadata } : undefined;
+		const { time, rev, metadata } = JSON.parse(text) as { time?: unknown; rev?: unknown; metadata?: unknown };
+		if (typeof time !== 'number') return undefined;
+		return typeof rev === 'number' ? { name, time, rev, value: metadata } : { name, time, value: metadata };
 	} catch {
 		return undefined;
 	}
@@ -34,7 +35,7 @@ export function redisJournalMirror(redis: JournalRedis, ttlMs: number): JournalM
 			return found?.ok ? parseEntry(name, found.value) : undefined;
 		},
 		put: async (entry) => {
-			const text = JSON.stringify({ time: entry.time, metadata: entry.value });
+			const text = JSON.stringify({ time: entry.time, rev: entry.rev, metadata: entry.value });
 			const set = await redis.run(async (client) => await client.set(redisKey(entry.name), text, 'PX', ttlMs)).catch(() => undefined);
 			return set?.ok === true;
 		},

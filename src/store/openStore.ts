@@ -11,6 +11,7 @@ import { processRedis, type SharedRedis } from '../redis';
 import type { CacheBackend } from './cacheBackend';
 import { Claims, thisOwner, type ClaimTiming } from './claims';
 import { JOURNAL_SUBFOLDER, JobJournal } from './journal';
+import type { DiskSync } from './journalAhead';
 import { redisJournalMirror } from './journalMirror';
 import { ResultStore } from './resultStore';
 import { ResultsInUse } from './resultsInUse';
@@ -45,6 +46,8 @@ export interface OpenStoreOptions {
 	redis?: SharedRedis;
 	/** Claim timing (tests shorten it). */
 	claimTiming?: Partial<ClaimTiming>;
+	/** How the journal's durable writes are synced (tests hold or count the syncs). */
+	journalSync?: DiskSync;
 }
 
 /** Opens a store over `config.dir` (nothing touches the disk until the first call). */
@@ -67,7 +70,7 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions = {}): 
 	});
 	const mirror = options.redis ? redisJournalMirror(options.redis, config.ttlMs) : undefined;
 	const spare = spareJournal(path.join(spareFolder(config.dir), JOURNAL_SUBFOLDER));
-	const journal = new JobJournal(config.dir, { now, faults, ttlMs: config.ttlMs, mirror, spare, onGrowth: grew });
+	const journal = new JobJournal(config.dir, { now, faults, ttlMs: config.ttlMs, mirror, spare, onGrowth: grew, sync: options.journalSync });
 	const claims = new Claims(config.dir, {
 		redis: options.redis,
 		timing: options.claimTiming,

@@ -21,15 +21,16 @@ const fileOf = (dir: string, name: string) => path.join(dir, `${createHash('sha2
 
 /**
  * Journal entries the store folder could not take, one small file per entry name in `dir` (written to a temp
- * name, then renamed: a reader never sees half an entry). Best effort: a failure here is the store's fault,
+ * name, then renamed: a reader never sees half an entry), with their revision (journalLog.ts). Best effort: a failure here is the store's fault,
  * already reported; `get` answers undefined for anything unreadable.
  */
 export function spareJournal(dir: string): JournalMirror {
 	return {
 		get: async (name) => {
 			try {
-				const { time, value } = JSON.parse(await fs.readFile(fileOf(dir, name), 'utf8')) as { time?: unknown; value?: unknown };
-				return typeof time === 'number' ? ({ name, time, value } satisfies LogEntry) : undefined;
+				const { time, rev, value } = JSON.parse(await fs.readFile(fileOf(dir, name), 'utf8')) as { time?: unknown; rev?: unknown; value?: unknown };
+				if (typeof time !== 'number') return undefined;
+				return typeof rev === 'number' ? ({ name, time, rev, value } satisfies LogEntry) : { name, time, value };
 			} catch {
 				return undefined;
 			}
@@ -39,7 +40,7 @@ export function spareJournal(dir: string): JournalMirror {
 			const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
 			try {
 				await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-				await fs.writeFile(temp, JSON.stringify({ time: entry.time, value: entry.value }), { mode: 0o600 });
+				await fs.writeFile(temp, JSON.stringify({ time: entry.time, rev: entry.rev, value: entry.value }), { mode: 0o600 });
 				await fs.rename(temp, file);
 				return true;
 			} catch {

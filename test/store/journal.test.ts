@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as cacache from 'cacache';
 import * as path from 'node:path';
 import { apiKeyHash } from '../../src/account';
 import { JobJournal, type JobStart, StoreFaults } from '../../src/store';
-import { bucketOf } from '../../src/store/journalLog';
+import { bucketOf, JournalLog, type LogEntry } from '../../src/store/journalLog';
 import { spareJournal } from '../../src/store/spareFolder';
 import { allFiles, makeTempDir } from './tempStore';
 
@@ -232,5 +232,51 @@ describe('the cacache journal of an earlier version', () => {
 		expect(await other.read('k')).toMatchObject({ jobKey: 'k', state: 'failed', taskId: 'task-9', errorKind: 'not_kept' });
 		const withoutSpare = new JobJournal(blocker, { ttlMs: 30 * DAY, now: () => clock, faults: new StoreFaults(() => undefined) });
 		expect(await withoutSpare.read('k')).toBeUndefined();
+	});
+});
+
+describe('order across copies and hosts comes from the revision, not the clock', () => {
+	/** Redis as the journal's mirror, in memory: every host on it reads what the others wrote. */
+	function memoryMirror() {
+		const entries = new Map<string, LogEntry>();
+		return { get: async (name: string) => entries.get(name), put: async (entry: LogEntry) => (entries.set(entry.name, entry), true) };
+	}
+
+	it('a record written later by a host whose clock is an hour behind still wins, on every host', async () => {
+		const mirror = memoryMirror();
+		let behind = clock - 3600_000;
+		const hostA = new JobJournal(path.join(temp.dir, 'a'), { ttlMs: 30 * DAY, now: () => clock, mirror });
+		const hostB = new JobJournal(path.join(temp.dir, 'b'), { ttlMs: 30 * DAY, now: () => behind, mirror });
+		await hostA.submitting('k', start);
+		expect(await hostB.read('k')).toMatchObject({ state: 'submitting' });
+		behind += 1000;
+		expect(await hostB.submitted('k', { taskId: 'task-b' })).toBe(true);
+		expect(await hostA.read('k')).toMatchObject({ state: 'submitted', taskId: 'task-b' });
+		clock += 1000;
+		expect(await hostA.stored('k')).toBe(true);
+		expect(await hostB.read('k')).toMatchObject({ state: 'stored', taskId: 'task-b' });
+	});
+
+	it('in one folder too: a later line with a higher revision wins over a line with a later time; lines without a revision are 0', async () => {
+		const log = new JournalLog(path.join(temp.dir, 'log'));
+		await log.append({ name: 'n', time: 500, value: 'old version, no revision' });
+		await log.append({ name: 'n', time: 900, rev: 2, value: 'rev 2' });
+		await log.append({ name: 'n', time: 100, rev: 3, value: 'rev 3, clock behind' });
+		await log.append({ name: 'n', time: 50, rev: 3, value: 'rev 3, earlier time' });
+		expect((await log.latest('n')).entry?.value).toBe('rev 3, clock behind');
+	});
+});
+
+describe('the write-ahead file', () => {
+	it('a `submitting` line the bucket lost (a power cut) is read from the write-ahead file, and a prune folds it into the bucket', async () => {
+		const dir = path.join(temp.dir, 'store');
+		expect(await makeJournal(dir).submitting('k', start)).toBe(true);
+		writeFileSync(path.join(dir, 'journal', `${bucketOf('key:k')}.log`), ''); // the bucket's unsynced line is gone
+		expect(await makeJournal(dir).read('k')).toMatchObject({ state: 'submitting' });
+		expect(await makeJournal(dir).prune()).toBe(0);
+		expect(readdirSync(path.join(dir, 'journal')).filter((n) => n.startsWith('ahead-'))).toEqual(['ahead-1.log']);
+		expect(readFileSync(path.join(dir, 'journal', 'ahead-1.log'), 'utf8')).toBe('');
+		expect(await makeJournal(dir).read('k')).toMatchObject({ state: 'submitting' });
+		expect(await makeJournal(dir).findByJobId('job-7')).toMatchObject({ jobKey: 'k' });
 	});
 });

@@ -4,7 +4,9 @@
  * held until its outcome is in the store and the journal. Always through the store folder (every process of a
  * machine, fileClaims.ts), and also through Redis when it is configured (processes on other machines,
  * redisClaims.ts; while Redis is not usable the folder claim alone, within one deadline). A second claimant waits
- * for the owner's outcome (`waited`), then reads it; a dead owner's claim lapses and is taken over. A store folder
+ * for the owner's outcome (`waited`), then reads it; a dead owner's claim lapses and is taken over, and the owner
+ * that was silent learns it (`stillHeld`) before it sends: it then sends nothing and waits for the new owner's
+ * outcome (src/fluxN8n/ownedJob.ts). A store folder
  * that cannot hold a claim (read-only, full) is reported (onFault) and the claim is made in the machine's spare
  * folder instead (spareFolder.ts); where that fails too the job goes on unclaimed: a claim never stops a job.
  */
@@ -88,6 +90,15 @@ export class Claims {
 				for (const part of parts) await part.release().catch(() => undefined);
 			},
 		};
+	}
+
+	/**
+	 * False when this process held `key`'s claim and another owner took it over (checked now, in the folder and in
+	 * Redis): right before a paid body leaves, a job that lost its claim must not send it. True otherwise.
+	 */
+	async stillHeld(key: string): Promise<boolean> {
+		const held = await Promise.all([this.files.stillHeld(key), this.spareFiles.stillHeld(key), this.redis?.stillHeld(key) ?? true]);
+		return held.every(Boolean);
 	}
 
 	/** A folder claim of `key` if nobody holds it now (no wait, no Redis): e.g. one process of a machine prunes. */

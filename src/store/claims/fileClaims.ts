@@ -118,6 +118,17 @@ export class FileClaims {
 		return this.held.size;
 	}
 
+	/** False when this process held `key` and its file is another owner's now (checked now, not at the last heartbeat); true otherwise. */
+	async stillHeld(key: string): Promise<boolean> {
+		const held = this.held.get(key);
+		if (!held) return true;
+		if (held.lost) return false;
+		if (await this.isMine(held)) return true;
+		held.lost = true;
+		this.onLost(key);
+		return false;
+	}
+
 	private async create(file: string): Promise<{ ino: number; dev: number } | 'held' | 'unusable'> {
 		for (let attempt = 0; attempt < 2; attempt++) {
 			let handle: fs.FileHandle;

@@ -117,6 +117,13 @@ export class RedisClaims {
 		return this.held.size;
 	}
 
+	/** False when this process held `key` and Redis shows another owner now (renewed and checked now); true otherwise (Redis silent: the folder claim decides). */
+	async stillHeld(key: string): Promise<boolean> {
+		const held = [...this.held].find((h) => h.key === key);
+		if (held) await this.renew(held);
+		return !held?.lost;
+	}
+
 	private mutex(redisKey: string, identifier: string, held: boolean): Mutex {
 		const lease = { lockTimeout: this.timing.redisLeaseMs, refreshInterval: 0 };
 		return held

@@ -1,0 +1,175 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/store knows nothing of n8n nodes: filesystem errors go to the journal, which turns them into false/undefined plus a store warning. */
+/**
+ * The journal's durable write-ahead file: the lines whose loss could make a job be paid twice (`submitting`) are
+ * also appended to `<dir>/ahead-<generation>.log` and are on disk (fdatasync; the folder fsynced after the file
+ * was created) before `append` resolves. Group commit: one sync covers every line appended before it started,
+ * and a writer waits for the first sync that starts after its write, so concurrent submits share their syncs
+ * (one file for every key, unlike the 256 buckets). Readers load it once (`entries`): after a power cut it holds
+ * what the buckets, appended without a sync, may have lost. The store's prune `rotate`s it: a new generation is
+ * created first, the old ones are folded into the buckets (synced) and carried over past what was folded, then
+ * removed; a writer whose sync finds a newer generation appends its line there again, so no synced line is lost.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+import { parseBucket, type LogEntry } from './journalLog';
+import { ensureStoreFolder } from './storeFolder';
+
+/** Makes a file's data (`file`) or a folder's entries (`folder`) durable. Injectable: tests hold or count syncs. */
+export type DiskSync = (target: string, what: 'file' | 'folder') => Promise<void>;
+
+export const diskSync: DiskSync = async (target, what) => {
+	const handle = await fs.open(target, 'r');
+	try {
+		await (what === 'file' ? handle.datasync() : handle.sync());
+	} finally {
+		await handle.close();
+	}
+};
+
+const GENERATION = /^ahead-(\d{1,15})\.log$/;
+const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
+
+/** Syncs of one target shared by concurrent writers: `request` resolves once a sync that started after the call has ended. */
+export class GroupSync {
+	private running?: Promise<void>;
+	private queued?: Promise<void>;
+
+	constructor(private readonly syncOnce: () => Promise<void>) {}
+
+	request(): Promise<void> {
+		if (!this.running) return this.start();
+		this.queued ??= this.running.catch(() => undefined).then(() => {
+			this.queued = undefined;
+			return this.start();
+		});
+		return this.queued;
+	}
+
+	private start(): Promise<void> {
+		const run: Promise<void> = this.syncOnce().finally(() => {
+			if (this.running === run) this.running = undefined;
+		});
+		this.running = run;
+		return run;
+	}
+}
+
+export class AheadLog {
+	/** The generation this process appends to (the newest it has seen). */
+	private current?: number;
+	private readonly groups = new Map<string, GroupSync>();
+	/** Files this process knows exist (a new one gets its folder synced). */
+	private readonly known = new Set<string>();
+
+	constructor(
+		readonly dir: string,
+		private readonly sync: DiskSync = diskSync,
+	) {}
+
+	/** Appends `bytes` (whole lines) and resolves once they are on disk. Rejects with the filesystem's error. */
+	async append(bytes: Buffer): Promise<void> {
+		for (;;) {
+			const generation = this.current ?? (this.current = (await this.generations()).at(-1) ?? 0);
+			await this.appendTo(this.fileOf(generation), bytes);
+			const newest = (await this.generations()).at(-1) ?? generation;
+			if (newest <= generation) return;
+			this.current = newest; // a rotation began: the line may not be carried over, so it goes to the new generation too
+		}
+	}
+
+	/** Every line of every generation (read once by a journal when it opens). */
+	async entries(): Promise<LogEntry[]> {
+		const entries: LogEntry[] = [];
+		for (const generation of await this.generations()) entries.push(...parseBucket((await readBytes(this.fileOf(generation))).toString('utf8')).entries);
+		return entries;
+	}
+
+	/** The bytes of every generation. */
+	async bytes(): Promise<number> {
+		let sum = 0;
+		for (const generation of await this.generations()) sum += (await fs.stat(this.fileOf(generation)).catch(() => undefined))?.size ?? 0;
+		return sum;
+	}
+
+	/**
+	 * Starts a new generation, hands the old ones' lines to `fold` (which writes them into the buckets durably),
+	 * carries over what was appended meanwhile, then removes the old generations. One process at a time (the
+	 * caller holds the store's prune lock).
+	 */
+	async rotate(fold: (entries: LogEntry[]) => Promise<void>): Promise<void> {
+		const old = await this.generations();
+		if (old.length === 0) return;
+		const newest = old[old.length - 1];
+		const next = this.fileOf(newest + 1);
+		await fs.writeFile(next, '', { flag: 'wx', mode: 0o600 }).catch((error: unknown) => {
+			if (codeOf(error) !== 'EEXIST') throw error;
+		});
+		await this.sync(this.dir, 'folder');
+		this.current = Math.max(this.current ?? 0, newest + 1);
+		const texts = await Promise.all(old.map(async (generation) => await readBytes(this.fileOf(generation))));
+		await fold(texts.flatMap((bytes) => parseBucket(bytes.toString('utf8')).entries));
+		// Complete lines appended to the newest old generation after it was read (a line still being written is
+		// appended again by its writer, who finds the new generation after its sync).
+		const read = texts[texts.length - 1].lastIndexOf(10) + 1;
+		const late = (await readBytes(this.fileOf(newest))).subarray(read);
+		const complete = late.subarray(0, late.lastIndexOf(10) + 1);
+		if (complete.length > 0) await this.append(complete);
+		for (const generation of old) await fs.rm(this.fileOf(generation), { force: true });
+	}
+
+	private fileOf(generation: number): string {
+		return path.join(this.dir, `ahead-${generation}.log`);
+	}
+
+	private async generations(): Promise<number[]> {
+		const names = await fs.readdir(this.dir).catch((error: unknown) => {
+			if (codeOf(error) === 'ENOENT') return [] as string[];
+			throw error;
+		});
+		return names
+			.map((name) => GENERATION.exec(name)?.[1])
+			.filter((n): n is string => n !== undefined)
+			.map(Number)
+			.sort((a, b) => a - b);
+	}
+
+	/** One write of `bytes` to `file`, then the group's sync (and the folder's, when the file is new). */
+	private async appendTo(file: string, bytes: Buffer): Promise<void> {
+		let created = false;
+		if (!this.known.has(file)) created = !(await fs.stat(file).then(() => true, () => false));
+		let handle: fs.FileHandle;
+		try {
+			handle = await fs.open(file, 'a', 0o600);
+		} catch (error) {
+			if (codeOf(error) !== 'ENOENT') throw error;
+			await ensureStoreFolder(this.dir);
+			await this.sync(path.dirname(this.dir), 'folder');
+			handle = await fs.open(file, 'a', 0o600);
+		}
+		try {
+			const { bytesWritten } = await handle.write(bytes);
+			if (bytesWritten !== bytes.length) throw Object.assign(new Error(`short write to ${file} (${bytesWritten} of ${bytes.length} bytes)`), { code: 'ENOSPC' });
+		} finally {
+			await handle.close();
+		}
+		await this.groupOf(file, 'file').request();
+		if (created) await this.groupOf(this.dir, 'folder').request();
+		this.known.add(file);
+	}
+
+	private groupOf(target: string, what: 'file' | 'folder'): GroupSync {
+		let group = this.groups.get(target);
+		if (!group) this.groups.set(target, (group = new GroupSync(() => this.sync(target, what))));
+		return group;
+	}
+}
+
+async function readBytes(file: string): Promise<Buffer> {
+	try {
+		return await fs.readFile(file);
+	} catch (error) {
+		if (codeOf(error) === 'ENOENT') return Buffer.alloc(0);
+		throw error;
+	}
+}
