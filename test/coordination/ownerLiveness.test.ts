@@ -3,7 +3,7 @@
  * and the pid's start time; one in another PID namespace or on another host by its lease only, on a test clock,
  * never by a pid that here may be another process. The spend ledger holds unpriced jobs back by the same answer.
  */
-import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 import { ownerAlive, processAlive, thisOwner, type ProcessOwner } from '../../src/coordination/ownerLiveness';
 import { emptyLedger, SpendLedger, type LedgerState } from '../../src/spend';
@@ -12,8 +12,8 @@ import { useTempDir } from '../store/tempStore';
 const me = thisOwner();
 const T0 = 1_700_000_000_000;
 const lease = { seenAt: T0, lapseMs: 20_000 };
-/** A pid that was a process of this namespace a moment ago and no longer is. */
-const exitedPid = (): number => spawnSync('true').pid;
+/** A pid no process has (pids stay below pid_max). */
+const noSuchPid = (): number => Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8'));
 /** `me`'s host with another part: [host name, boot id, PID namespace]. */
 const elsewhere = (part: number): string => me.host.split('|').map((value, i) => (i === part ? `${value}-other` : value)).join('|');
 
@@ -30,7 +30,7 @@ it('a record from this process is alive, however old its lease', () => {
 });
 
 it('same PID namespace and a dead pid: dead at once, before its lease lapses', () => {
-	const gone: ProcessOwner = { token: 'gone', host: me.host, pid: exitedPid() };
+	const gone: ProcessOwner = { token: 'gone', host: me.host, pid: noSuchPid() };
 	expect(processAlive(gone)).toBe(false);
 	expect(ownerAlive(gone, lease, T0)).toBe(false);
 });
@@ -48,7 +48,7 @@ it.each([
 	['another boot', 1],
 	['another host', 0],
 ])('%s: alive while its lease is fresh, dead after the lapse, whatever its pid is here', (_where, part) => {
-	for (const pid of [process.pid, exitedPid()]) {
+	for (const pid of [process.pid, noSuchPid()]) {
 		const owner: ProcessOwner = { token: 'there', host: elsewhere(part), pid, start: me.start };
 		expect(processAlive(owner)).toBeUndefined();
 		expect(ownerAlive(owner, lease, T0 + lease.lapseMs)).toBe(true);
@@ -73,19 +73,19 @@ describe('the spend ledger: an unpriced reservation holds the others back while 
 	}
 
 	it('an owner in another PID namespace, whose pid is no process here: the others wait (it may be paying now)', async () => {
-		const ledger = await heldBy({ token: 'container-b', host: elsewhere(2), pid: exitedPid(), start: '1' });
+		const ledger = await heldBy({ token: 'container-b', host: elsewhere(2), pid: noSuchPid(), start: '1' });
 		expect(await ledger.reserve(ACCOUNT, unpriced('second'))).toMatchObject({ kind: 'wait' });
 	});
 
 	it('an owner in this PID namespace whose process is gone: the next goes at once (the dead one still counts)', async () => {
-		const ledger = await heldBy({ token: 'killed', host: me.host, pid: exitedPid() });
+		const ledger = await heldBy({ token: 'killed', host: me.host, pid: noSuchPid() });
 		expect(await ledger.reserve(ACCOUNT, unpriced('second'))).toMatchObject({ kind: 'reserved', spent: { jobs: 2 } });
 	});
 
 	it('a record written before owners were kept (pid and boot only) is still read, and holds the others back until its time', async () => {
 		const ledger = new SpendLedger({ dir: temp.dir });
 		const old: LedgerState = { ...emptyLedger(), rev: 1 };
-		const entry = { id: 'old', at: Date.now(), boot: 'b', pid: exitedPid(), credits: null, state: 'reserved', priceKey: 'flux-3-image:unpriced', blocksUntil: Date.now() + 60_000 };
+		const entry = { id: 'old', at: Date.now(), boot: 'b', pid: noSuchPid(), credits: null, state: 'reserved', priceKey: 'flux-3-image:unpriced', blocksUntil: Date.now() + 60_000 };
 		await ledger.file.update(ACCOUNT, () => ({ state: { ...old, entries: [entry as LedgerState['entries'][number]] }, result: undefined }));
 		expect(await ledger.reserve(ACCOUNT, unpriced('second'))).toMatchObject({ kind: 'wait', spent: { jobs: 1 } });
 	});
