@@ -78,7 +78,7 @@ class JobBudget implements SubmitBudget {
 	private async reserveInLedger(signal: AbortSignal): Promise<LedgerEntry | undefined> {
 		const { account, limits, priceKey, listPrice, blockMs } = this.terms;
 		for (;;) {
-			const outcome = await this.deps.ledger.reserve(account, { id: randomUUID(), priceKey, listPrice, limits, blockMs, pid: process.pid });
+			const outcome = await this.deps.ledger.reserve(account, { id: randomUUID(), priceKey, listPrice, limits, blockMs });
 			if (outcome.kind === 'reserved') return outcome.entry;
 			if (outcome.kind === 'refused') {
 				throw outcome.limit === 'jobs' ? jobLimitReached(limits.jobs!, outcome.spent) : creditLimitReached(limits.credits!, outcome.spent, outcome.price);

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 
+import { processOwnerSchema, type ProcessOwner } from '../coordination/ownerLiveness';
 import { inWindow, type LedgerClock } from './ledgerClock';
 
 export const LEDGER_VERSION = 1;
@@ -18,8 +19,8 @@ const entrySchema = z.object({
 	/** Monotonic clock (ms since boot) when reserved, and that boot's id: the window of an entry made on this boot. */
 	mono: z.number().optional(),
 	boot: z.string().optional(),
-	/** The reserving process (a waiting process on the same boot stops waiting for a dead one's unpriced job). */
-	pid: z.number().optional(),
+	/** The reserving process (ownerLiveness.ts): a dead one's unpriced job stops holding others back. Older entries have none. */
+	owner: processOwnerSchema.optional(),
 	/** Credits: the estimate while reserved, then the API's figure; null: the price was not known (and still is not). */
 	credits: z.number().nullable(),
 	state: z.enum(['reserved', 'sent', 'final']),
@@ -66,7 +67,7 @@ export interface ReserveRequest {
 	limits: SpendLimits;
 	/** How long an unpriced reservation holds back others at most (the job's timeout). */
 	blockMs: number;
-	pid: number;
+	owner: ProcessOwner;
 }
 
 export type ReserveOutcome =
@@ -150,21 +151,21 @@ export function estimateFor(state: LedgerState, priceKey: string, listPrice: num
 }
 
 /** True while an unpriced entry holds back other unpriced reservations. */
-function blocking(entry: LedgerEntry, clock: LedgerClock, gone: (entry: LedgerEntry) => boolean): boolean {
-	return entry.credits === null && entry.state !== 'final' && (entry.blocksUntil ?? 0) > clock.wall && !gone(entry);
+function blocking(entry: LedgerEntry, clock: LedgerClock, alive: (entry: LedgerEntry) => boolean): boolean {
+	return entry.credits === null && entry.state !== 'final' && (entry.blocksUntil ?? 0) > clock.wall && alive(entry);
 }
 
 /**
  * Reserve one job's share: refused when it would pass the job limit or the credit limit (at its estimate); an
  * unpriced job (no price known) under a credit limit waits while another unpriced one is out, so they go one at a
  * time until an answer tells the price. Where the API reports no cost, the credit limit is not enforced.
- * `gone(entry)`: the entry's process is known to be dead (it no longer holds others back; it still counts).
+ * `alive(entry)`: whether the entry's owner is alive (a dead owner's entry no longer holds others back; it still counts).
  */
 export function reserve(
 	state: LedgerState,
 	request: ReserveRequest,
 	clock: LedgerClock,
-	gone: (entry: LedgerEntry) => boolean = () => false,
+	alive: (entry: LedgerEntry) => boolean = () => true,
 ): { state: LedgerState; outcome: ReserveOutcome } {
 	const current = pruned(state, clock);
 	const spent = spentIn(current, clock);
@@ -180,7 +181,7 @@ export function reserve(
 		}
 		if (estimate === undefined) {
 			if (spent.credits >= limit - EPSILON) return { state: current, outcome: { kind: 'refused', limit: 'credits', spent } };
-			if (current.entries.some((entry) => blocking(entry, clock, gone))) return { state: current, outcome: { kind: 'wait', spent, reason: 'unpriced' } };
+			if (current.entries.some((entry) => blocking(entry, clock, alive))) return { state: current, outcome: { kind: 'wait', spent, reason: 'unpriced' } };
 		}
 	} else if (estimate === undefined) {
 		credits = null;
@@ -190,7 +191,7 @@ export function reserve(
 		at: clock.wall,
 		...(clock.mono === undefined ? {} : { mono: clock.mono }),
 		...(clock.boot === undefined ? {} : { boot: clock.boot }),
-		pid: request.pid,
+		owner: request.owner,
 		credits,
 		state: 'reserved',
 		priceKey: request.priceKey,

@@ -15,7 +15,7 @@ import { EventEmitter } from 'node:events';
 import * as path from 'node:path';
 
 import type { RedisResult } from '../redis';
-import { pidAlive } from '../store/claims/claimOwner';
+import { ownerAlive, thisOwner, type ProcessOwner } from '../coordination/ownerLiveness';
 import { FileLedger, LedgerUnusableError, type LedgerChange } from './fileLedger';
 import { systemClock, type LedgerClock } from './ledgerClock';
 import { merge, refund, reserve, sameLedger, settle, spentIn, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
@@ -40,8 +40,8 @@ export interface SpendLedgerOptions {
 	redis?: SpendRedis;
 	clock?: () => LedgerClock;
 	warn?: (message: string) => void;
-	/** Whether a process of this machine still runs (default: signal 0). */
-	isAlive?: (pid: number) => boolean;
+	/** This process as the owner of its reservations (tests: another process). */
+	owner?: ProcessOwner;
 }
 
 export interface Balance {
@@ -56,7 +56,7 @@ export class SpendLedger {
 	private readonly shared?: RedisLedger;
 	private readonly clock: () => LedgerClock;
 	private readonly warn: (message: string) => void;
-	private readonly isAlive: (pid: number) => boolean;
+	private readonly owner: ProcessOwner;
 	private readonly changes = new EventEmitter();
 	/** Every account this process has used (synced again when Redis returns). */
 	private readonly known = new Set<string>();
@@ -71,7 +71,7 @@ export class SpendLedger {
 		this.file = new FileLedger(options.dir);
 		this.clock = options.clock ?? systemClock;
 		this.warn = options.warn ?? (() => undefined);
-		this.isAlive = options.isAlive ?? pidAlive;
+		this.owner = options.owner ?? thisOwner();
 		this.changes.setMaxListeners(0);
 		this.silence = new RedisSilence(options.dir);
 		if (options.redis) {
@@ -85,12 +85,12 @@ export class SpendLedger {
 	}
 
 	/** Reserves one job's share (see ledgerState.reserve); rejects with LedgerUnusableError when no ledger can be used. */
-	async reserve(account: string, request: ReserveRequest): Promise<ReserveOutcome & { place: LedgerPlace }> {
+	async reserve(account: string, request: Omit<ReserveRequest, 'owner'>): Promise<ReserveOutcome & { place: LedgerPlace }> {
 		const clock = this.clock();
-		const gone = (entry: LedgerEntry) =>
-			entry.pid !== undefined && entry.pid !== process.pid && entry.boot !== undefined && entry.boot === clock.boot && !this.isAlive(entry.pid);
+		// An owner that cannot be seen (another host or PID namespace, or an entry older than owners) holds others back until blocksUntil.
+		const alive = (entry: LedgerEntry) => ownerAlive(entry.owner, { seenAt: entry.at, lapseMs: (entry.blocksUntil ?? entry.at) - entry.at }, clock.wall, this.owner);
 		const { result, place } = await this.apply(account, (state) => {
-			const { state: next, outcome } = reserve(state, request, clock, gone);
+			const { state: next, outcome } = reserve(state, { ...request, owner: this.owner }, clock, alive);
 			return { state: next, result: outcome };
 		});
 		return { ...result, place };

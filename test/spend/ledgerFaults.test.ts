@@ -14,6 +14,8 @@ import { useRedisServer } from '../redis/useRedisServer';
 import { nextReply, startWorkers } from '../support/forkedWorkers';
 import type { TestRedis } from '../support/redisServer';
 
+const OTHER = { token: 'other-process', host: 'another-host', pid: 1 };
+
 const FIXTURE = path.join(__dirname, 'fixtures', 'ledgerWorker.ts');
 // Each test forks ts-node processes (seconds each to start on a busy machine).
 jest.setTimeout(180_000);
@@ -54,7 +56,7 @@ it('a process killed while it holds the ledger lock: the lock is taken over once
 	await exited;
 	const ledger = new SpendLedger({ dir });
 	const started = Date.now();
-	const outcome = await ledger.reserve(ACCOUNT, { id: 'after-kill', priceKey: 'k', listPrice: 4, limits: { jobs: 3 }, blockMs: 1000, pid: process.pid });
+	const outcome = await ledger.reserve(ACCOUNT, { id: 'after-kill', priceKey: 'k', listPrice: 4, limits: { jobs: 3 }, blockMs: 1000 });
 	log(`a lock held by a killed process was taken over after ${Date.now() - started} ms`);
 	expect(outcome.kind).toBe('reserved');
 	expect((await ledger.balance(ACCOUNT)).spent).toEqual({ credits: 4, jobs: 1 });
@@ -119,7 +121,7 @@ it('a storm of 429s (a reservation given back per refused POST) keeps the ledger
 	let state = emptyLedger();
 	const clock = systemClock();
 	for (let i = 0; i < 5000; i++) {
-		const step = reserve(state, { id: `storm-${i}`, priceKey: 'k', listPrice: 4, limits: { jobs: 1 }, blockMs: 1000, pid: 1 }, clock);
+		const step = reserve(state, { id: `storm-${i}`, priceKey: 'k', listPrice: 4, limits: { jobs: 1 }, blockMs: 1000, owner: OTHER }, clock);
 		if (step.outcome.kind !== 'reserved') throw new Error('refused during the storm');
 		state = refund(step.state, `storm-${i}`, clock);
 	}

@@ -18,6 +18,9 @@ import {
 	type SpendLimits,
 } from '../../src/spend';
 
+/** Another process as the owner of a reservation. */
+const OTHER = { token: 'other-process', host: 'another-host', pid: 1 };
+
 const HOUR = 60 * 60_000;
 const BOOT = 'boot-a';
 
@@ -38,7 +41,7 @@ function fakeClock(start = 1_700_000_000_000) {
 
 let n = 0;
 function reserveOne(state: LedgerState, clock: LedgerClock, limits: SpendLimits, options: { priceKey?: string; listPrice?: number } = {}) {
-	return reserve(state, { id: `job-${++n}`, priceKey: options.priceKey ?? 'flux-3-image:a', listPrice: options.listPrice, limits, blockMs: 10 * 60_000, pid: 1 }, clock);
+	return reserve(state, { id: `job-${++n}`, priceKey: options.priceKey ?? 'flux-3-image:a', listPrice: options.listPrice, limits, blockMs: 10 * 60_000, owner: OTHER }, clock);
 }
 
 /** Reserves until refused or waiting; each reservation is acknowledged at `cost` (undefined: no cost said). */
@@ -112,8 +115,8 @@ describe('limits', () => {
 	it('an unpriced job whose process died no longer holds others back (it still counts)', () => {
 		const clock = fakeClock();
 		const first = reserveOne(emptyLedger(), clock.now(), { credits: 40 });
-		const dead = () => true;
-		const second = reserve(first.state, { id: 'next', priceKey: 'flux-3-image:a', limits: { credits: 40 }, blockMs: 600_000, pid: 2 }, clock.now(), dead);
+		const dead = () => false;
+		const second = reserve(first.state, { id: 'next', priceKey: 'flux-3-image:a', limits: { credits: 40 }, blockMs: 600_000, owner: OTHER }, clock.now(), dead);
 		expect(second.outcome).toMatchObject({ kind: 'reserved' });
 		expect(spentIn(second.state, clock.now()).jobs).toBe(2);
 	});
@@ -197,7 +200,7 @@ describe('an API that reports no cost', () => {
 	it('per model: a relay that prices images but not clips still has its images held to the credit limit', () => {
 		const clock = fakeClock();
 		const state: LedgerState = { ...emptyLedger(), noCost: { 'flux-3-video': clock.now().wall } };
-		const clip = reserve(state, { id: 'clip', priceKey: 'flux-3-video:x', limits: { credits: 8 }, blockMs: 1000, pid: 1 }, clock.now());
+		const clip = reserve(state, { id: 'clip', priceKey: 'flux-3-video:x', limits: { credits: 8 }, blockMs: 1000, owner: OTHER }, clock.now());
 		expect(clip.outcome).toMatchObject({ kind: 'reserved', creditLimitEnforced: false });
 		const image = reserveOne(clip.state, clock.now(), { credits: 8 }, { listPrice: 4 });
 		expect(image.outcome).toMatchObject({ kind: 'reserved', creditLimitEnforced: true });

@@ -36,7 +36,7 @@ async function liveRedis(): Promise<SharedRedis> {
 }
 
 const ACCOUNT = 'f'.repeat(32);
-const request = (id: string) => ({ id, priceKey: 'flux-3-image:silence', listPrice: 4, limits: { jobs: 10 }, blockMs: 60_000, pid: process.pid });
+const request = (id: string) => ({ id, priceKey: 'flux-3-image:silence', listPrice: 4, limits: { jobs: 10 }, blockMs: 60_000 });
 
 it('Redis frozen: one process of the machine waits its deadline under the lock, the others use the folder at once; all return to Redis after', async () => {
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'flux-spend-silence-'));

@@ -13,7 +13,7 @@ const temp = useTempDir();
 
 const ACCOUNT = 'e'.repeat(32);
 let n = 0;
-const request = (limits: SpendLimits, listPrice?: number) => ({ id: `job-${++n}`, priceKey: 'flux-3-image:file', listPrice, limits, blockMs: 60_000, pid: process.pid });
+const request = (limits: SpendLimits, listPrice?: number) => ({ id: `job-${++n}`, priceKey: 'flux-3-image:file', listPrice, limits, blockMs: 60_000 });
 
 /**
  * How many times the account's ledger file was written: each write is a new file renamed over the old one (the

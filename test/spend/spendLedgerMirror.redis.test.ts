@@ -49,7 +49,7 @@ async function awayRedis(): Promise<SharedRedis> {
 	return client;
 }
 
-const request = (id: string, limits: SpendLimits) => ({ id, priceKey: 'flux-3-image:mirror', listPrice: 4, limits, blockMs: 60_000, pid: process.pid });
+const request = (id: string, limits: SpendLimits) => ({ id, priceKey: 'flux-3-image:mirror', listPrice: 4, limits, blockMs: 60_000 });
 
 it('a reservation Redis granted is in the folder when reserve resolves: a process of the machine without Redis is refused at the limit', async () => {
 	const dir = folder();

@@ -9,7 +9,7 @@ import { mkdirSync, promises as fsPromises, readdirSync, readFileSync, rmSync, u
 import * as path from 'node:path';
 
 import { Claims, claimFileName, type ClaimOwner, thisOwner } from '../../src/store/claims';
-import { ownerRecord, readOwnerRecord } from '../../src/store/claims/claimOwner';
+import { ownerRecord, readOwnerRecord } from '../../src/coordination/ownerLiveness';
 import { spareFolder } from '../../src/store/spareFolder';
 import { until } from '../support/until';
 import { makeTempDir } from './tempStore';

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 
 import type { SharedRedis } from '../../redis';
 import { spareFolder } from '../spareFolder';
-import type { ClaimOwner } from './claimOwner';
+import type { ProcessOwner as ClaimOwner } from '../../coordination/ownerLiveness';
 import { DEFAULT_CLAIM_TIMING, type ClaimTiming } from './claimTiming';
 import { ClaimWakeups } from './claimWait';
 import { FileClaims, type FileClaim } from './fileClaims';

@@ -13,7 +13,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import { ensureStoreFolder } from '../storeFolder';
-import { type ClaimOwner, ownerAlive, ownerRecord, readOwnerRecord, thisOwner } from './claimOwner';
+import { type ProcessOwner as ClaimOwner, processAlive as ownerAlive, ownerRecord, readOwnerRecord, thisOwner } from '../../coordination/ownerLiveness';
 import type { ClaimTiming } from './claimTiming';
 import { backoff, type ClaimWakeups } from './claimWait';
 

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { Mutex } from 'redis-semaphore';
 
 import type { SharedRedis } from '../../redis';
-import { type ClaimOwner, ownerAlive, parseOwner, thisOwner } from './claimOwner';
+import { type ProcessOwner as ClaimOwner, processAlive as ownerAlive, parseOwner, thisOwner } from '../../coordination/ownerLiveness';
 import type { ClaimTiming } from './claimTiming';
 import { backoff, type ClaimWakeups } from './claimWait';
 

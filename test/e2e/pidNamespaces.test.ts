@@ -1,0 +1,206 @@
+/**
+ * Two containers on one host, in a REAL n8n (this package installed by npm pack): each `n8n execute` runs in a PID
+ * namespace of its own (`unshare --pid --fork --mount-proc`; needs root, as in CI), both on ONE store folder and no
+ * Redis, against the relay simulator on 127.0.0.1 in BFL style (4 credits a job, told in the submit answer; nobody
+ * knows the price before the first answer). One namespace starts a few short-lived processes before n8n, so its
+ * n8n's pid is no process in the other (a pid from another namespace says nothing there):
+ * (1) the same 30-row batch started in both at one moment, under a Daily Credit Limit of 40: 10 bought in all (each
+ *     prompt paid once), the same 10 delivered to both;
+ * (2) an unpriced job in namespace A (its submit never answered) holds B's unpriced jobs back until its lease (the
+ *     job's timeout) ends: no B job is sent before that, though A is killed -9 meanwhile; A's batch run again pays
+ *     nothing twice (its unanswered submit is not sent again).
+ * Needs `npm run build` first (npm run test:e2e does it).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+
+import { ensureN8nInstalled, getFreePort, importCredentials, importWorkflows, n8nCommandLine, nodeItems, parseRunOutput, type ExecuteResult, type N8nHome, type WorkflowJson } from '../../scripts/n8n';
+import type { RelaySimulator } from '../../relay-sim';
+import { until } from '../support/until';
+import { startSimulatedN8n, stopSimulatedN8n, type SimulatedN8n } from './support/simulatedN8n';
+
+const API_KEY = `sim-e2e-${randomBytes(16).toString('hex')}`;
+const log = (line: string) => process.stderr.write(`[e2e pid namespaces] ${line}\n`);
+
+let e2e: SimulatedN8n | undefined;
+let sim: RelaySimulator;
+let home: N8nHome;
+let limited: { id: string; name: string };
+const folders: string[] = [];
+const running = new Set<ChildProcess>();
+
+beforeAll(async () => {
+	await ensureN8nInstalled({ log });
+	e2e = await startSimulatedN8n({ name: 'pidns', apiKey: API_KEY, sim: { latencyMs: 100, imageSize: { width: 8, height: 8 } }, credentialName: 'FLUX pidns e2e', log });
+	({ sim, home } = e2e);
+	const [saved] = await importCredentials(home, [{ name: 'FLUX 40 a day', type: 'fluxApi', data: { apiStyle: 'bfl', baseUrl: sim.url, apiKey: API_KEY, dailyCreditLimit: 40 } }]);
+	limited = { id: String(saved.id), name: saved.name };
+}, 20 * 60_000);
+
+afterAll(async () => {
+	for (const child of running) killNamespace(child);
+	await stopSimulatedN8n(e2e);
+	for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+});
+
+function storeFolder(): string {
+	const dir = mkdtempSync(path.join(tmpdir(), 'flux-e2e-pidns-store-'));
+	folders.push(dir);
+	return dir;
+}
+
+/** SIGKILL to the namespace's whole process group (unshare, the namespace's init, n8n and its task runner). */
+function killNamespace(child: ChildProcess): void {
+	try {
+		process.kill(-child.pid!, 'SIGKILL');
+	} catch {
+		/* already gone */
+	}
+}
+
+/**
+ * `n8n execute` of a workflow in a new PID namespace; `burn` short-lived processes run first, so n8n's pid there
+ * differs from another namespace's. n8n's watchdog is off (its parent is not visible from inside): the run is ended
+ * through its process group instead.
+ */
+function executeInNamespace(id: string, env: Record<string, string>, burn = 0): { child: Promise<ChildProcess>; result: Promise<ExecuteResult> } {
+	let started!: (child: ChildProcess) => void;
+	const child = new Promise<ChildProcess>((resolve) => (started = resolve));
+	const result = (async () => {
+		const line = n8nCommandLine(home, ['execute', `--id=${id}`, '--rawOutput']);
+		const script = `i=0; while [ $i -lt ${burn} ]; do /bin/true; i=$((i+1)); done; "$@"; exit $?`;
+		const fullEnv = { N8N_RUNNERS_BROKER_PORT: String(await getFreePort()), ...home.env, ...env, REAL_N8N_PARENT_PID: '0' };
+		const proc = spawn('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child', 'sh', '-c', script, 'sh', line.command, ...line.args], {
+			cwd: home.dir,
+			env: fullEnv,
+			detached: true,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		running.add(proc);
+		started(proc);
+		const out = { stdout: '', stderr: '' };
+		proc.stdout.on('data', (chunk: Buffer) => (out.stdout += chunk.toString('utf8')));
+		proc.stderr.on('data', (chunk: Buffer) => (out.stderr += chunk.toString('utf8')));
+		const startedAt = Date.now();
+		const limit = setTimeout(() => killNamespace(proc), 180_000);
+		const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => proc.on('close', (code, sig) => resolve([code, sig])));
+		clearTimeout(limit);
+		running.delete(proc);
+		killNamespace(proc);
+		const run = parseRunOutput(out.stdout) ?? parseRunOutput(`${out.stdout}\n${out.stderr}`);
+		const error = run?.data.resultData.error ?? null;
+		return { ...out, exitCode, signal, timedOut: false, durationMs: Date.now() - startedAt, run, runData: run?.data.resultData.runData ?? null, error, ok: exitCode === 0 && !!run && !error };
+	})();
+	return { child, result };
+}
+
+/** Start → Rows (a Code node: one item per prompt) → Submit (the limited credential) → Collect (Placeholder). */
+function batchWorkflow(name: string, prompts: string[], options: Record<string, unknown> = {}): WorkflowJson {
+	const node = (nodeName: string, type: string, typeVersion: number, parameters: Record<string, unknown>, x: number, extra: Record<string, unknown> = {}) => ({
+		id: nodeName.toLowerCase(), name: nodeName, type, typeVersion, position: [x, 0], parameters, ...extra,
+	});
+	const main = (to: string) => ({ main: [[{ node: to, type: 'main', index: 0 }]] });
+	return {
+		name,
+		active: false,
+		nodes: [
+			node('Start', 'n8n-nodes-base.manualTrigger', 1, {}, 0),
+			node('Rows', 'n8n-nodes-base.code', 2, { jsCode: `return ${JSON.stringify(prompts)}.map((prompt) => ({ json: { prompt } }));` }, 200),
+			node('Submit', home.nodeType('fluxConcurrentSubmit'), 1, { prompt: '={{ $json.prompt }}', options }, 400, { credentials: { fluxApi: limited } }),
+			node('Collect', home.nodeType('concurrentCollect'), 1, { numberInputs: 1, failureMode: 'placeholder' }, 600),
+		],
+		connections: { Start: main('Rows'), Rows: main('Submit'), Submit: main('Collect') },
+	};
+}
+
+function expectOk(result: ExecuteResult): void {
+	if (!result.ok) throw new Error(`n8n run failed (exit ${result.exitCode}): ${(result.stdout + result.stderr).split('\n').slice(-30).join('\n')}`);
+}
+
+const slotsOf = (result: ExecuteResult) => nodeItems(result, 'Collect', 0, 0).map((item) => item.json);
+const accepted = (prompt: string) => sim.log.submits.filter((submit) => submit.prompt === prompt && submit.status !== 429).length;
+
+interface LedgerEntryOnDisk {
+	credits: number | null;
+	at: number;
+	blocksUntil?: number;
+	owner?: { host: string; pid: number };
+	pid?: number;
+}
+
+/** Every entry of the store folder's spend ledgers (one file per account). */
+function ledgerEntries(store: string): LedgerEntryOnDisk[] {
+	const dir = path.join(store, 'spend');
+	if (!existsSync(dir)) return [];
+	return readdirSync(dir)
+		.filter((name) => name.endsWith('.json'))
+		.flatMap((name) => (JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as { entries: LedgerEntryOnDisk[] }).entries);
+}
+const ownerOf = (entry: LedgerEntryOnDisk) => `pid ${entry.owner?.pid ?? entry.pid} in ${entry.owner?.host.split('|')[2] ?? 'an unrecorded namespace'}`;
+
+it('(1) the same batch in both namespaces at one moment, under a 40-credit limit: 10 bought in all, each once, the same 10 delivered to both', async () => {
+	const prompts = Array.from({ length: 30 }, (_, i) => `both ${i + 1}`);
+	const [a, b] = await importWorkflows(home, [batchWorkflow('pidns both a', prompts), batchWorkflow('pidns both b', prompts)]);
+	sim.reset();
+	// One job at a time in each and 1.5 s jobs: the ten bought jobs take both processes' whole run, so they overlap.
+	sim.setLatency(1500);
+	const env = { COMFLY_STORE_DIR: storeFolder(), COMFLY_IMAGE_CONCURRENCY: '1' };
+	const [runA, runB] = await Promise.all([executeInNamespace(a, env).result, executeInNamespace(b, env, 40).result]);
+	sim.setLatency(100);
+	expectOk(runA);
+	expectOk(runB);
+	const bought = (run: ExecuteResult) => slotsOf(run).filter((slot) => slot.status === 'success').map((slot) => slot.prompt ?? slot.taskId);
+	const refused = (run: ExecuteResult) => slotsOf(run).filter((slot) => slot.errorKind === 'budget_exceeded').length;
+	const submits = sim.log.submits.map((submit) => submit.prompt);
+	log(`(1) ${submits.length} submits at the simulator, ${sim.log.charged} credits charged (limit 40); bought in A/B ${bought(runA).length}/${bought(runB).length}, cached in A/B ${[runA, runB].map((run) => slotsOf(run).filter((slot) => slot.cached === true).length).join('/')}`);
+	expect(new Set(submits).size).toBe(submits.length); // no prompt paid twice
+	expect(submits).toHaveLength(10);
+	expect(sim.log.charged).toBe(40);
+	expect(bought(runA)).toHaveLength(10);
+	expect(bought(runB)).toEqual(bought(runA));
+	expect([refused(runA), refused(runB)]).toEqual([20, 20]);
+});
+
+it('(2) an unpriced job in namespace A holds B\'s unpriced jobs back until its lease ends, though A is killed -9; A run again pays nothing twice', async () => {
+	const store = storeFolder();
+	const hold = 'held: its answer never comes';
+	const batchA = [hold, 'a after 1', 'a after 2', 'a after 3'];
+	const batchB = ['b 1', 'b 2', 'b 3'];
+	// A 24 s timeout: an unpriced reservation holds the others back at most this long (its lease); longer than B's boot.
+	const options = { timeoutMinutes: 0.4 };
+	const [a, b] = await importWorkflows(home, [batchWorkflow('pidns hold a', batchA, options), batchWorkflow('pidns hold b', batchB, options)]);
+	sim.reset();
+	sim.setFault(hold, { on: 'submit', hang: true });
+	const env = { COMFLY_STORE_DIR: store };
+	const runA = executeInNamespace(a, env);
+	await until(() => accepted(hold) === 1, 'A sent its first job (unpriced: no price known yet)', { limitMs: 120_000, everyMs: 50 });
+	const [held] = ledgerEntries(store);
+	expect(held).toMatchObject({ credits: null });
+	const runB = executeInNamespace(b, env, 40);
+	// B's jobs are claimed (so they are at the ledger, where they wait); then A is killed mid-batch.
+	await until(() => existsSync(path.join(store, 'claims')) && readdirSync(path.join(store, 'claims')).filter((name) => name.endsWith('.claim')).length >= 1 + batchB.length, "B's jobs are under way", { limitMs: 120_000, everyMs: 50 });
+	killNamespace(await runA.child);
+	await runA.result;
+	const resultB = await runB.result;
+	expectOk(resultB);
+	const entries = ledgerEntries(store);
+	log(`(2) A's unpriced job: ${ownerOf(held)}; B's: ${[...new Set(entries.filter((entry) => entry !== held && entry.at > held.at).map(ownerOf))].join(', ')}`);
+	const firstB = Math.min(...sim.log.submits.filter((submit) => batchB.includes(submit.prompt)).map((submit) => submit.at));
+	log(`(2) B's first submit ${firstB - held.at} ms after A's unpriced reservation, whose lease ran ${held.blocksUntil! - held.at} ms`);
+	expect(slotsOf(resultB).map((slot) => slot.status)).toEqual(['success', 'success', 'success']);
+	expect(firstB).toBeGreaterThanOrEqual(held.blocksUntil!);
+
+	// A again (a new container: a new namespace, n8n with the same pid as the killed one): nothing is paid twice.
+	sim.clearFaults();
+	const again = await executeInNamespace(a, env).result;
+	expectOk(again);
+	const slots = slotsOf(again);
+	log(`(2) A run again: ${slots.map((slot) => `${String(slot.prompt ?? '')} ${String(slot.status)}${slot.errorKind ? ` (${String(slot.errorKind)})` : ''}`).join('; ')}`);
+	expect([...batchA, ...batchB].map((prompt) => [prompt, accepted(prompt)])).toEqual([...batchA, ...batchB].map((prompt) => [prompt, 1]));
+	expect(slots.slice(1).map((slot) => slot.status)).toEqual(['success', 'success', 'success']);
+	expect(slots[0]).toMatchObject({ status: 'failed' });
+	expect(sim.log.charged).toBe(4 * 7);
+});
