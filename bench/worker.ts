@@ -139,9 +139,9 @@ function batchItems(prefix: string, from: number, size: number, reference: strin
 	return items.map((item) => ({ ...item, binary: { [REFERENCE_PROPERTY]: { data: reference, mimeType: 'image/png', fileName: 'reference.png' } } }));
 }
 
-/** A valid PNG of exactly `bytes` bytes, as base64 (built once per task, before the memory baseline). */
+/** A valid 256×256 PNG (FLUX 3 Image's smallest reference) of exactly `bytes` bytes, as base64 (built once per task, before the memory baseline). */
 function referenceBase64(bytes: number): string {
-	return makePromptPng('bench reference image', { width: 64, height: 64, padToBytes: bytes }).toString('base64');
+	return makePromptPng('bench reference image', { width: 256, height: 256, padToBytes: bytes }).toString('base64');
 }
 
 /** Memory samples every `sampleMs` after a gc'd baseline with VmHWM reset; `stop()` takes a last sample. */

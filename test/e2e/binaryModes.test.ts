@@ -30,7 +30,8 @@ const MODES = ['separate', 'combined'] as const;
 type Mode = (typeof MODES)[number];
 
 /** A 2×2 PNG that names itself, the reference photo of every job. */
-const PHOTO = encodeRgbPng(2, 2, Buffer.alloc(12, 200), [textChunk('photo', 'binary-modes reference')]);
+/** 256×256: the smallest reference image and keyframe FLUX 3 takes. */
+const PHOTO = encodeRgbPng(256, 256, Buffer.alloc(256 * 256 * 3, 200), [textChunk('photo', 'binary-modes reference')]);
 /** The start video of the v2v job. */
 const CLIP = makePromptMp4('binary-modes start clip');
 

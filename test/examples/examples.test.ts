@@ -3,6 +3,8 @@
  * connections, the credential reference, the one field the demo changes, and the SKUs Code node's
  * output. test/e2e runs the same files in a real n8n.
  */
+import { inflateSync } from 'node:zlib';
+
 import type { INodeTypeDescription } from 'n8n-workflow';
 
 import { ConcurrentCollect } from '../../nodes/ConcurrentCollect/ConcurrentCollect.node';
@@ -17,7 +19,8 @@ import {
 	withOutputFolder,
 	type ExampleWorkflow,
 } from '../../scripts/examples';
-import { readPngText, verifyPng } from '../../relay-sim';
+import { readPngText } from '../../relay-sim';
+import { pixelSizeOf } from '../../src/images/pixelSize';
 
 type Connections = Record<string, { main: Array<Array<{ node: string; type: string; index: number }>> }>;
 
@@ -143,12 +146,15 @@ describe('the SKU batch’s SKUs node (its Code, run here as n8n’s Code node w
 		expect(loop?.parameters?.batchSize).toBe(30);
 	});
 
-	it('gives each SKU a valid PNG reference photo that names its SKU', () => {
+	it('gives each SKU a valid 256×256 PNG reference photo (the smallest FLUX 3 Image takes) that names its SKU', () => {
 		for (const item of items) {
 			expect(item.binary.data.mimeType).toBe('image/png');
 			const png = Buffer.from(item.binary.data.data, 'base64');
-			expect(verifyPng(png)).toMatchObject({ width: 8, height: 8 });
-			expect(readPngText(png).sku).toBe(item.json.sku);
+			expect(pixelSizeOf(png)).toEqual({ width: 256, height: 256 });
+			expect(readPngText(png).sku).toBe(item.json.sku); // checks every chunk's CRC
+			// One colour from a 1-bit palette: 256 rows of a filter byte and 32 bytes.
+			const idat = png.indexOf('IDAT', 0, 'latin1');
+			expect(inflateSync(png.subarray(idat + 4, idat + 4 + png.readUInt32BE(idat - 4)))).toHaveLength(256 * 33);
 		}
 	});
 });
