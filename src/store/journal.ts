@@ -157,7 +157,10 @@ export class JobJournal {
 		const { jobId, apiStyle, baseUrl, model, apiKeyHash } = start;
 		const record: JournalRecord = { jobKey: key, state: 'submitting', jobId, apiStyle, baseUrl, model, apiKeyHash, createdAt: at, updatedAt: at };
 		// The record and the job's link together (they sit in different logs, and share one sync): on the way to the POST.
-		const [recorded, linked] = await Promise.all([this.appendRecord(record, true), this.append(JOB_PREFIX + jobId, { jobKey: key }, true)]);
+		// Durable: lost in a power cut, a re-run would find the key as it was before and pay again. The later states
+		// are not: losing one leaves an earlier state (`submitting`: maybe paid, `submitted`: re-attached), never a resend.
+		const durable = { durable: true };
+		const [recorded, linked] = await Promise.all([this.appendRecord(record, durable), this.append(JOB_PREFIX + jobId, { jobKey: key }, durable)]);
 		return recorded && linked;
 	}
 
@@ -288,17 +291,17 @@ export class JobJournal {
 		return await this.appendRecord(record);
 	}
 
-	private async appendRecord(record: JournalRecord, durable = false): Promise<boolean> {
+	private async appendRecord(record: JournalRecord, options: { durable?: boolean } = {}): Promise<boolean> {
 		const name = KEY_PREFIX + record.jobKey;
 		const entry = this.entryOf(name, record);
-		const ok = await this.write(entry, durable);
+		const ok = await this.write(entry, options);
 		if (record.state === 'submitting' || record.state === 'submitted') this.unfinished.set(name, entry);
 		else this.unfinished.delete(name);
 		return ok;
 	}
 
-	private append(name: string, value: unknown, durable = false): Promise<boolean> {
-		return this.write(this.entryOf(name, value), durable);
+	private append(name: string, value: unknown, options: { durable?: boolean } = {}): Promise<boolean> {
+		return this.write(this.entryOf(name, value), options);
 	}
 
 	/** The next entry of `name`: one revision past the highest seen of it. */
@@ -312,11 +315,11 @@ export class JobJournal {
 		if (entry && (entry.rev ?? 0) > (this.revisions.get(entry.name) ?? 0)) this.revisions.set(entry.name, entry.rev ?? 0);
 	}
 
-	private async write(entry: LogEntry, durable: boolean): Promise<boolean> {
+	private async write(entry: LogEntry, options: { durable?: boolean }): Promise<boolean> {
 		const { name } = entry;
 		try {
 			await this.ready();
-			const bytes = await this.log.append(entry, { durable });
+			const bytes = await this.log.append(entry, options);
 			this.options.onGrowth?.(bytes);
 		} catch (error) {
 			this.faults.fault(describeStoreError('writing the job journal', this.rootDir, error));

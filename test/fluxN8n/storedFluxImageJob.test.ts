@@ -34,7 +34,7 @@ const context = jobContext;
 describe('what a failed submit leaves in the journal', () => {
 	it('a job timeout while the POST is in flight (the task may exist upstream) stays "submitting": no second payment', async () => {
 		sim.setFault('timed out submit', { on: 'submit', hang: true });
-		const job = prepared('a timed out submit', { timeoutMs: 300 });
+		const job = prepared('a timed out submit', { timeoutMs: 1500 }); // room for the claim, the journal's synced write and the connection on a loaded machine: the POST must be in flight when it ends
 		await expect(obtainFluxImage(job, context('job-1'))).rejects.toMatchObject({ kind: 'timeout' });
 		expect((await getStore().journal.read(job.identity.key))?.state).toBe('submitting');
 
