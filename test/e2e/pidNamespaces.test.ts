@@ -10,7 +10,7 @@
  *     while A's is out (B's jobs end at their timeout, unsent).
  * Needs `npm run build` first (npm run test:e2e does it).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +32,11 @@ const folders: string[] = [];
 const running = new Set<ChildProcess>();
 
 beforeAll(async () => {
+	try {
+		execFileSync('unshare', ['--pid', '--fork', '--mount-proc', 'true'], { stdio: 'pipe' });
+	} catch (error) {
+		throw new Error(`a PID namespace of its own needs root (unshare): ${String((error as { stderr?: Buffer }).stderr ?? error)}`);
+	}
 	await ensureN8nInstalled({ log });
 	e2e = await startSimulatedN8n({ name: 'pidns', apiKey: API_KEY, sim: { latencyMs: 100, imageSize: { width: 8, height: 8 } }, credentialName: 'FLUX pidns e2e', log });
 	({ sim, home } = e2e);
