@@ -179,8 +179,8 @@ it("(2) an unpriced job in namespace A holds B's unpriced jobs back: none of B's
 	const store = storeFolder();
 	const hold = 'held: its answer never comes';
 	const batchB = ['b 1', 'b 2', 'b 3'];
-	// A's job holds the others back up to its timeout (a minute and a half: longer than B's boot); B's jobs wait up to 15 s.
-	const [a, b] = await importWorkflows(home, [batchWorkflow('pidns hold a', [hold], { timeoutMinutes: 1.5 }), batchWorkflow('pidns hold b', batchB, { timeoutMinutes: 0.25 })]);
+	// A's job holds the others back up to its timeout (a minute and a half: longer than B's boot); B's jobs wait up to 6 s.
+	const [a, b] = await importWorkflows(home, [batchWorkflow('pidns hold a', [hold], { timeoutMinutes: 1.5 }), batchWorkflow('pidns hold b', batchB, { timeoutMinutes: 0.1 })]);
 	sim.reset();
 	sim.setFault(hold, { on: 'submit', hang: true });
 	const env = { COMFLY_STORE_DIR: store };
