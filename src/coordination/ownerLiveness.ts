@@ -45,13 +45,21 @@ export function processStartTime(pid: number): string | undefined {
 	return fields.length > 19 && /^\d+$/.test(fields[19]) ? fields[19] : undefined;
 }
 
+let boot: string | null = null;
+
+/** This machine's boot id (Linux: /proc/sys/kernel/random/boot_id), read once; '' where there is none to read. */
+export function bootId(): string {
+	boot ??= readTrimmed(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8'));
+	return boot;
+}
+
 let own: ProcessOwner | undefined;
 
 /** This process as an owner (the same for every record it makes). */
 export function thisOwner(): ProcessOwner {
 	own ??= {
 		token: randomUUID(),
-		host: [hostname(), readTrimmed(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8')), readTrimmed(() => readlinkSync('/proc/self/ns/pid'))].join('|'),
+		host: [hostname(), bootId(), readTrimmed(() => readlinkSync('/proc/self/ns/pid'))].join('|'),
 		pid: process.pid,
 		start: processStartTime(process.pid),
 	};

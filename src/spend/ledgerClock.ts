@@ -4,7 +4,7 @@
  * so setting the wall clock forward (by hand, or a bad NTP step) never lifts a limit early; an entry from another
  * machine or an earlier boot goes by the wall clock. Setting the wall clock back keeps entries longer (never less).
  */
-import { readFileSync } from 'node:fs';
+import { bootId } from '../coordination/ownerLiveness';
 
 /** The rolling window of the daily limits. */
 export const WINDOW_MS = 24 * 60 * 60_000;
@@ -26,22 +26,8 @@ export function inWindow(entry: { at: number; mono?: number; boot?: string }, cl
 	return clock.wall - entry.at < WINDOW_MS;
 }
 
-let bootId: string | undefined | null = null;
-
-/** This machine's boot id, read once (undefined where there is none to read). */
-function readBootId(): string | undefined {
-	if (bootId === null) {
-		try {
-			bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
-		} catch {
-			bootId = undefined;
-		}
-	}
-	return bootId;
-}
-
 /** The real clock. */
 export function systemClock(): LedgerClock {
-	const boot = readBootId();
+	const boot = bootId() || undefined;
 	return boot === undefined ? { wall: Date.now() } : { wall: Date.now(), mono: Number(process.hrtime.bigint() / 1_000_000n), boot };
 }

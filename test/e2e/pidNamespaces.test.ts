@@ -5,13 +5,12 @@
  * knows the price before the first answer). One namespace starts a few short-lived processes before n8n, so its
  * n8n's pid is no process in the other (a pid from another namespace says nothing there):
  * (1) the same 30-row batch started in both at one moment, under a Daily Credit Limit of 40: 10 bought in all (each
- *     prompt paid once), the same 10 delivered to both;
- * (2) an unpriced job in namespace A (its submit never answered) holds B's unpriced jobs back until its lease (the
- *     job's timeout) ends: no B job is sent before that, though A is killed -9 meanwhile; A's batch run again pays
- *     nothing twice (its unanswered submit is not sent again).
+ *     prompt paid once); A killed -9 mid-batch, B finishes; A run again pays nothing and delivers what B delivered;
+ * (2) an unpriced job in namespace A (its submit never answered) holds B's unpriced jobs back: none of B's is sent
+ *     while A's is out (B's jobs end at their timeout, unsent).
  * Needs `npm run build` first (npm run test:e2e does it).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +32,11 @@ const folders: string[] = [];
 const running = new Set<ChildProcess>();
 
 beforeAll(async () => {
+	try {
+		execFileSync('unshare', ['--pid', '--fork', '--mount-proc', 'true'], { stdio: 'pipe' });
+	} catch (error) {
+		throw new Error(`a PID namespace of its own needs root (unshare): ${String((error as { stderr?: Buffer }).stderr ?? error)}`);
+	}
 	await ensureN8nInstalled({ log });
 	e2e = await startSimulatedN8n({ name: 'pidns', apiKey: API_KEY, sim: { latencyMs: 100, imageSize: { width: 8, height: 8 } }, credentialName: 'FLUX pidns e2e', log });
 	({ sim, home } = e2e);
@@ -141,66 +145,59 @@ function ledgerEntries(store: string): LedgerEntryOnDisk[] {
 }
 const ownerOf = (entry: LedgerEntryOnDisk) => `pid ${entry.owner?.pid ?? entry.pid} in ${entry.owner?.host.split('|')[2] ?? 'an unrecorded namespace'}`;
 
-it('(1) the same batch in both namespaces at one moment, under a 40-credit limit: 10 bought in all, each once, the same 10 delivered to both', async () => {
+it('(1) the same batch in both at one moment under a 40-credit limit: 10 bought in all, each once; A killed -9 mid-batch and run again pays nothing twice and delivers what B delivered', async () => {
 	const prompts = Array.from({ length: 30 }, (_, i) => `both ${i + 1}`);
 	const [a, b] = await importWorkflows(home, [batchWorkflow('pidns both a', prompts), batchWorkflow('pidns both b', prompts)]);
 	sim.reset();
-	// One job at a time in each and 1.5 s jobs: the ten bought jobs take both processes' whole run, so they overlap.
-	sim.setLatency(1500);
+	// One job at a time in each, 1 s jobs: the ten bought jobs take both processes' runs, so they overlap.
+	sim.setLatency(1000);
 	const env = { COMFLY_STORE_DIR: storeFolder(), COMFLY_IMAGE_CONCURRENCY: '1' };
-	const [runA, runB] = await Promise.all([executeInNamespace(a, env).result, executeInNamespace(b, env, 40).result]);
+	const runA = executeInNamespace(a, env);
+	const runB = executeInNamespace(b, env, 40);
+	await until(() => sim.log.submits.length >= 3, 'both are buying', { limitMs: 150_000, everyMs: 20 });
+	killNamespace(await runA.child);
+	const killed = await runA.result;
+	const resultB = await runB.result;
+	expectOk(resultB);
+	const again = await executeInNamespace(a, env).result;
 	sim.setLatency(100);
-	expectOk(runA);
-	expectOk(runB);
-	const bought = (run: ExecuteResult) => slotsOf(run).filter((slot) => slot.status === 'success').map((slot) => slot.prompt ?? slot.taskId);
-	const refused = (run: ExecuteResult) => slotsOf(run).filter((slot) => slot.errorKind === 'budget_exceeded').length;
+	expectOk(again);
 	const submits = sim.log.submits.map((submit) => submit.prompt);
-	log(`(1) ${submits.length} submits at the simulator, ${sim.log.charged} credits charged (limit 40); bought in A/B ${bought(runA).length}/${bought(runB).length}, cached in A/B ${[runA, runB].map((run) => slotsOf(run).filter((slot) => slot.cached === true).length).join('/')}`);
+	const statuses = (run: ExecuteResult) => slotsOf(run).map((slot) => (slot.status === 'success' ? String(slot.taskId) : String(slot.errorKind)));
+	const bought = (run: ExecuteResult) => statuses(run).filter((status) => !/^[a-z_]+$/.test(status));
+	log(`(1) ${submits.length} submits at the simulator (${new Set(submits).size} prompts), ${sim.log.charged} credits charged under a limit of 40; A killed (signal ${String(killed.signal)}) after ${submits.length >= 3 ? 'its first jobs' : '?'}; B delivered ${bought(resultB).length} (${slotsOf(resultB).filter((slot) => slot.cached === true).length} of them bought by A), A run again ${bought(again).length} (${slotsOf(again).filter((slot) => slot.cached === true).length} from the store)`);
 	expect(new Set(submits).size).toBe(submits.length); // no prompt paid twice
 	expect(submits).toHaveLength(10);
 	expect(sim.log.charged).toBe(40);
-	expect(bought(runA)).toHaveLength(10);
-	expect(bought(runB)).toEqual(bought(runA));
-	expect([refused(runA), refused(runB)]).toEqual([20, 20]);
+	// Every job is bought (at most one may be "maybe paid": killed between its send and the answer), refused or delivered to both.
+	expect(bought(resultB).length).toBeGreaterThanOrEqual(9);
+	expect(statuses(again)).toEqual(statuses(resultB));
+	expect(statuses(resultB).filter((status) => status === 'budget_exceeded')).toHaveLength(20);
 });
 
-it('(2) an unpriced job in namespace A holds B\'s unpriced jobs back until its lease ends, though A is killed -9; A run again pays nothing twice', async () => {
+it("(2) an unpriced job in namespace A holds B's unpriced jobs back: none of B's is sent while A's is out", async () => {
 	const store = storeFolder();
 	const hold = 'held: its answer never comes';
-	const batchA = [hold, 'a after 1', 'a after 2', 'a after 3'];
 	const batchB = ['b 1', 'b 2', 'b 3'];
-	// A 24 s timeout: an unpriced reservation holds the others back at most this long (its lease); longer than B's boot.
-	const options = { timeoutMinutes: 0.4 };
-	const [a, b] = await importWorkflows(home, [batchWorkflow('pidns hold a', batchA, options), batchWorkflow('pidns hold b', batchB, options)]);
+	// A's job holds the others back up to its timeout (a minute and a half: longer than B's boot); B's jobs wait up to 6 s.
+	const [a, b] = await importWorkflows(home, [batchWorkflow('pidns hold a', [hold], { timeoutMinutes: 1.5 }), batchWorkflow('pidns hold b', batchB, { timeoutMinutes: 0.1 })]);
 	sim.reset();
 	sim.setFault(hold, { on: 'submit', hang: true });
 	const env = { COMFLY_STORE_DIR: store };
 	const runA = executeInNamespace(a, env);
-	await until(() => accepted(hold) === 1, 'A sent its first job (unpriced: no price known yet)', { limitMs: 120_000, everyMs: 50 });
-	const [held] = ledgerEntries(store);
-	expect(held).toMatchObject({ credits: null });
-	const runB = executeInNamespace(b, env, 40);
-	// B's jobs are claimed (so they are at the ledger, where they wait); then A is killed mid-batch.
-	await until(() => existsSync(path.join(store, 'claims')) && readdirSync(path.join(store, 'claims')).filter((name) => name.endsWith('.claim')).length >= 1 + batchB.length, "B's jobs are under way", { limitMs: 120_000, everyMs: 50 });
-	killNamespace(await runA.child);
-	await runA.result;
-	const resultB = await runB.result;
-	expectOk(resultB);
-	const entries = ledgerEntries(store);
-	log(`(2) A's unpriced job: ${ownerOf(held)}; B's: ${[...new Set(entries.filter((entry) => entry !== held && entry.at > held.at).map(ownerOf))].join(', ')}`);
-	const firstB = Math.min(...sim.log.submits.filter((submit) => batchB.includes(submit.prompt)).map((submit) => submit.at));
-	log(`(2) B's first submit ${firstB - held.at} ms after A's unpriced reservation, whose lease ran ${held.blocksUntil! - held.at} ms`);
-	expect(slotsOf(resultB).map((slot) => slot.status)).toEqual(['success', 'success', 'success']);
-	expect(firstB).toBeGreaterThanOrEqual(held.blocksUntil!);
-
-	// A again (a new container: a new namespace, n8n with the same pid as the killed one): nothing is paid twice.
-	sim.clearFaults();
-	const again = await executeInNamespace(a, env).result;
-	expectOk(again);
-	const slots = slotsOf(again);
-	log(`(2) A run again: ${slots.map((slot) => `${String(slot.prompt ?? '')} ${String(slot.status)}${slot.errorKind ? ` (${String(slot.errorKind)})` : ''}`).join('; ')}`);
-	expect([...batchA, ...batchB].map((prompt) => [prompt, accepted(prompt)])).toEqual([...batchA, ...batchB].map((prompt) => [prompt, 1]));
-	expect(slots.slice(1).map((slot) => slot.status)).toEqual(['success', 'success', 'success']);
-	expect(slots[0]).toMatchObject({ status: 'failed' });
-	expect(sim.log.charged).toBe(4 * 7);
+	try {
+		await until(() => accepted(hold) === 1, 'A sent its job (unpriced: no price known yet)', { limitMs: 150_000, everyMs: 50 });
+		const [held] = ledgerEntries(store);
+		expect(held).toMatchObject({ credits: null });
+		const resultB = await executeInNamespace(b, env, 40).result;
+		expectOk(resultB);
+		const entries = ledgerEntries(store);
+		log(`(2) A's unpriced job: ${ownerOf(held)}; B's jobs: ${slotsOf(resultB).map((slot) => String(slot.errorKind ?? slot.status)).join(', ')}; submits at the simulator: ${sim.log.submits.map((submit) => submit.prompt).join(', ')}; ledger entries ${entries.length}`);
+		expect(batchB.map(accepted)).toEqual([0, 0, 0]);
+		expect(slotsOf(resultB).map((slot) => slot.status)).toEqual(['failed', 'failed', 'failed']);
+		expect(entries).toHaveLength(1);
+	} finally {
+		killNamespace(await runA.child);
+		await runA.result;
+	}
 });
