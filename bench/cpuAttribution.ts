@@ -4,7 +4,9 @@
  * n8n and other libraries, Node/V8 built-ins, GC, program, idle. Two sums per area: "own" (the package's own frames)
  * and "incl" (also the n8n/Node frames it calls: each non-package frame goes to the area of its nearest package
  * ancestor in the call tree; n8n's binary-data helpers called from the package go to the hand-over). Stacks are
- * synchronous: work resumed after an `await` has no caller frame, so "incl" is a lower bound of what an area causes.
+ * synchronous: work resumed after an `await` has no caller frame, so "incl" is a lower bound of what an area causes;
+ * two kinds of such work are still told apart: n8n's binary-data service (the hand-over: in the bench's workflows only
+ * the collector makes binary data) and the package's own dependencies (undici: HTTP requests; others: other (package)).
  */
 import { z } from 'zod';
 
@@ -27,7 +29,8 @@ export type Area = keyof typeof AREAS;
 
 /** Everything a sample can be counted as. */
 export const OTHER_BUCKETS = {
-	n8n: 'n8n and other libraries (node_modules)',
+	deps: "the package's dependencies (undici, zod, …)",
+	n8n: 'n8n and its libraries',
 	node: 'Node.js and V8 built-ins (node:…, native)',
 	gc: 'GC',
 	program: '(program): V8/native outside JS',
@@ -109,6 +112,8 @@ export interface PackageLocation {
 	name: string;
 	/** The checkout, when the process runs its sources (ts-node). */
 	repoRoot?: string;
+	/** The package's own dependencies (package.json), told apart from n8n and its libraries. */
+	dependencies?: readonly string[];
 }
 
 type Frame = { kind: 'package'; file: string } | { kind: Exclude<Bucket, Area> };
@@ -128,7 +133,7 @@ export function frameKind(frame: CallFrame, where: PackageLocation): Frame {
 	let rel: string | undefined;
 	if (filePath.includes(marker)) rel = filePath.slice(filePath.lastIndexOf(marker) + marker.length);
 	else if (where.repoRoot && filePath.startsWith(where.repoRoot + '/') && !filePath.includes('/node_modules/')) rel = filePath.slice(where.repoRoot.length + 1);
-	if (rel === undefined) return { kind: 'n8n' };
+	if (rel === undefined || rel.startsWith('node_modules/')) return { kind: where.dependencies?.some((dep) => filePath.includes(`/node_modules/${dep}/`)) ? 'deps' : 'n8n' };
 	rel = rel.replace(/^dist\//, '').replace(/\.(js|ts)$/, '');
 	if (/^(src|nodes|credentials)\//.test(rel)) return { kind: 'package', file: rel };
 	return { kind: 'harness' };
@@ -136,11 +141,12 @@ export function frameKind(frame: CallFrame, where: PackageLocation): Frame {
 
 /** n8n's binary-data handling (the helpers the package calls to hand a result over, and the service behind them). */
 const isN8nBinaryData = (frame: CallFrame): boolean =>
-	/\/n8n-core\//.test(frame.url) && (/binary/i.test(frame.url) || /binary/i.test(frame.functionName));
+	/\/node_modules\/@n8n\/blob-storage\//.test(frame.url) || (/\/n8n-core\//.test(frame.url) && (/binary/i.test(frame.url) || /binary/i.test(frame.functionName)));
 
 /** One package function's time: its own frames (`ownUs`), and with the n8n/Node calls it makes (`inclUs`). */
 export interface FunctionTime {
-	area: Area;
+	/** Its area; a function of a shared file has its callers' (largest time first). */
+	areas: Area[];
 	file: string;
 	functionName: string;
 	/** 0-based, as in the profile: a line of the file the process ran (dist/…js, or the TypeScript ts-node ran). */
@@ -195,18 +201,24 @@ export function attributeProfile(profile: CpuProfile, windows: ReadonlyArray<rea
 			result = [kind.kind, kind.kind, undefined];
 		} else {
 			// The nearest package ancestor takes this frame's time in "incl"; through n8n's binary data: the hand-over.
+			// With no package frame on the stack (work resumed after an await): n8n's binary data is the hand-over
+			// still, and the package's dependencies' work is the package's (undici: its HTTP requests).
 			let incl: Bucket = kind.kind;
 			let caller: number | undefined;
-			let viaBinaryData = isN8nBinaryData(byId.get(id)!.callFrame);
-			for (let at = parent.get(id); at !== undefined; at = parent.get(at)) {
+			let viaBinaryData = false;
+			let viaDependency: Bucket | undefined;
+			for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
 				const above = kinds.get(at)!;
 				if (above.kind === 'package') {
 					incl = viaBinaryData ? 'handOver' : (packageArea(at) ?? fallbackArea(above.file));
 					caller = at;
 					break;
 				}
-				if (isN8nBinaryData(byId.get(at)!.callFrame)) viaBinaryData = true;
+				const { callFrame } = byId.get(at)!;
+				if (isN8nBinaryData(callFrame)) viaBinaryData = true;
+				if (above.kind === 'deps') viaDependency ??= /\/node_modules\/undici\//.test(callFrame.url) ? 'http' : 'otherPackage';
 			}
+			if (caller === undefined) incl = viaBinaryData ? 'handOver' : (viaDependency ?? kind.kind);
 			result = [kind.kind, incl, caller];
 		}
 		resolved.set(id, result);
@@ -217,13 +229,18 @@ export function attributeProfile(profile: CpuProfile, windows: ReadonlyArray<rea
 	const incl = zeroBuckets();
 	// One row per package function (a function appears under several callers in the tree).
 	const functions = new Map<string, FunctionTime>();
-	const functionOf = (id: number, area: Area): FunctionTime => {
+	const areaTimes = new Map<FunctionTime, Map<Area, number>>();
+	const addToFunction = (id: number, inclUs: number, ownUs: number): void => {
 		const { callFrame } = byId.get(id)!;
 		const { file } = kinds.get(id) as { file: string };
 		const key = `${file}\u0000${callFrame.functionName}\u0000${callFrame.lineNumber}\u0000${callFrame.columnNumber}`;
 		let row = functions.get(key);
-		if (!row) functions.set(key, (row = { area, file, functionName: callFrame.functionName, lineNumber: callFrame.lineNumber, columnNumber: callFrame.columnNumber, ownUs: 0, inclUs: 0 }));
-		return row;
+		if (!row) functions.set(key, (row = { areas: [], file, functionName: callFrame.functionName, lineNumber: callFrame.lineNumber, columnNumber: callFrame.columnNumber, ownUs: 0, inclUs: 0 }));
+		row.inclUs += inclUs;
+		row.ownUs += ownUs;
+		const area = bucketsOf(id)[0] as Area;
+		const times = areaTimes.get(row) ?? new Map<Area, number>();
+		areaTimes.set(row, times.set(area, (times.get(area) ?? 0) + inclUs));
 	};
 	let sampledUs = 0;
 	const { samples, timeDeltas } = profile;
@@ -238,12 +255,9 @@ export function attributeProfile(profile: CpuProfile, windows: ReadonlyArray<rea
 		own[ownBucket] += us;
 		incl[inclBucket] += us;
 		sampledUs += us;
-		if (caller !== undefined) {
-			const row = functionOf(caller, bucketsOf(caller)[0] as Area);
-			row.inclUs += us;
-			if (caller === samples[i]) row.ownUs += us;
-		}
+		if (caller !== undefined) addToFunction(caller, us, caller === samples[i] ? us : 0);
 	}
+	for (const [row, times] of areaTimes) row.areas = [...times].sort((a, b) => b[1] - a[1]).map(([area]) => area);
 	const windowUs = windows.reduce((sum, [from, to]) => sum + (to - from), 0);
 	return { own, incl, functions: [...functions.values()].sort((a, b) => b.inclUs - a.inclUs), windowUs, sampledUs, samples: samples.length };
 }

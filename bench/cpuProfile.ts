@@ -197,7 +197,7 @@ function report(meta: Meta, results: Array<{ target: Target; attribution: Attrib
 		lines.push(
 			table(
 				['function', 'where', 'area', 'own', 'incl.'],
-				attribution.functions.slice(0, 15).map((fn) => [fn.functionName || '(anonymous)', sourceLine(fn, target.runs), AREAS[fn.area], ms(fn.ownUs).toFixed(2), ms(fn.inclUs).toFixed(2)]),
+				attribution.functions.slice(0, 15).map((fn) => [fn.functionName || '(anonymous)', sourceLine(fn, target.runs), fn.areas.map((area) => AREAS[area]).join(' / '), ms(fn.ownUs).toFixed(2), ms(fn.inclUs).toFixed(2)]),
 			),
 		);
 	}
@@ -205,13 +205,14 @@ function report(meta: Meta, results: Array<{ target: Target; attribution: Attrib
 }
 
 function analyse(dir: string): string {
+	const dependencies = Object.keys(z.object({ dependencies: z.record(z.string()) }).parse(JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))).dependencies);
 	const meta = metaSchema.parse(JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')));
 	const results = meta.targets.map((target) => {
 		const files = readdirSync(target.profileDir).filter((file) => file.endsWith('.cpuprofile'));
 		if (files.length !== 1) throw new Error(`${target.profileDir}: expected one .cpuprofile, found ${files.length} (did the process exit cleanly?)`);
 		const file = path.join(target.profileDir, files[0]);
 		const profile = parseCpuProfile(readFileSync(file, 'utf8'), file);
-		const where: PackageLocation = target.runs === 'dist' ? { name: PACKAGE_NAME } : { name: PACKAGE_NAME, repoRoot: REPO_ROOT };
+		const where: PackageLocation = { name: PACKAGE_NAME, repoRoot: target.runs === 'ts-node' ? REPO_ROOT : undefined, dependencies };
 		const windows = target.windows.map(([from, to]) => [from * 1000 + meta.offsetUs, to * 1000 + meta.offsetUs] as const);
 		return { target, attribution: attributeProfile(profile, windows, where) };
 	});
