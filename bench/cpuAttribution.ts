@@ -73,7 +73,6 @@ export function areaOf(file: string, functionName: string): Area | undefined {
 		[/^src\/fluxVideoN8n\/(prepare|videoParameters|videoMedia)/, 'prepare'],
 		[/^src\/(models|parameters|account)\//, 'prepare'],
 		[/^src\/store\/(jobKey|occurrences)$/, 'prepare'],
-		[/^src\/flux\/body(File)?$/, 'prepare'],
 		[/^src\/n8n\/inputBinary$/, 'prepare'],
 		[/^src\/store\/(claims\/|singleFlight$)/, 'claims'],
 		[/^src\/store\/journal/, 'journal'],
@@ -84,13 +83,13 @@ export function areaOf(file: string, functionName: string): Area | undefined {
 		[/^src\/(accountLimit)\//, 'submit'],
 		[/^src\/fluxN8n\/accountAdmission$/, 'submit'],
 		[/^src\/flux\/(poll|statusTable)/, 'polling'],
-		[/^src\/flux\/(download|imageType|videoType)/, 'download'],
+		[/^src\/flux\/(download|bodyFile|imageType|videoType)/, 'download'],
 		[/^src\/fluxN8n\/downloadFolders$/, 'download'],
 		[/^src\/fluxN8n\/(storedJob|ownedJob|jobResult)$/, 'store'],
 		[/^src\/store\//, 'store'],
 		[/^src\/collect\//, 'collector'],
 		[/^src\/twin\/collectorHint$/, 'collector'],
-		[/^src\/flux\/(job|request|retry|retryPolicy|httpAgent|endpoints|addresses|errors|testHooks)$/, 'shared'],
+		[/^src\/flux\/(job|request|body|retry|retryPolicy|httpAgent|endpoints|addresses|errors|testHooks)$/, 'shared'],
 		[/^src\/(fluxN8n\/imageJobs|fluxVideoN8n\/videoJobs)$/, 'shared'],
 	];
 	const hit = rules.find(([pattern]) => pattern.test(file));
@@ -100,7 +99,7 @@ export function areaOf(file: string, functionName: string): Area | undefined {
 
 /** The area of a shared file's frame when no package caller on its stack has one (after an `await`, say). */
 function fallbackArea(file: string): Area {
-	if (/^src\/flux\/(request|retry|retryPolicy|httpAgent)$/.test(file)) return 'http';
+	if (/^src\/flux\/(request|body|retry|retryPolicy|httpAgent)$/.test(file)) return 'http';
 	if (/^src\/flux\/job$/.test(file)) return 'submit';
 	if (/Jobs$/.test(file)) return 'store';
 	return 'otherPackage';

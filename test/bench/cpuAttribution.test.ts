@@ -97,6 +97,7 @@ describe('cpu attribution', () => {
 		expect(areaOf('src/flux/submit', 'post')).toBe('submit');
 		expect(areaOf('src/flux/pollSchedule', 'adaptiveWait')).toBe('polling');
 		expect(areaOf('src/flux/downloadFile', 'write')).toBe('download');
+		expect(areaOf('src/flux/bodyFile', '_transform')).toBe('download'); // the download's file sink
 		expect(areaOf('src/store/resultStore', 'adopt')).toBe('store');
 		expect(areaOf('src/collect/waitForSlots', 'wait')).toBe('collector');
 		expect(areaOf('src/fluxN8n/fluxJobKey', 'key')).toBe('prepare');
