@@ -23,7 +23,7 @@ import { checkBatch } from './jobs';
 import type { NodesBatchResult } from './protocol';
 import { openRealN8n } from './realN8nSession';
 import { sizeSuffix, startSizedSim, type SizedSim, type SizeTag } from './sizedSim';
-import { startWorker } from './workerProcess';
+import { startWorker, type Worker } from './workerProcess';
 
 const BATCH = 30;
 const PACKAGE_NAME = 'n8n-nodes-flux-concurrent';
@@ -82,9 +82,13 @@ async function build(): Promise<void> {
 async function profileEngine(sized: SizedSim, args: Args, profileDir: string): Promise<Target> {
 	const previous = process.env.BENCH_WORKER_NODE_ARGS;
 	process.env.BENCH_WORKER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profileDir}`;
-	const worker = await startWorker('cpu-profile engine', { COMFLY_IMAGE_CONCURRENCY: String(BATCH), BENCH_BINARY_MODE: 'filesystem' }, { deadline: Date.now() + 3_600_000, taskDeadlineMs: 600_000 });
-	if (previous === undefined) delete process.env.BENCH_WORKER_NODE_ARGS;
-	else process.env.BENCH_WORKER_NODE_ARGS = previous;
+	let worker: Worker;
+	try {
+		worker = await startWorker('cpu-profile engine', { COMFLY_IMAGE_CONCURRENCY: String(BATCH), BENCH_BINARY_MODE: 'filesystem' }, { deadline: Date.now() + 3_600_000, taskDeadlineMs: 600_000 });
+	} finally {
+		if (previous === undefined) delete process.env.BENCH_WORKER_NODE_ARGS;
+		else process.env.BENCH_WORKER_NODE_ARGS = previous;
+	}
 	const windows: Array<[number, number]> = [];
 	const cpuMs: number[] = [];
 	try {
