@@ -135,8 +135,8 @@ interface RunDataLike {
 	resultData: { runData: Record<string, Array<{ startTime?: number; executionTime?: number; data?: { main?: Array<Array<{ json: Record<string, unknown> }> | null> } }>>; error?: { message?: string } };
 }
 
-/** Starts n8n `version` with a workflow per target (each with its own credential), logged in as the owner. */
-export async function openRealN8n(version: string, targets: readonly RealN8nTarget[], log: (line: string) => void): Promise<RealN8nSession> {
+/** Starts n8n `version` with a workflow per target (each with its own credential), logged in as the owner; `nodeArgs` go to the Node of `n8n start`. */
+export async function openRealN8n(version: string, targets: readonly RealN8nTarget[], log: (line: string) => void, nodeArgs: readonly string[] = []): Promise<RealN8nSession> {
 	const setupStarted = Date.now();
 	const runtime = await ensureN8nRuntime({ version, log });
 	const storeDir = mkdtempSync(path.join(tmpdir(), `flux-bench-n8n-${version}-store-`));
@@ -147,7 +147,7 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 		home = await createN8nHome({ packageDir: REPO_ROOT, n8nVersion: version, env: { COMFLY_STORE_DIR: storeDir }, log });
 		const setupMs = Date.now() - setupStarted;
 		const startStarted = Date.now();
-		server = await startN8nServer(home, { log });
+		server = await startN8nServer(home, { log, nodeArgs });
 		const startupMs = Date.now() - startStarted;
 		const rest = new N8nRestSession(server.url);
 		await rest.setUpOwner();

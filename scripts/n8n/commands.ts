@@ -14,10 +14,11 @@ export interface N8nCommandOptions {
 
 /**
  * The command line of `n8n <args>` for a home: this version's Node, the watchdog preloaded, n8n's bin.
- * For code that spawns n8n itself (servers, workers): spawn `command` with `args`, env `home.env`.
+ * For code that spawns n8n itself (servers, workers): spawn `command` with `args`, env `home.env`. `nodeArgs` go to
+ * this n8n process's Node only (e.g. `--cpu-prof`), not to the task runner it starts.
  */
-export function n8nCommandLine(home: Pick<N8nHome, 'dir' | 'nodeBin' | 'n8nEntry'>, args: string[]): { command: string; args: string[] } {
-	return { command: home.nodeBin, args: ['--require', path.join(home.dir, 'watchdog.js'), home.n8nEntry, ...args] };
+export function n8nCommandLine(home: Pick<N8nHome, 'dir' | 'nodeBin' | 'n8nEntry'>, args: string[], nodeArgs: readonly string[] = []): { command: string; args: string[] } {
+	return { command: home.nodeBin, args: [...nodeArgs, '--require', path.join(home.dir, 'watchdog.js'), home.n8nEntry, ...args] };
 }
 
 /** Run `n8n <args>` for a home. A fresh task-runner broker port for every process. */

@@ -29,6 +29,8 @@ export interface StartN8nServerOptions {
 	env?: Record<string, string>;
 	/** How long to wait for n8n to be ready (default 180 s). */
 	timeoutMs?: number;
+	/** Options for the Node.js of `n8n start` itself (e.g. `--cpu-prof --cpu-prof-dir=DIR`: the profile is written when it stops). */
+	nodeArgs?: readonly string[];
 	log?: LogFn;
 }
 
@@ -46,7 +48,7 @@ export async function startN8nServer(home: N8nHome, opts: StartN8nServerOptions 
 		REAL_N8N_PARENT_PID: String(process.pid),
 		...(opts.env ?? {}),
 	};
-	const line = n8nCommandLine(home, ['start']);
+	const line = n8nCommandLine(home, ['start'], opts.nodeArgs);
 	const proc = spawnLongRunning(line.command, line.args, { cwd: home.dir, env });
 	const { child } = proc;
 	const server: N8nServer = { url, pid: child.pid, output: proc.output, stop: () => proc.stop(10_000), kill: proc.kill };

@@ -1,0 +1,264 @@
+/**
+ * Where the CPU of a job goes (issue 34, "Profile first"): 30-job batches of 1 MiB images (1.5–3.5 s jobs) through
+ * Submit → Collect, in the engine bench's worker and in the main process of a real `n8n start` of each version, each
+ * run under `node --cpu-prof`; the samples inside the batches (one warm-up batch first, not counted) are attributed
+ * by bench/cpuAttribution.ts and printed as markdown tables, ms of CPU per job by area:
+ * `npx ts-node --transpile-only bench/cpuProfile.ts [--targets=engine,2.0.3,2.41.1] [--batches=3] [--size=1m] [--out=DIR]`,
+ * or `--analyse=DIR` to print the tables again from a run's profiles (DIR/meta.json). Not part of `npm run bench`.
+ */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+
+import ts from 'typescript';
+import { z } from 'zod';
+
+import { REPO_ROOT } from '../scripts/examples';
+import { npmCommand, npmEnv, runProcess } from '../scripts/n8n/processes';
+import { describeMachine } from './benchResults';
+import { AREAS, attributeProfile, OTHER_BUCKETS, parseCpuProfile, type Area, type Attribution, type Bucket, type FunctionTime, type PackageLocation } from './cpuAttribution';
+import { log, table } from './format';
+import { checkBatch } from './jobs';
+import type { NodesBatchResult } from './protocol';
+import { openRealN8n } from './realN8nSession';
+import { sizeSuffix, startSizedSim, type SizedSim, type SizeTag } from './sizedSim';
+import { startWorker, type Worker } from './workerProcess';
+
+const BATCH = 30;
+const PACKAGE_NAME = 'n8n-nodes-flux-concurrent';
+
+const targetSchema = z.object({
+	name: z.string(),
+	/** The folder the process wrote its one .cpuprofile into. */
+	profileDir: z.string(),
+	/** The measured batches, [from, to] epoch ms. */
+	windows: z.array(z.tuple([z.number(), z.number()])),
+	jobs: z.number(),
+	/** The process's CPU (user + system) over each measured batch, ms, as the OS counted it. */
+	cpuMs: z.array(z.number()),
+	/** 'dist': the installed package (dist/…js); 'ts-node': this checkout's sources. */
+	runs: z.enum(['dist', 'ts-node']),
+	nodeVersion: z.string(),
+});
+type Target = z.infer<typeof targetSchema>;
+const metaSchema = z.object({ machine: z.string(), command: z.string(), size: z.string(), batches: z.number(), offsetUs: z.number(), targets: z.array(targetSchema) });
+type Meta = z.infer<typeof metaSchema>;
+
+interface Args {
+	targets: string[];
+	batches: number;
+	size: SizeTag;
+	out: string;
+	analyse?: string;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+	const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+	const unknown = argv.filter((arg) => !/^--(targets|batches|size|out|analyse)=/.test(arg));
+	if (unknown.length > 0) throw new Error(`bench/cpuProfile.ts: unknown argument(s) ${unknown.join(' ')}`);
+	const batches = Number(value('batches') ?? 3);
+	if (!Number.isInteger(batches) || batches < 1) throw new Error(`--batches must be a whole number ≥ 1, got ${value('batches')}`);
+	const size = (value('size') ?? '1m') as SizeTag;
+	if (!['1m', '4m', '16m'].includes(size)) throw new Error(`--size must be 1m, 4m or 16m, got ${size}`);
+	const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+	return {
+		targets: (value('targets') ?? 'engine,2.0.3,2.41.1').split(',').filter(Boolean),
+		batches,
+		size,
+		out: path.resolve(value('out') ?? path.join(os.tmpdir(), `flux-cpu-profile-${stamp}`)),
+		analyse: value('analyse'),
+	};
+}
+
+const prompts = (prefix: string, size: SizeTag) => Array.from({ length: BATCH }, (_, i) => `${prefix} ${i}${sizeSuffix(size)}`);
+
+async function build(): Promise<void> {
+	log('npm run build (the n8n homes install the package from dist/) …');
+	const result = await runProcess(npmCommand(), ['run', 'build'], { cwd: REPO_ROOT, env: npmEnv(), timeoutMs: 300_000 });
+	if (result.exitCode !== 0) throw new Error(`npm run build failed:\n${(result.stdout + result.stderr).slice(-3000)}`);
+}
+
+async function profileEngine(sized: SizedSim, args: Args, profileDir: string): Promise<Target> {
+	const previous = process.env.BENCH_WORKER_NODE_ARGS;
+	process.env.BENCH_WORKER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profileDir}`;
+	let worker: Worker;
+	try {
+		worker = await startWorker('cpu-profile engine', { COMFLY_IMAGE_CONCURRENCY: String(BATCH), BENCH_BINARY_MODE: 'filesystem' }, { deadline: Date.now() + 3_600_000, taskDeadlineMs: 600_000 });
+	} finally {
+		if (previous === undefined) delete process.env.BENCH_WORKER_NODE_ARGS;
+		else process.env.BENCH_WORKER_NODE_ARGS = previous;
+	}
+	const windows: Array<[number, number]> = [];
+	const cpuMs: number[] = [];
+	try {
+		for (let batch = -1; batch < args.batches; batch++) {
+			const prefix = batch < 0 ? 'short warm-up' : 'short job';
+			const { result } = await worker.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(args.size), executions: [BATCH], concurrent: false });
+			checkBatch(`engine ${prefix}`, result, BATCH);
+			log(`engine ${batch < 0 ? 'warm-up' : `batch ${batch + 1}`}: ${result.wallMs} ms, CPU ${(result.cpu.user + result.cpu.system).toFixed(0)} ms`);
+			if (batch < 0) continue;
+			windows.push([result.startedAt, result.startedAt + result.wallMs]);
+			cpuMs.push(result.cpu.user + result.cpu.system);
+		}
+	} finally {
+		await worker.close(); // the profile is written as the worker exits
+	}
+	return { name: 'engine', profileDir, windows, jobs: BATCH * args.batches, cpuMs, runs: 'ts-node', nodeVersion: process.versions.node };
+}
+
+async function profileN8n(version: string, sized: SizedSim, args: Args, profileDir: string): Promise<Target> {
+	const session = await openRealN8n(version, [{ key: 'short', url: sized.ref.url, apiKey: sized.ref.apiKey }], (line) => log(`  [n8n ${version}] ${line}`), ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
+	const windows: Array<[number, number]> = [];
+	const cpuMs: number[] = [];
+	try {
+		for (let batch = -1; batch < args.batches; batch++) {
+			const execution = await session.fire('short', prompts(batch < 0 ? 'short warm-up' : 'short job', args.size));
+			const failed = execution.slots.filter((slot) => slot.status !== 'success').length;
+			if (failed > 0) throw new Error(`n8n ${version}: ${failed} slot(s) did not succeed`);
+			log(`n8n ${version} ${batch < 0 ? 'warm-up' : `batch ${batch + 1}`}: ${execution.answeredAt - execution.firedAt} ms, CPU ${execution.n8nCpuMs ?? 'n/a'} ms`);
+			if (batch < 0) continue;
+			windows.push([execution.firedAt, execution.answeredAt]);
+			cpuMs.push(execution.n8nCpuMs ?? NaN);
+		}
+	} finally {
+		await session.close(); // n8n stops gracefully and its Node writes the profile
+	}
+	return { name: `n8n ${version}`, profileDir, windows, jobs: BATCH * args.batches, cpuMs, runs: 'dist', nodeVersion: session.nodeVersion };
+}
+
+/** `file:line` in the TypeScript source of a profile's 0-based position (dist through its .js.map; ts-node through a transpile like its own). */
+function sourceLine(fn: FunctionTime, runs: Target['runs']): string {
+	try {
+		let map: unknown;
+		if (runs === 'dist') {
+			map = JSON.parse(readFileSync(path.join(REPO_ROOT, 'dist', `${fn.file}.js.map`), 'utf8'));
+		} else {
+			const options = ts.parseJsonConfigFileContent(ts.readConfigFile(path.join(REPO_ROOT, 'tsconfig.json'), ts.sys.readFile).config, ts.sys, REPO_ROOT).options;
+			const fileName = path.join(REPO_ROOT, `${fn.file}.ts`);
+			map = JSON.parse(ts.transpileModule(readFileSync(fileName, 'utf8'), { fileName, compilerOptions: { ...options, sourceMap: true, inlineSourceMap: false, declaration: false } }).sourceMapText ?? '{}');
+		}
+		const entry = new SourceMap(map as ConstructorParameters<typeof SourceMap>[0]).findEntry(fn.lineNumber, fn.columnNumber) as { originalLine?: number };
+		if (entry.originalLine !== undefined) return `${fn.file}.ts:${entry.originalLine + 1}`;
+	} catch {
+		/* no map: the generated line below */
+	}
+	return `${fn.file} (generated line ${fn.lineNumber + 1})`;
+}
+
+const share = (us: number, total: number) => (total > 0 ? `${((100 * us) / total).toFixed(0)} %` : 'n/a');
+const sum = (record: Record<Bucket, number>, keys: readonly string[]) => keys.reduce((total, key) => total + record[key as Bucket], 0);
+const busyUs = (a: Attribution) => a.sampledUs - a.own.idle;
+const osCpuMs = (target: Target) => target.cpuMs.reduce((a, b) => a + b, 0);
+
+/**
+ * The V8 profiler samples the main thread on wall-clock ticks: on a loaded machine a sample also covers the time
+ * the thread waited for a core. So a bucket's ms of CPU per job is its share of the busy samples times the CPU the
+ * OS counted for the process over the same batches (all its threads), divided by the jobs.
+ */
+const cpuPerJob = (target: Target, a: Attribution) => (us: number) => ((us / busyUs(a)) * osCpuMs(target)) / target.jobs;
+
+function report(meta: Meta, results: Array<{ target: Target; attribution: Attribution }>): string {
+	const areaKeys = Object.keys(AREAS) as Area[];
+	const headers = ['ms of CPU per job', ...results.flatMap(({ target }) => [`${target.name}: own`, 'incl. its n8n/Node calls', 'own share'])];
+	const row = (label: string, pick: (a: Attribution) => [number, number | undefined]) => [
+		label,
+		...results.flatMap(({ target, attribution }) => {
+			const [own, incl] = pick(attribution);
+			const ms = cpuPerJob(target, attribution);
+			return [ms(own).toFixed(2), incl === undefined ? '' : ms(incl).toFixed(2), share(own, busyUs(attribution))];
+		}),
+	];
+	const rows = [
+		...areaKeys.map((key) => row(AREAS[key], (a) => [a.own[key], a.incl[key]])),
+		row('**the package, all areas**', (a) => [sum(a.own, areaKeys), sum(a.incl, areaKeys)]),
+		...(Object.keys(OTHER_BUCKETS) as Array<keyof typeof OTHER_BUCKETS>).filter((key) => key !== 'idle').map((key) => row(OTHER_BUCKETS[key], (a) => [a.own[key], a.incl[key]])),
+		row('**the process** (OS count)', (a) => [busyUs(a), undefined]),
+	];
+	const lines = [
+		`${meta.machine}`,
+		`${meta.batches} measured batches of ${BATCH} × ${meta.size} image jobs (1.5–3.5 s) per target, after one warm-up batch; command: \`${meta.command}\``,
+		'',
+		table(headers, rows),
+		'',
+		table(
+			['per target', 'jobs', 'batches (s)', 'process CPU, OS count (ms/job)', 'main thread busy in the samples (ms/job, wall)', 'idle in the samples (ms/job)', 'samples', 'Node'],
+			results.map(({ target, attribution }) => [
+				target.name,
+				target.jobs,
+				(attribution.windowUs / 1e6).toFixed(1),
+				(osCpuMs(target) / target.jobs).toFixed(2),
+				(busyUs(attribution) / 1000 / target.jobs).toFixed(2),
+				(attribution.own.idle / 1000 / target.jobs).toFixed(2),
+				attribution.samples,
+				target.nodeVersion,
+			]),
+		),
+	];
+	for (const { target, attribution } of results) {
+		const ms = cpuPerJob(target, attribution);
+		lines.push('', `The package's functions by CPU incl. their n8n/Node calls, ${target.name} (ms per job):`, '');
+		lines.push(
+			table(
+				['function', 'where', 'area', 'own', 'incl.'],
+				attribution.functions.slice(0, 15).map((fn) => [fn.functionName || '(anonymous)', sourceLine(fn, target.runs), fn.areas.map((area) => AREAS[area]).join(' / '), ms(fn.ownUs).toFixed(2), ms(fn.inclUs).toFixed(2)]),
+			),
+		);
+	}
+	return lines.join('\n');
+}
+
+function analyse(dir: string): string {
+	const dependencies = Object.keys(z.object({ dependencies: z.record(z.string()) }).parse(JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))).dependencies);
+	const meta = metaSchema.parse(JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')));
+	const results = meta.targets.map((target) => {
+		const files = readdirSync(target.profileDir).filter((file) => file.endsWith('.cpuprofile'));
+		if (files.length !== 1) throw new Error(`${target.profileDir}: expected one .cpuprofile, found ${files.length} (did the process exit cleanly?)`);
+		const file = path.join(target.profileDir, files[0]);
+		const profile = parseCpuProfile(readFileSync(file, 'utf8'), file);
+		const where: PackageLocation = { name: PACKAGE_NAME, repoRoot: target.runs === 'ts-node' ? REPO_ROOT : undefined, dependencies };
+		const windows = target.windows.map(([from, to]) => [from * 1000 + meta.offsetUs, to * 1000 + meta.offsetUs] as const);
+		return { target, attribution: attributeProfile(profile, windows, where) };
+	});
+	return report(meta, results);
+}
+
+async function main(): Promise<void> {
+	const args = parseArgs(process.argv.slice(2));
+	if (args.analyse) {
+		console.log(analyse(path.resolve(args.analyse)));
+		return;
+	}
+	const m = describeMachine();
+	const machine = `machine: ${m.cpuModel}, ${m.cores} cores, Node ${m.node}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' / ')}`;
+	log(machine);
+	// Profile timestamps are CLOCK_MONOTONIC µs (as process.hrtime); the batches are timed in epoch ms.
+	const offsetUs = Number(process.hrtime.bigint() / 1000n) - Date.now() * 1000;
+	mkdirSync(args.out, { recursive: true });
+	const versions = args.targets.filter((target) => target !== 'engine');
+	if (versions.length > 0) await build();
+	const sized = await startSizedSim({ min: 1500, max: 3500 }, 'short');
+	const targets: Target[] = [];
+	try {
+		for (const name of args.targets) {
+			const profileDir = path.join(args.out, name === 'engine' ? 'engine' : `n8n-${name}`);
+			mkdirSync(profileDir, { recursive: true });
+			log(`profiling ${name === 'engine' ? 'the engine worker' : `n8n ${name}`} …`);
+			targets.push(name === 'engine' ? await profileEngine(sized, args, profileDir) : await profileN8n(name, sized, args, profileDir));
+			sized.reset();
+		}
+	} finally {
+		await sized.sim.close();
+	}
+	const command = `npx ts-node --transpile-only bench/cpuProfile.ts --targets=${args.targets.join(',')} --batches=${args.batches} --size=${args.size}`;
+	const meta: Meta = { machine, command, size: args.size, batches: args.batches, offsetUs, targets };
+	writeFileSync(path.join(args.out, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
+	console.log('');
+	console.log(analyse(args.out));
+	console.log(`\nprofiles and meta.json in ${args.out} (again: --analyse=${args.out})`);
+}
+
+main().catch((error: unknown) => {
+	console.error('cpu profile failed:', error);
+	process.exitCode = 1;
+});
