@@ -101,7 +101,7 @@ export function latestByName(entries: readonly LogEntry[]): Map<string, LogEntry
 
 export class JournalLog {
 	private readonly ahead: AheadLog;
-	/** The write-ahead file's entries when this log was first read (what a power cut may have cut from the buckets). */
+	/** The write-ahead file's entries the buckets did not have when this log was first read (a power cut cut them). */
 	private aheadRead?: Promise<Map<string, LogEntry>>;
 
 	constructor(
@@ -143,6 +143,7 @@ export class JournalLog {
 				await this.sync(this.fileOf(bucket), 'file');
 			}
 		});
+		this.aheadRead = undefined; // what it held is in the buckets now
 	}
 
 	private async appendToBucket(bucket: string, bytes: Buffer): Promise<void> {
@@ -250,8 +251,20 @@ export class JournalLog {
 		}
 	}
 
+	/**
+	 * The write-ahead entries the buckets lost (a power cut): only those, so that a line the buckets hold is read
+	 * from them alone (a prune may drop it there later, and it must not come back from here).
+	 */
 	private async readAhead(): Promise<Map<string, LogEntry>> {
-		return latestByName(await this.ahead.entries().catch(() => []));
+		const ahead = latestByName(await this.ahead.entries().catch(() => []));
+		for (const bucket of new Set([...ahead.keys()].map(bucketOf))) {
+			const { entries } = await this.scanFile(this.fileOf(bucket)).catch(() => ({ entries: [] as LogEntry[] }));
+			for (const [name, entry] of latestByName(entries)) {
+				const lost = ahead.get(name);
+				if (lost && compareEntries(entry, lost) >= 0) ahead.delete(name);
+			}
+		}
+		return ahead;
 	}
 
 	private async scanFile(file: string): Promise<BucketScan> {

@@ -279,4 +279,14 @@ describe('the write-ahead file', () => {
 		expect(await makeJournal(dir).read('k')).toMatchObject({ state: 'submitting' });
 		expect(await makeJournal(dir).findByJobId('job-7')).toMatchObject({ jobKey: 'k' });
 	});
+
+	it('a record that a prune (in another process) dropped does not come back from the write-ahead file', async () => {
+		const dir = path.join(temp.dir, 'store');
+		const journal = makeJournal(dir);
+		await journal.submitting('k', start);
+		await journal.stored('k');
+		expect(await journal.read('k')).toMatchObject({ state: 'stored' });
+		expect(await makeJournal(dir).prune({ drop: () => true })).toBeGreaterThan(0);
+		expect(await journal.read('k')).toBeUndefined();
+	});
 });
