@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { MockAgent } from 'undici';
 
-import { generateVideo, type FluxVideoRequest } from '../../src/flux';
+import { generateVideo, videoRequestBody, type FluxVideoRequest } from '../../src/flux';
 import { failureOf, fast } from './helpers';
 
 const API = 'http://127.0.0.1:9';
@@ -21,13 +21,11 @@ const draft: FluxVideoRequest = { mode: 't2v', prompt: 'a product spot', aspectR
 
 let agent: MockAgent;
 let dir: string;
-let submitted: Record<string, unknown>[];
 let downloadHeaders: Record<string, unknown>[];
 beforeEach(async () => {
 	agent = new MockAgent();
 	agent.disableNetConnect();
 	dir = await mkdtemp(path.join(tmpdir(), 'flux-draft-dl-'));
-	submitted = [];
 	downloadHeaders = [];
 });
 afterEach(async () => {
@@ -36,13 +34,7 @@ afterEach(async () => {
 });
 
 function answer(result: Record<string, unknown>): void {
-	agent
-		.get(API)
-		.intercept({ path: '/bfl/v1/flux-3-video', method: 'POST' })
-		.reply((opts) => {
-			submitted.push(JSON.parse(String(opts.body)) as Record<string, unknown>);
-			return { statusCode: 200, data: { id: 'task-1' }, responseOptions: json };
-		});
+	agent.get(API).intercept({ path: '/bfl/v1/flux-3-video', method: 'POST' }).reply(200, { id: 'task-1' }, json);
 	agent.get(API).intercept({ path: '/bfl/v1/get_result?id=task-1', method: 'GET' }).reply(200, { id: 'task-1', status: 'Ready', result, cost: 7 }, json);
 }
 
@@ -59,12 +51,17 @@ function serve(file: string, bytes: Buffer, status = 200, headers: Record<string
 
 const run = (request: FluxVideoRequest = draft) => generateVideo({ apiStyle: 'relay', baseUrl: API, apiKey: KEY }, request, fast({ testHooks: { dispatcher: agent }, downloadDir: dir }));
 
-it('a draft sends draft: true; its clip and draft cache (singular keys) both land in the folder', async () => {
+it('a draft sends draft: true; Enhance a Draft sends its cache and nothing else; no draft, no draft field', () => {
+	expect(videoRequestBody(draft)).toMatchObject({ mode: 't2v', prompt: 'a product spot', draft: true });
+	expect(videoRequestBody({ ...draft, draft: false })).not.toHaveProperty('draft');
+	expect(videoRequestBody({ ...draft, mode: 'draft_enhance', draftCache: { kind: 'url', url: `${FILES}/files/cache.bin` } })).toEqual({ mode: 'draft_enhance', draft_cache: `${FILES}/files/cache.bin` });
+});
+
+it('a draft clip and its draft cache (singular keys) both land in the folder', async () => {
 	answer({ sample: `${FILES}/files/clip.mp4`, draft_cache: `${FILES}/files/cache.bin` });
 	serve('clip.mp4', CLIP);
 	serve('cache.bin', CACHE);
 	const video = await run();
-	expect(submitted[0]).toMatchObject({ mode: 't2v', draft: true });
 	expect(await readFile(video.filePath)).toEqual(CLIP);
 	expect(video.draftCache).toMatchObject({ byteLength: CACHE.length, mimeType: 'application/octet-stream', fileExtension: 'bin' });
 	expect(await readFile(video.draftCache?.filePath ?? '')).toEqual(CACHE);
@@ -84,11 +81,10 @@ it('newer answers list them (samples, draft_caches): the first of each', async (
 	expect(await readFile(video.draftCache?.filePath ?? '')).toEqual(CACHE);
 });
 
-it('a clip without a draft cache (not a draft) has none; a request without draft sends no draft field', async () => {
+it('a clip without a draft cache (not a draft) has none', async () => {
 	answer({ sample: `${FILES}/files/clip.mp4` });
 	serve('clip.mp4', CLIP);
 	const video = await run({ ...draft, draft: false });
-	expect(submitted[0]).not.toHaveProperty('draft');
 	expect(video.draftCache).toBeUndefined();
 	expect(await readdir(dir)).toEqual([path.basename(video.filePath)]);
 });
@@ -119,11 +115,4 @@ it('an empty draft cache is refused; no file is left', async () => {
 	const err = await failureOf(run());
 	expect(err.message).toMatch(/draft cache is empty/);
 	expect(await readdir(dir)).toEqual([]);
-});
-
-it('Enhance a Draft sends its cache and nothing else', async () => {
-	answer({ sample: `${FILES}/files/clip.mp4` });
-	serve('clip.mp4', CLIP);
-	await run({ ...draft, mode: 'draft_enhance', draftCache: { kind: 'url', url: `${FILES}/files/cache.bin` } });
-	expect(submitted[0]).toEqual({ mode: 'draft_enhance', draft_cache: `${FILES}/files/cache.bin` });
 });
