@@ -1,4 +1,5 @@
 /** State shared by the simulator's route handlers. */
+import { DraftCaches } from './draftCache';
 import { FaultBook } from './faults';
 import { createLog } from './log';
 import { TaskStore } from './tasks';
@@ -31,6 +32,7 @@ export interface SimContext {
 	log: SimLog;
 	faults: FaultBook;
 	tasks: TaskStore;
+	drafts: DraftCaches; // issues and recognises FLUX 3 Video draft caches
 	now: () => number;
 	settings: SimSettings;
 	timers: Set<NodeJS.Timeout>; // slow-download timers, cleared by close()
@@ -51,6 +53,7 @@ export function createContext(options: RelaySimOptions): SimContext {
 		log,
 		faults,
 		tasks,
+		drafts: new DraftCaches(),
 		now,
 		settings: {
 			maxActiveTasks: options.maxActiveTasks,

@@ -11,6 +11,7 @@ export function createLog(): SimLog {
 		pollTimes: [],
 		downloads: 0,
 		downloadsByTask: new Map(),
+		draftCacheDownloads: 0,
 		downloadSpans: new Map(),
 		redirects: 0,
 		peakActiveTasks: 0,

@@ -1,6 +1,7 @@
 /**
  * The simulator's clips: small real MP4-shaped files — an `ftyp` box, a `free` box carrying the prompt and task
- * (JSON), and an `mdat` box — so a test can tell which prompt produced which clip. Large clips (the bench) are
+ * (JSON: and whether it is a draft, or which draft it enhances), and an `mdat` box — so a test can tell which prompt
+ * produced which clip, and a draft from a full-quality clip. Large clips (the bench) are
  * streamed: the `mdat` payload is a repeated pattern written chunk by chunk, never one big buffer.
  */
 import type { ServerResponse } from 'node:http';
@@ -30,9 +31,25 @@ export interface PromptClip {
 	size: number;
 }
 
+/** What a clip says about itself (its `free` box). */
+export interface ClipInfo {
+	prompt: string;
+	task: string;
+	draft?: true; // a draft preview
+	enhancedFrom?: string; // a full-quality render of this draft task
+}
+
+export interface ClipOptions {
+	task?: string;
+	sizeBytes?: number;
+	draft?: boolean;
+	enhancedFrom?: string;
+}
+
 /** The layout of a clip for `prompt`, padded to `sizeBytes` when that is larger than the minimal clip. */
-export function promptClip(prompt: string, options: { task?: string; sizeBytes?: number } = {}): PromptClip {
-	const free = box('free', Buffer.from(JSON.stringify({ prompt, task: options.task ?? '' }), 'utf8'));
+export function promptClip(prompt: string, options: ClipOptions = {}): PromptClip {
+	const info: ClipInfo = { prompt, task: options.task ?? '', ...(options.draft ? { draft: true } : {}), ...(options.enhancedFrom ? { enhancedFrom: options.enhancedFrom } : {}) };
+	const free = box('free', Buffer.from(JSON.stringify(info), 'utf8'));
 	const fixed = ftypBox().length + free.length + 8;
 	const payloadBytes = Math.max(MIN_MDAT_PAYLOAD, (options.sizeBytes ?? 0) - fixed);
 	const mdatHeader = Buffer.alloc(8);
@@ -43,7 +60,7 @@ export function promptClip(prompt: string, options: { task?: string; sizeBytes?:
 }
 
 /** A whole small clip as one buffer (tests). */
-export function makePromptMp4(prompt: string, options: { task?: string; sizeBytes?: number } = {}): Buffer {
+export function makePromptMp4(prompt: string, options: ClipOptions = {}): Buffer {
 	const clip = promptClip(prompt, options);
 	return Buffer.concat([clip.head, payload(0, clip.payloadBytes)]);
 }
@@ -80,6 +97,11 @@ export async function writeClip(res: ServerResponse, clip: PromptClip, limit = c
 
 /** The prompt of a clip made by the simulator, or undefined when the buffer is not one. */
 export function readPromptFromMp4(buffer: Buffer): string | undefined {
+	return readClipInfo(buffer)?.prompt;
+}
+
+/** What a clip made by the simulator says about itself (prompt, task, draft or enhanced), or undefined. */
+export function readClipInfo(buffer: Buffer): ClipInfo | undefined {
 	let at = 0;
 	while (at + 8 <= buffer.length) {
 		const size = buffer.readUInt32BE(at);
@@ -87,8 +109,8 @@ export function readPromptFromMp4(buffer: Buffer): string | undefined {
 		if (size < 8) return undefined;
 		if (type === 'free') {
 			try {
-				const json = JSON.parse(buffer.toString('utf8', at + 8, at + size)) as { prompt?: unknown };
-				return typeof json.prompt === 'string' ? json.prompt : undefined;
+				const json = JSON.parse(buffer.toString('utf8', at + 8, at + size)) as Partial<ClipInfo>;
+				return typeof json.prompt === 'string' ? (json as ClipInfo) : undefined;
 			} catch {
 				return undefined;
 			}

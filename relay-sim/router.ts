@@ -3,14 +3,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimContext } from './context';
 import { handleCredits } from './handlers/credits';
 import { handleDownload } from './handlers/download';
+import { handleDraftCacheDownload } from './handlers/draftCacheDownload';
 import { handlePoll } from './handlers/poll';
 import { handleSubmit } from './handlers/submit';
 import { sendError, sendJson } from './http';
 import type { ApiStyle } from './types';
-import { FLUX2_ENDPOINTS } from './validate';
+import { SUBMIT_ENDPOINTS } from './validate';
 
 const PREFIX: Record<string, ApiStyle> = { '/bfl/v1/': 'relay', '/v1/': 'bfl' };
-const FILE_PATH = /^\/files\/([A-Za-z0-9-]+)\.(png|jpg|mp4)$/;
+const FILE_PATH = /^\/files\/([A-Za-z0-9-]+)\.(png|jpg|mp4|draft)$/;
 
 export function createRequestHandler(ctx: SimContext) {
 	return (req: IncomingMessage, res: ServerResponse): void => {
@@ -34,19 +35,15 @@ async function route(ctx: SimContext, req: IncomingMessage, res: ServerResponse)
 	const file = FILE_PATH.exec(path);
 	if (file) {
 		if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed(res, 'GET');
-		return handleDownload(ctx, req, res, file[1], url);
+		return file[2] === 'draft' ? handleDraftCacheDownload(ctx, req, res, file[1], url) : handleDownload(ctx, req, res, file[1], url);
 	}
 	if (path === '/health') return sendJson(res, 200, { ok: true });
 
 	for (const [prefix, style] of Object.entries(PREFIX)) {
 		if (!path.startsWith(prefix)) continue;
 		const endpoint = path.slice(prefix.length);
-		if (endpoint === 'flux-3-image' || endpoint === 'flux-3-video') {
-			const model = endpoint === 'flux-3-video' ? 'video' : 'image';
-			return method === 'POST' ? handleSubmit(ctx, req, res, style, model) : methodNotAllowed(res, 'POST');
-		}
-		if (endpoint in FLUX2_ENDPOINTS) {
-			return method === 'POST' ? handleSubmit(ctx, req, res, style, 'image', endpoint) : methodNotAllowed(res, 'POST');
+		if (SUBMIT_ENDPOINTS.includes(endpoint)) {
+			return method === 'POST' ? handleSubmit(ctx, req, res, style, endpoint) : methodNotAllowed(res, 'POST');
 		}
 		if (endpoint === 'get_result') {
 			return method === 'GET' ? handlePoll(ctx, req, res, style, url) : methodNotAllowed(res, 'GET');

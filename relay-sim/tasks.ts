@@ -3,6 +3,7 @@
  * it is Ready once `createdAt + latencyMs` has passed and any progress statuses were shown.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { DraftOrigin } from './draftCache';
 import type { FaultBook } from './faults';
 import type { ImageSize } from './imageSize';
 import { increment } from './log';
@@ -26,7 +27,12 @@ export interface Task {
 	cost: number; // credits the task costs (relay-sim/prices.ts), whether or not the answers report it
 	imageSize?: ImageSize; // an image task's picture size, from its submit (imageSize.ts)
 	jpeg?: boolean; // a FLUX.2 task that asked for output_format jpeg: its file is a JPEG (jpeg.ts)
+	draft?: DraftOrigin; // a FLUX 3 Video draft: what its draft cache says (draftCache.ts)
+	enhancedFrom?: string; // a draft_enhance task: the id of the draft it renders at full quality
 }
+
+/** What a task is beyond its prompt and model (see Task). */
+export type TaskExtras = Partial<Pick<Task, 'cost' | 'imageSize' | 'jpeg' | 'enhancedFrom'>> & { draft?: Omit<DraftOrigin, 'task'> };
 
 export type TaskView =
 	| { state: 'progress'; status: string; progress: number }
@@ -64,11 +70,12 @@ export class TaskStore {
 	}
 
 	/** A new task: from now on it is paid (`cost` credits are added to the log's `charged`); `imageSize`: an image task's picture size. */
-	create(prompt: string, style: ApiStyle, model: TaskModel = 'image', extra: { cost?: number; imageSize?: ImageSize; jpeg?: boolean } = {}): Task {
-		const { cost = 0, imageSize, jpeg } = extra;
+	create(prompt: string, style: ApiStyle, model: TaskModel = 'image', extra: TaskExtras = {}): Task {
+		const { cost = 0, imageSize, jpeg, draft, enhancedFrom } = extra;
 		const createdAt = this.now();
+		const id = randomUUID(); // uuid-shaped like BFL's ids
 		const task: Task = {
-			id: randomUUID(), // uuid-shaped like BFL's ids
+			id,
 			prompt,
 			model,
 			style,
@@ -79,11 +86,13 @@ export class TaskStore {
 			cost,
 			...(imageSize ? { imageSize } : {}),
 			...(jpeg ? { jpeg } : {}),
+			...(draft ? { draft: { task: id, ...draft } } : {}),
+			...(enhancedFrom ? { enhancedFrom } : {}),
 		};
 		this.log.charged += cost;
 		this.byId.set(task.id, task);
 		this.active.add(task);
-		this.log.tasks.set(task.id, { prompt, createdAt, latencyMs: task.latencyMs, style });
+		this.log.tasks.set(task.id, { prompt, createdAt, latencyMs: task.latencyMs, style, ...(draft ? { draft: true } : {}), ...(enhancedFrom ? { enhancedFrom } : {}) });
 		this.log.peakActiveTasks = Math.max(this.log.peakActiveTasks, this.active.size);
 		if (model === 'video') this.log.peakActiveVideoTasks = Math.max(this.log.peakActiveVideoTasks, this.activeCount('video'));
 		return task;

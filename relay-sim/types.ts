@@ -66,6 +66,7 @@ export interface SubmitLogEntry {
 	style: ApiStyle;
 	body?: unknown; // the parsed JSON body as received (to check what the client sent)
 	endpoint?: string; // a FLUX.2 submit's endpoint (flux-2-pro, …); absent: flux-3-image / flux-3-video
+	// a draft_enhance's prompt is the prompt of the draft it renders (its body has none)
 }
 
 export interface TaskLogEntry {
@@ -76,6 +77,8 @@ export interface TaskLogEntry {
 	finalStatus?: string; // 'Ready' or the final status of a fault, set on the poll that reported it
 	latencyMs: number;
 	style: ApiStyle;
+	draft?: true; // a FLUX 3 Video draft (its result carries a draft cache)
+	enhancedFrom?: string; // a draft_enhance: the draft task it rendered at full quality
 }
 
 export interface SimLog {
@@ -87,6 +90,7 @@ export interface SimLog {
 	pollTimes: number[]; // when each poll arrived (the simulator's clock), in order: poll rates per second
 	downloads: number; // /files requests not answered with a redirect
 	downloadsByTask: Map<string, number>;
+	draftCacheDownloads: number; // draft cache files served (not counted in downloads)
 	/** The last download of each task: when its request arrived and when its answer was fully written out
 	 *  (the response's 'finish'; absent while it is still being sent or if the socket closed first). */
 	downloadSpans: Map<string, { at: number; finishedAt?: number }>;

@@ -4,7 +4,7 @@ import type { SimContext } from '../context';
 import type { DownloadBodyFault } from '../faults';
 import { sendStorageError } from '../http';
 import { increment } from '../log';
-import { promptClip, writeClip } from '../mp4';
+import { promptClip, writeClip, type ClipOptions } from '../mp4';
 import { makePromptPngParts } from '../png';
 import { promptJpeg } from '../jpeg';
 import type { Task } from '../tasks';
@@ -137,7 +137,7 @@ async function serveVideo(ctx: SimContext, res: ServerResponse, task: Task, faul
 			res.end(html);
 			return;
 		}
-		const clip = promptClip(task.prompt, { task: task.id, sizeBytes: ctx.settings.videoBytes });
+		const clip = promptClip(task.prompt, { ...clipOf(task), sizeBytes: ctx.settings.videoBytes });
 		const whole = Buffer.alloc(clip.size);
 		clip.head.copy(whole);
 		res.writeHead(200, { ...headers, 'Content-Length': whole.length });
@@ -145,7 +145,7 @@ async function serveVideo(ctx: SimContext, res: ServerResponse, task: Task, faul
 		return;
 	}
 	const sizeBytes = fault && 'sizeBytes' in fault ? fault.sizeBytes : ctx.settings.videoBytes;
-	const clip = promptClip(task.prompt, { task: task.id, sizeBytes });
+	const clip = promptClip(task.prompt, { ...clipOf(task), sizeBytes });
 	const chunked = fault && 'sizeBytes' in fault && fault.chunked;
 	res.writeHead(200, chunked ? headers : { ...headers, 'Content-Length': clip.size });
 	if (fault && 'truncated' in fault) {
@@ -155,4 +155,9 @@ async function serveVideo(ctx: SimContext, res: ServerResponse, task: Task, faul
 	}
 	await writeClip(res, clip);
 	res.end();
+}
+
+/** What a task's clip says about itself: its task, and whether it is a draft or an enhanced draft. */
+function clipOf(task: Task): ClipOptions {
+	return { task: task.id, draft: task.draft !== undefined, enhancedFrom: task.enhancedFrom };
 }

@@ -33,11 +33,15 @@ export function handlePoll(ctx: SimContext, req: IncomingMessage, res: ServerRes
 		const details = view.status === 'Error' ? { error: 'Simulated generation failure' } : null;
 		return sendJson(res, 200, { id, status: view.status, result: null, progress: null, details });
 	}
+	const sample = fileUrl(ctx, task, task.model === 'video' ? 'mp4' : task.jpeg ? 'jpg' : 'png');
+	// A draft also carries its cache; newer answers list both (the singular keys hold the first).
+	const draft = task.draft ? { draft_cache: fileUrl(ctx, task, 'draft'), samples: [sample], draft_caches: [fileUrl(ctx, task, 'draft')] } : {};
 	sendJson(res, 200, {
 		id,
 		status: 'Ready',
 		result: {
-			sample: sampleUrl(ctx, task),
+			sample,
+			...draft,
 			prompt: task.prompt,
 			seed: 0,
 			start_time: task.createdAt / 1000,
@@ -51,8 +55,8 @@ export function handlePoll(ctx: SimContext, req: IncomingMessage, res: ServerRes
 	});
 }
 
-/** A signed-URL look-alike: /files/<id>.png?se=<expiry>&sp=r&sig=<random>, valid signedUrlTtlMs. */
-function sampleUrl(ctx: SimContext, task: Task): string {
+/** A signed-URL look-alike: /files/<id>.<ext>?se=<expiry>&sp=r&sig=<random>, valid signedUrlTtlMs from the first Ready answer. */
+function fileUrl(ctx: SimContext, task: Task, ext: 'png' | 'jpg' | 'mp4' | 'draft'): string {
 	task.sampleExpiresAt ??= ctx.now() + ctx.settings.signedUrlTtlMs;
 	const query = new URLSearchParams({
 		se: new Date(task.sampleExpiresAt).toISOString(),
@@ -61,5 +65,5 @@ function sampleUrl(ctx: SimContext, task: Task): string {
 		sr: 'b',
 		sig: task.sig,
 	});
-	return `${ctx.url}/files/${task.id}.${task.model === 'video' ? 'mp4' : task.jpeg ? 'jpg' : 'png'}?${query.toString()}`;
+	return `${ctx.url}/files/${task.id}.${ext}?${query.toString()}`;
 }

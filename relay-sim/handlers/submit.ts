@@ -1,18 +1,20 @@
-/** POST /bfl/v1/flux-3-image|flux-3-video (relay, Bearer) and POST /v1/flux-3-image|flux-3-video (bfl, x-key). */
+/** POST /bfl/v1/<model> (relay, Bearer) and POST /v1/<model> (bfl, x-key): flux-3-image, flux-3-video, the FLUX.2 models. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
 import { BodyTooLargeError, checkAuth, readBody, retryHeaders, sendError, sendJson } from '../http';
 import { increment } from '../log';
-import { simCost } from '../prices';
-import type { TaskModel } from '../tasks';
-import type { ApiStyle } from '../types';
+import type { DraftOrigin } from '../draftCache';
+import { lookUpDraftCache } from '../draftCacheLookup';
 import { simulatedImageSize } from '../imageSize';
-import { validateFlux2Submit, validateSubmit, validateVideoSubmit } from '../validate';
+import { simCost } from '../prices';
+import type { TaskExtras, TaskModel } from '../tasks';
+import type { ApiStyle } from '../types';
+import { validateSubmit } from '../validate';
 
 const AMBIGUOUS = new Set([500, 502, 504]);
 
-/** `endpoint`: a FLUX.2 model's (validated as such, priced by its list price); absent: flux-3-image or flux-3-video by `model`. */
-export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: ServerResponse, style: ApiStyle, model: TaskModel = 'image', endpoint?: string): Promise<void> {
+/** A submit to `endpoint` (flux-3-image, flux-3-video or a FLUX.2 model's: validate.ts's SUBMIT_ENDPOINTS). */
+export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: ServerResponse, style: ApiStyle, endpoint: string): Promise<void> {
 	let raw: Buffer;
 	try {
 		raw = await readBody(req, ctx.settings.maxBodyBytes);
@@ -23,18 +25,25 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 		}
 		throw err;
 	}
-	const validation = endpoint ? validateFlux2Submit(raw, endpoint) : model === 'video' ? validateVideoSubmit(raw) : validateSubmit(raw);
+	const model: TaskModel = endpoint === 'flux-3-video' ? 'video' : 'image';
+	const flux2 = model === 'image' && endpoint !== 'flux-3-image';
+	const validation = validateSubmit(raw, endpoint, (value) => {
+		const found = lookUpDraftCache(ctx, value);
+		return 'problem' in found ? found : { prompt: found.prompt };
+	});
+	const fields = (validation.ok ? validation.body : {}) as Record<string, unknown>;
+	const enhancing = typeof fields.draft_cache === 'string' ? (lookUpDraftCache(ctx, fields.draft_cache) as DraftOrigin) : undefined;
 	const parsed = validation.parsed as { prompt?: unknown } | undefined;
-	const prompt = typeof parsed?.prompt === 'string' ? parsed.prompt : '';
-	const cost = simCost(model, validation.parsed, endpoint);
+	const prompt = enhancing?.prompt ?? (typeof parsed?.prompt === 'string' ? parsed.prompt : '');
+	const cost = simCost(endpoint, validation.parsed, enhancing);
 	const record = (status: number, taskId?: string) => {
-		ctx.log.submits.push({ prompt, model, taskId, status, at: ctx.now(), style, body: validation.parsed, ...(endpoint ? { endpoint } : {}) });
+		ctx.log.submits.push({ prompt, model, taskId, status, at: ctx.now(), style, body: validation.parsed, ...(flux2 ? { endpoint } : {}) });
 		increment(ctx.log.submitsByPrompt, prompt);
 	};
 
 	if (!checkAuth(ctx, req, res, style)) return record(401);
 	if (!validation.ok) {
-		sendError(res, validation.status, validation.message);
+		sendJson(res, validation.status, { detail: validation.detail });
 		return record(validation.status);
 	}
 
@@ -47,8 +56,7 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 		return record(429);
 	}
 
-	const jpeg = (validation.parsed as { output_format?: unknown }).output_format === 'jpeg' && endpoint !== undefined;
-	const task = ctx.tasks.create(prompt, style, model, { cost, imageSize: model === 'image' && validation.ok ? simulatedImageSize(validation.body) : undefined, jpeg });
+	const task = ctx.tasks.create(prompt, style, model, { cost, ...taskExtras(endpoint, fields, enhancing) });
 	const pollingHost = ctx.faults.pollingUrlHost(prompt);
 	const ownPollingUrl = `http://${pollingHost ? `${pollingHost}:${ctx.port}` : ctx.hostHeader}/v1/get_result?id=${task.id}`;
 	// BFL style: an image's cost comes with the submit answer, a clip's with the finished poll (null here).
@@ -60,6 +68,16 @@ export async function handleSubmit(ctx: SimContext, req: IncomingMessage, res: S
 		sendJson(res, 200, { id: task.id, polling_url: `${ctx.url}/v1/get_result?id=${task.id}`, ...costField });
 	}
 	record(200, task.id);
+}
+
+/** What the task of an accepted body is beyond its prompt: a picture's size and type, a draft, an enhancement. */
+function taskExtras(endpoint: string, fields: Record<string, unknown>, enhancing: DraftOrigin | undefined): TaskExtras {
+	if (endpoint === 'flux-3-image') return { imageSize: simulatedImageSize(fields) };
+	if (endpoint !== 'flux-3-video') return fields.output_format === 'jpeg' ? { jpeg: true } : {};
+	if (enhancing) return { enhancedFrom: enhancing.task };
+	if (fields.draft !== true) return {};
+	const duration = typeof fields.duration === 'number' ? fields.duration : 'auto';
+	return { draft: { prompt: String(fields.prompt), duration, resolution: typeof fields.resolution === 'string' ? fields.resolution : 'hd' } };
 }
 
 /** Answers a submit by its configured fault (status, reset, hang), if one applies; false: no fault. */

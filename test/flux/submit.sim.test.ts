@@ -254,7 +254,7 @@ describe('the submit body shares reference-image bytes', () => {
 		['sent at once', false],
 	])('a submit refused with 429 is sent again from the one shared copy (%s): both bodies arrive whole and the same', async (_, held) => {
 		const prompt = uniquePrompt(`replayed reference ${held ? 'held' : 'direct'}`);
-		const png = makePromptPng(prompt, { width: 8, height: 8, padToBytes: 200_003 });
+		const png = makePromptPng(prompt, { width: 256, height: 256, padToBytes: 200_003 });
 		const url = { kind: 'url' as const, url: 'https://example.com/a.png' };
 		const copy = sharedReferenceImages().encode(png, 'image/png');
 		sim.setFault(prompt, { on: 'submit', status: 429, times: 1 });

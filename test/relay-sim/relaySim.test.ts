@@ -202,7 +202,7 @@ describe('relay simulator (real HTTP server)', () => {
 	});
 
 	it('bfl style: x-key, id + polling_url on the simulator, poll the polling_url', async () => {
-		const submit = await c.submitBfl('a glacier', { images: ['https://example.com/a.png', 'aGVsbG8='] });
+		const submit = await c.submitBfl('a glacier', { images: ['https://example.com/a.png', makePromptPng('a reference').toString('base64')] });
 		expect(submit.status).toBe(200);
 		const { id, polling_url } = submit.json as { id: string; polling_url: string };
 		expect(polling_url).toBe(`${sim.url}/v1/get_result?id=${id}`);
@@ -243,28 +243,30 @@ describe('relay simulator (real HTTP server)', () => {
 		expect(sim.log.creditChecks).toBe(2);
 	});
 
-	it('validates the submit body: 422 (or 400 for bad JSON) with a message', async () => {
-		const cases: [unknown, number, RegExp][] = [
-			[{}, 422, /prompt: is required/],
-			[{ prompt: 42 }, 422, /prompt: must be a string/],
-			[{ prompt: '   ' }, 422, /prompt: must not be empty/],
-			[{ prompt: 'p', images: Array(11).fill('aGk=') }, 422, /at most 10/],
-			[{ prompt: 'p', images: 'aGk=' }, 422, /images/],
-			[{ prompt: 'p', images: ['data:image/png;base64,aGk='] }, 422, /data: URI/],
-			[{ prompt: 'p', resolution: '8k' }, 422, /resolution/],
-			[{ prompt: 'p', safety_tolerance: 9 }, 422, /safety_tolerance/],
-			[{ prompt: 'p', aspectRatio: '1:1' }, 422, /unknown field\(s\): aspectRatio/],
-			[[1, 2], 422, /JSON object/],
-			['{not json', 400, /Invalid JSON/],
+	it('validates the submit body: 422 with FastAPI\'s detail list naming each field', async () => {
+		const reference = makePromptPng('a reference').toString('base64');
+		const cases: [unknown, RegExp][] = [
+			[{}, /^prompt: Field required$/],
+			[{ prompt: 42 }, /^prompt: Input should be a valid string$/],
+			[{ prompt: '   ' }, /^prompt: Value error, prompt must not be empty$/],
+			[{ prompt: 'p', images: Array(11).fill(reference) }, /^images: List should have at most 10 items/],
+			[{ prompt: 'p', images: reference }, /^images: Input should be a valid list$/],
+			[{ prompt: 'p', images: ['data:image/png;base64,aGk='] }, /^images\.0: .*data: URI/],
+			[{ prompt: 'p', resolution: '8k' }, /^resolution: Input should be '768sq', '1k', '1.5k', '2k' or '4k'$/],
+			[{ prompt: 'p', safety_tolerance: 9 }, /^safety_tolerance: Input should be less than or equal to 4$/],
+			[{ prompt: 'p', aspectRatio: '1:1' }, /^aspectRatio: Extra inputs are not permitted$/],
+			[[1, 2], /^Input should be a valid dictionary/],
+			['{not json', /JSON decode error/],
 		];
-		for (const [body, status, message] of cases) {
+		for (const [body, message] of cases) {
 			const res = await call(`${sim.url}/bfl/v1/flux-3-image`, { method: 'POST', headers: bearer(sim.apiKey), body });
-			expect({ body, status: res.status }).toEqual({ body, status });
-			expect(res.json!.detail).toMatch(message);
+			expect({ body, status: res.status }).toEqual({ body, status: 422 });
+			const [first] = res.json!.detail as { loc: (string | number)[]; msg: string; type: string }[];
+			expect({ body, said: `${first.loc.slice(1).join('.')}${first.loc.length > 1 ? ': ' : ''}${first.msg}` }).toEqual({ body, said: expect.stringMatching(message) });
 		}
 		expect(sim.log.tasks.size).toBe(0);
 		// 10 images is fine
-		expect((await c.submitRelay('p', { images: Array(10).fill('aGk=') })).status).toBe(200);
+		expect((await c.submitRelay('p', { images: Array(10).fill(reference) })).status).toBe(200);
 	});
 
 	it('answers 404 JSON for unknown routes and 405 for wrong methods', async () => {

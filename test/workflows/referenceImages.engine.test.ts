@@ -41,7 +41,7 @@ const ObservedSubmit = makeConcurrentTwin(
 );
 
 it('30 items sharing one binary: one encoded copy, released by each job once its submit is acknowledged', async () => {
-	const png = solidPng(64, 64, [200, 40, 40]);
+	const png = solidPng(256, 256, [200, 40, 40]);
 	const shared = png.toString('base64');
 	const encodingsBefore = sharedReferenceImages().encodings;
 	const result = await runWorkflow({

@@ -117,7 +117,7 @@ it('30 items: the prompt (an expression) is read per item, the parameters withou
 });
 
 it('30 items sharing one in-memory binary reference: n8n decodes it once per run, not once per item', async () => {
-	const shared = solidPng(32, 32, [10, 200, 30]).toString('base64');
+	const shared = solidPng(256, 256, [10, 200, 30]).toString('base64');
 	const items = prompts.map((item) => ({ ...item, binary: { data: { data: shared, mimeType: 'image/png' } } }));
 	const jobIds = await submit30({ prompt: '={{ "ref " + $json.i }}', referenceImages: { images: [{ source: 'data' }] }, options: { cache: 'off' } }, items);
 	expect(seen.binaryDecodes).toBe(1);

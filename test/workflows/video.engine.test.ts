@@ -1,5 +1,6 @@
 /** FLUX 3 Video (serial) through n8n's real engine against the relay simulator: the three modes and validation. */
 import { makePromptMp4, readPromptFromMp4, type RelaySimulator } from '../../relay-sim';
+import { solidPng } from '../../relay-sim/pngCodec';
 import { FLUX_VIDEO_ERROR_HINTS } from '../../src/fluxVideoN8n/videoErrorHints';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { items } from './setup';
@@ -8,7 +9,8 @@ import { runSerialVideo } from './videoSetup';
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 20 }, (started) => (sim = started));
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+/** A keyframe photo of the smallest size BFL accepts (256×256). */
+const PNG = solidPng(256, 256, [120, 90, 60]);
 const binaryOf = (buffer: Buffer, mimeType: string) => ({ data: buffer.toString('base64'), mimeType });
 
 describe.each(['relay', 'bfl'] as const)('FLUX 3 Video, text to video (%s style)', (style) => {
