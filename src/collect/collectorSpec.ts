@@ -17,6 +17,14 @@ export interface CollectableResult {
 	cached?: boolean;
 	/** What the job cost, as the API reported it (e.g. credits); null or absent: it did not say. A cached result counts 0. */
 	cost?: number | null;
+	/** True for a draft (a preview with files of its own to deliver); its slot's row says so. */
+	draft?: boolean;
+}
+
+/** A slot's files: its result (under the collector's Binary Property) and files that go with it, under their own names. */
+export interface SlotFiles {
+	result: IBinaryData;
+	with?: Record<string, IBinaryData>;
 }
 
 /** A task whose job this process's pool does not know (or has forgotten), e.g. after an n8n restart. */
@@ -46,8 +54,8 @@ export interface CollectorSpec<Result extends CollectableResult> {
 	kind: JobKind;
 	/** The most tasks one run takes (not tied to the pool's concurrency). */
 	maxSlots: number;
-	/** The binary of a finished job (success or skipped_error); `fileBase` is e.g. "slot-03". Undefined: the slot carries none. */
-	toBinary(ctx: IExecuteFunctions, result: Result, fileBase: string): Promise<IBinaryData | undefined>;
+	/** The files of a finished job (success or skipped_error); `fileBase` is e.g. "slot-03". Undefined: the slot carries none. */
+	toBinary(ctx: IExecuteFunctions, result: Result, fileBase: string): Promise<SlotFiles | undefined>;
 	/** In Placeholder mode, a failed slot's binary and what it is (for the Failure Mode help); none: json only. */
 	failedSlot?: { describe: string; toBinary(ctx: IExecuteFunctions, fileBase: string): Promise<IBinaryData> };
 	/** Removes secrets from error text that did not come redacted from the job. */

@@ -1,4 +1,4 @@
-export type { CollectableResult, CollectorIdentity, CollectorSpec, UnknownTask } from './collectorSpec';
+export type { CollectableResult, CollectorIdentity, CollectorSpec, SlotFiles, UnknownTask } from './collectorSpec';
 export { configuredInputs, MAX_INPUTS } from './collectorDescription';
 export { makeConcurrentCollector } from './makeConcurrentCollector';
 export type { CollectReport, SlotReportRow } from './report';

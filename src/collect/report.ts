@@ -16,6 +16,8 @@ export interface SlotReportRow {
 	cached?: boolean;
 	/** What the job cost as the API reported it (credits); 0 when served from the store; null: the API did not say. */
 	cost: number | null;
+	/** Present (true) when the slot's result is a draft. */
+	draft?: true;
 }
 
 export interface CollectReport {
@@ -47,6 +49,7 @@ export function slotRow(outcome: SlotOutcome): SlotReportRow {
 		attempts: outcome.attempts,
 		...(outcome.cached === undefined ? {} : { cached: outcome.cached }),
 		cost: outcome.cost ?? null,
+		...(outcome.draft ? { draft: true as const } : {}),
 	};
 }
 

@@ -1,13 +1,12 @@
 import {
 	NodeOperationError,
-	type IBinaryData,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type IPairedItemData,
 } from 'n8n-workflow';
 
-import type { CollectableResult, CollectorSpec } from './collectorSpec';
+import type { CollectableResult, CollectorSpec, SlotFiles } from './collectorSpec';
 import type { CollectorParameters } from './parameters';
 import { slotRow, type CollectReport } from './report';
 import type { Slot } from './slots';
@@ -27,16 +26,16 @@ export async function slotItem<Result extends CollectableResult>(
 	const json = slotRow(outcome) as unknown as IDataObject;
 	const pairedItem = pairedItemOf(outcome.slot);
 	const fileBase = `slot-${String(outcome.slot.slot).padStart(2, '0')}`;
-	const withBinary = (binary: IBinaryData) => ({ json, binary: { [params.binaryPropertyName]: binary }, pairedItem });
+	const withBinary = (files: SlotFiles) => ({ json, binary: { ...files.with, [params.binaryPropertyName]: files.result }, pairedItem });
 	if (outcome.result) {
-		const binary = await spec.toBinary(ctx, outcome.result, fileBase);
-		return binary ? withBinary(binary) : { json, pairedItem };
+		const files = await spec.toBinary(ctx, outcome.result, fileBase);
+		return files ? withBinary(files) : { json, pairedItem };
 	}
 	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
 	if (!toErrorOutput) {
 		// Placeholder mode, or "continue (regular output)": the slot stays in place with status failed.
 		if (params.failureMode !== 'placeholder' || !spec.failedSlot) return { json, pairedItem };
-		return withBinary(await spec.failedSlot.toBinary(ctx, fileBase));
+		return withBinary({ result: await spec.failedSlot.toBinary(ctx, fileBase) });
 	}
 	// "Continue (using error output)": n8n moves an item with `error` set to the error output
 	// (its json becomes { error: message }, paired to the task item).

@@ -31,6 +31,8 @@ export interface SlotOutcome<Result extends CollectableResult = CollectableResul
 	cached?: boolean;
 	/** What the slot's job cost as the API reported it; 0 when served from the store; null: unknown. */
 	cost?: number | null;
+	/** The result is a draft. */
+	draft?: boolean;
 }
 
 /** Resolves a slot whose job the pool does not know (see CollectorSpec.resolveUnknownJob). */
@@ -76,6 +78,7 @@ export function outcomeOf<Result extends CollectableResult>(
 			errorKind: result.errorKind,
 			...(result.cached === undefined ? {} : { cached: result.cached }),
 			cost: result.cached ? 0 : (result.cost ?? null),
+			...(result.draft ? { draft: true } : {}),
 			result,
 		};
 	}

@@ -141,11 +141,10 @@ async function nextHop(rt: JobRuntime, res: Dispatcher.ResponseData, from: URL, 
 }
 
 /**
- * The size rules of a 200 response: the job's cap, the declared Content-Length (undefined when absent or not a
+ * The size rules of a 200 response: the cap (the job's unless given), the declared Content-Length (undefined when absent or not a
  * number), and the job's `too_large` error; a declared length over the cap is refused at once (the body dropped).
  */
-export function sizeGate(rt: JobRuntime, res: Dispatcher.ResponseData, noun: string) {
-	const maxBytes = rt.settings.maxDownloadBytes;
+export function sizeGate(rt: JobRuntime, res: Dispatcher.ResponseData, noun: string, maxBytes = rt.settings.maxDownloadBytes) {
 	const lengthHeader = headerValue(res.headers, 'content-length');
 	const declared = lengthHeader !== undefined && /^\d+$/.test(lengthHeader.trim()) ? Number(lengthHeader) : undefined;
 	const tooLarge = (n: string) => rt.error('too_large', `The generated ${noun} is larger than the ${formatBytes(maxBytes)} download limit (${n})`);

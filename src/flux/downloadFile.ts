@@ -2,7 +2,8 @@
  * The one streaming download of a result into a file: the rules of download.ts (no key, public addresses,
  * redirects, retries, size cap), the body chunk by chunk into `<uuid>.part` in the caller's folder, hashed on the
  * way (one write, one hash), its type proven by its first bytes, then renamed `<uuid>.<ext>`; a failed attempt
- * leaves no file. Images (PNG/JPEG/WebP) fall back to memory when the folder cannot be written; clips (MP4) cannot.
+ * leaves no file. Images (PNG/JPEG/WebP) fall back to memory when the folder cannot be written; clips (MP4) and
+ * draft caches (opaque, ≤ 128 MB) cannot.
  */
 import { randomUUID } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
@@ -47,6 +48,8 @@ interface FileKind<M extends string, E extends string> {
 	detect(head: Uint8Array): { mimeType: M; fileExtension: E } | undefined;
 	/** The `not_an_image` message when the first bytes are not of this kind. */
 	notRecognised: string;
+	/** Its own size cap (else the job's). */
+	maxBytes?: number;
 }
 
 const IMAGE: FileKind<DetectedImageType['mimeType'], DetectedImageType['fileExtension']> = {
@@ -64,6 +67,22 @@ const VIDEO: FileKind<'video/mp4', 'mp4'> = {
 	detect: (head) => (isMp4(head) ? { mimeType: 'video/mp4', fileExtension: 'mp4' } : undefined),
 	notRecognised: 'The downloaded file is not an MP4 video (no ftyp box)',
 };
+
+/** BFL's cap on a draft cache (FLUX_API.md: ≤ 128 MB), whatever the job's clip cap. */
+export const MAX_DRAFT_CACHE_BYTES = 128 * 1024 * 1024;
+
+/** A FLUX 3 Video draft's cache: opaque bytes (none may be empty), re-sent as they are to enhance the draft. */
+const DRAFT_CACHE: FileKind<'application/octet-stream', 'bin'> = {
+	noun: 'draft cache',
+	accept: 'application/octet-stream,*/*;q=0.8',
+	sniffBytes: 1,
+	detect: (head) => (head.length > 0 ? { mimeType: 'application/octet-stream', fileExtension: 'bin' } : undefined),
+	notRecognised: 'The downloaded draft cache is empty',
+	maxBytes: MAX_DRAFT_CACHE_BYTES,
+};
+
+/** A downloaded draft cache on disk (`<uuid>.bin`). */
+export type DownloadedDraftCache = DownloadedFile<'application/octet-stream', 'bin'>;
 
 /** The folder could not be written (missing, read-only, disk full): not retried. */
 class WriteFailed extends Error {
@@ -91,15 +110,24 @@ export async function downloadImageFile(rt: JobRuntime, sampleUrl: string, dir: 
 
 /** A clip into a file in `dir` (created by the caller); a folder that cannot be written fails the job with its reason. */
 export async function downloadVideo(rt: JobRuntime, sampleUrl: string, dir: string): Promise<DownloadedVideo> {
+	return await downloadToDisk(rt, sampleUrl, dir, VIDEO);
+}
+
+/** A draft's cache into a file in `dir`, as {@link downloadVideo} (its own 128 MB cap). */
+export async function downloadDraftCache(rt: JobRuntime, url: string, dir: string): Promise<DownloadedDraftCache> {
+	return await downloadToDisk(rt, url, dir, DRAFT_CACHE);
+}
+
+async function downloadToDisk<M extends string, E extends string>(rt: JobRuntime, url: string, dir: string, kind: FileKind<M, E>): Promise<DownloadedFile<M, E>> {
 	try {
-		return await downloadFile(rt, sampleUrl, dir, VIDEO);
+		return await downloadFile(rt, url, dir, kind);
 	} catch (error) {
 		throw error instanceof WriteFailed ? error.reason : error;
 	}
 }
 
 async function readFile<M extends string, E extends string>(rt: JobRuntime, res: Dispatcher.ResponseData, dir: string, kind: FileKind<M, E>): Promise<DownloadedFile<M, E> | Transient> {
-	const { maxBytes, declared, tooLarge } = sizeGate(rt, res, kind.noun);
+	const { maxBytes, declared, tooLarge } = sizeGate(rt, res, kind.noun, kind.maxBytes);
 	const partPath = path.join(dir, `${randomUUID()}.part`);
 	let written: WrittenBody;
 	try {

@@ -7,7 +7,7 @@ import { FluxError } from './errors';
 import { fluxDispatchers, singleDispatcher } from './httpAgent';
 import type { ResultExtension, ResultMimeType } from './imageType';
 import { JobRuntime, realSleep, type AttemptCounts, type JobSettings } from './job';
-import { pollUntilReady } from './poll';
+import { pollUntilReady, type ReadyResult } from './poll';
 import { DEFAULT_ADAPTIVE_SCHEDULE } from './pollSchedule';
 import { sharedPollLimiter, sharedReadyTimes } from './pollShared';
 import { requestEndpoint, requestPayload, type FluxImageRequest, type RequestPayload } from './request';
@@ -128,16 +128,16 @@ export async function settle<T>(rt: JobRuntime, work: Promise<T>): Promise<T> {
 	}
 }
 
-/** The second half of a job's result: its image or clip, however downloaded. */
-export type Fetch<I> = (rt: JobRuntime, sampleUrl: string) => Promise<I>;
+/** The second half of a job's result: its image or clip (and a draft's cache, `ready.draftCacheUrl`), however downloaded. */
+export type Fetch<I> = (rt: JobRuntime, sampleUrl: string, ready: ReadyResult) => Promise<I>;
 /** A fetched result with its task, timings, attempts and reported cost. */
 export type Timed<I> = I & Pick<FluxImageResult, 'taskId' | 'timings' | 'attempts' | 'cost'>;
 
 /** Polls until Ready, then downloads: the result of an upstream task. */
 async function resultOf<I>(rt: JobRuntime, task: FluxTask, submittedAt: number, learn: boolean, fetch: Fetch<I>): Promise<Timed<I>> {
-	const { sampleUrl } = await pollUntilReady(rt, task, learn);
+	const { ready } = await pollUntilReady(rt, task, learn);
 	const readyAt = rt.now();
-	const image = await fetch(rt, sampleUrl);
+	const image = await fetch(rt, ready.sampleUrl, ready);
 	return {
 		...image,
 		taskId: task.taskId,

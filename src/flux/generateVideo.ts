@@ -1,13 +1,15 @@
 /**
  * FLUX 3 Video on the one job machinery (generateTask / awaitTask in generateImage.ts): only the endpoint, the
- * body, the clip-sized defaults and the download (streamed to a file, MP4 by its ftyp box) differ.
+ * body, the clip-sized defaults and the download (streamed to a file, MP4 by its ftyp box; a draft's cache beside
+ * it) differ.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { awaitTask, DEFAULT_REQUEST_TIMEOUT_MS, generateTask, type GenerateOptions, type Timed } from './generateImage';
 import type { FluxCredentials } from './endpoints';
 import type { JobRuntime } from './job';
-import { downloadVideo, type DownloadedVideo } from './downloadFile';
+import { downloadDraftCache, downloadVideo, type DownloadedDraftCache, type DownloadedVideo } from './downloadFile';
+import type { ReadyResult } from './poll';
 import { DEFAULT_VIDEO_TIMEOUT_MINUTES, VIDEO_MODEL } from './videoOptions';
 import type { RequestPayload } from './request';
 import { videoRequestPayload, type FluxVideoRequest } from './videoRequest';
@@ -25,18 +27,29 @@ export interface VideoOptions extends GenerateOptions {
 	downloadDir?: string;
 }
 
-/** A generated clip, on disk, with its task, timings, attempts and reported cost (FLUX 3 Video: on the finished poll). */
-export type FluxVideoResult = Timed<DownloadedVideo>;
+/** A downloaded clip, and a draft's cache when the answer carried one (`draft: true`). */
+export type VideoDownload = DownloadedVideo & { draftCache?: DownloadedDraftCache };
+
+/** A generated clip (and a draft's cache), on disk, with its task, timings, attempts and reported cost (FLUX 3 Video: on the finished poll). */
+export type FluxVideoResult = Timed<VideoDownload>;
 
 /** A caller's options with the video defaults where it gave none: the clip-sized timeout and download cap. */
 export function videoJobDefaults(opts: VideoOptions): VideoOptions {
 	return { ...opts, timeoutMs: opts.timeoutMs ?? DEFAULT_VIDEO_JOB_TIMEOUT_MS, maxDownloadBytes: opts.maxDownloadBytes ?? DEFAULT_MAX_VIDEO_BYTES };
 }
 
-/** Streams the clip into a new file in `dir` (created if missing). */
-const fetchVideo = (dir: string) => async (rt: JobRuntime, sampleUrl: string) => {
+/**
+ * Streams the clip into a new file in `dir` (created if missing), and a draft's cache beside it at the same time
+ * (both URLs expire); when either fails, the other's file is removed and the job fails with the first failure.
+ */
+const fetchVideo = (dir: string) => async (rt: JobRuntime, sampleUrl: string, ready: ReadyResult): Promise<VideoDownload> => {
 	await mkdir(dir, { recursive: true, mode: 0o700 });
-	return await downloadVideo(rt, sampleUrl, dir);
+	const cacheUrl = ready.draftCacheUrl;
+	if (cacheUrl === undefined) return await downloadVideo(rt, sampleUrl, dir);
+	const [clip, cache] = await Promise.allSettled([downloadVideo(rt, sampleUrl, dir), downloadDraftCache(rt, cacheUrl, dir)]);
+	if (clip.status === 'fulfilled' && cache.status === 'fulfilled') return { ...clip.value, draftCache: cache.value };
+	for (const done of [clip, cache]) if (done.status === 'fulfilled') await rm(done.value.filePath, { force: true });
+	throw (clip.status === 'rejected' ? clip : (cache as PromiseRejectedResult)).reason;
 };
 
 /**

@@ -21,8 +21,28 @@ export const pollResponseSchema = z
 	})
 	.passthrough();
 
-/** `result` of a Ready task. */
-export const readyResultSchema = z.object({ sample: z.string().min(1) }).passthrough();
+const url = z.string().min(1);
+/** One URL, else undefined: a malformed list or key is ignored (the singular key or the other list may still hold it). */
+const lenient = <T extends z.ZodTypeAny>(schema: T) => schema.optional().catch(undefined);
+
+/**
+ * `result` of a Ready task: its sample (the image or clip) and a draft's cache, each under its singular key or as the
+ * first of newer answers' lists (`samples`, `draft_caches`); lenient: other fields pass, malformed ones are ignored.
+ */
+export const readyResultSchema = z
+	.object({ sample: lenient(url), samples: lenient(z.array(url).min(1)), draft_cache: lenient(url), draft_caches: lenient(z.array(url).min(1)) })
+	.passthrough()
+	.transform((r) => {
+		const draftCacheUrl = r.draft_cache ?? r.draft_caches?.[0];
+		return { sampleUrl: r.sample ?? r.samples?.[0], ...(draftCacheUrl === undefined ? {} : { draftCacheUrl }) };
+	})
+	.refine((r): r is ReadyResult => r.sampleUrl !== undefined);
+
+/** What a Ready task gives to download: its sample, and a draft's cache (FLUX 3 Video `draft: true`). */
+export interface ReadyResult {
+	sampleUrl: string;
+	draftCacheUrl?: string;
+}
 
 /** Final statuses other than Ready: the error kind and message of each. */
 const FINAL_STATUSES: Readonly<Record<string, readonly [FluxErrorKind, string]>> = {
@@ -33,8 +53,8 @@ const FINAL_STATUSES: Readonly<Record<string, readonly [FluxErrorKind, string]>>
 	'task not found': ['task_not_found', 'FLUX does not know the task, or it expired (Task not found)'],
 };
 
-/** The outcome of one poll: keep going, or the task is Ready with this sample URL. */
-export type PollOutcome = { state: 'pending'; status: string; progress?: number } | { state: 'ready'; sampleUrl: string };
+/** The outcome of one poll: keep going, or the task is Ready with these URLs. */
+export type PollOutcome = { state: 'pending'; status: string; progress?: number } | { state: 'ready'; ready: ReadyResult };
 
 /** Where to poll a task: BFL's `polling_url` once checked against the base host, else the style's own route. */
 export function pollUrlFor(endpoints: FluxEndpoints, task: FluxTask): string {
@@ -53,7 +73,7 @@ export function readyTimesKey(submitUrl: string): string {
 }
 
 /**
- * Polls the task until Ready (returns the sample URL), a final failure, or the job timeout.
+ * Polls the task until Ready (returns its sample and draft cache URLs), a final failure, or the job timeout.
  * The wait before each poll follows the poll policy: adaptive (src/flux/pollSchedule.ts: the API's
  * progress, the times-to-ready seen for this model, else the elapsed-fraction rule) or, for a policy
  * without `adaptive`, a fraction of the time since polling began (clamped, with jitter). Every poll
@@ -61,7 +81,7 @@ export function readyTimesKey(submitUrl: string): string {
  * 200 that is not a status answer) are retried through the retry helper, backing off within the job
  * timeout. With `learn` (polling began at submit) and an adaptive policy, the time to Ready is learned.
  */
-export async function pollUntilReady(rt: JobRuntime, task: FluxTask, learn = false): Promise<{ sampleUrl: string; polls: number }> {
+export async function pollUntilReady(rt: JobRuntime, task: FluxTask, learn = false): Promise<{ ready: ReadyResult; polls: number }> {
 	rt.phase = 'poll';
 	rt.taskId = task.taskId;
 	const limiter = rt.settings.pollLimiter;
@@ -74,7 +94,7 @@ export async function pollUntilReady(rt: JobRuntime, task: FluxTask, learn = fal
 }
 
 /** The wait before each poll (the schedule), and the loop of polls until Ready. */
-async function pollLoop(rt: JobRuntime, url: string, learn: boolean): Promise<{ sampleUrl: string; polls: number }> {
+async function pollLoop(rt: JobRuntime, url: string, learn: boolean): Promise<{ ready: ReadyResult; polls: number }> {
 	const { poll: policy, readyTimes, schedule: settings, random, pollLimiter: limiter } = rt.settings;
 	const key = readyTimesKey(rt.endpoints.submitUrl);
 	const startedAt = rt.now();
@@ -103,7 +123,7 @@ async function pollLoop(rt: JobRuntime, url: string, learn: boolean): Promise<{ 
 		if (outcome.state === 'ready') {
 			rt.releaseAdmission('ready'); // the download is not upstream-active
 			if (learn && policy.adaptive) readyTimes.add(key, track.polls === 0 ? readyTimes.censored(key, atMs, random) : readyTimeOf(track, atMs));
-			return { sampleUrl: outcome.sampleUrl, polls };
+			return { ready: outcome.ready, polls };
 		}
 		rt.lastStatus = outcome.status;
 		track.see({ atMs, status: outcome.status, progress: outcome.progress });
@@ -185,10 +205,10 @@ export function interpretStatus(rt: JobRuntime, data: z.infer<typeof pollRespons
 	const key = status.toLowerCase();
 	if (key === 'ready') {
 		const result = readyResultSchema.safeParse(data.result);
-		if (!result.success) throw rt.error('invalid_response', 'FLUX API reported the task Ready but gave no image URL (result.sample)');
+		if (!result.success) throw rt.error('invalid_response', 'FLUX API reported the task Ready but gave no result URL (result.sample)');
 		rt.ready = true;
 		if (rt.cost === undefined && typeof data.cost === 'number' && Number.isFinite(data.cost) && data.cost >= 0) rt.cost = data.cost;
-		return { state: 'ready', sampleUrl: result.data.sample };
+		return { state: 'ready', ready: result.data };
 	}
 	const final = FINAL_STATUSES[key];
 	if (final) {

@@ -6,8 +6,8 @@
 /** The model name of the video endpoint (`…/flux-3-video`), written into task items. */
 export const VIDEO_MODEL = 'flux-3-video';
 
-/** `t2v` text-to-video, `i2v` image-to-video from keyframes, `v2v` continuation of a clip. */
-export const VIDEO_MODES = ['t2v', 'i2v', 'v2v'] as const;
+/** `t2v` text-to-video, `i2v` image-to-video from keyframes, `v2v` continuation of a clip, `draft_enhance` a draft at full quality. */
+export const VIDEO_MODES = ['t2v', 'i2v', 'v2v', 'draft_enhance'] as const;
 export const VIDEO_RESOLUTIONS = ['hd', 'fhd'] as const;
 export const VIDEO_ASPECT_RATIOS = ['auto', '21:9', '2:1', '16:9', '4:3', '1:1', '3:4', '9:16'] as const;
 /** A numeric duration: whole seconds from 5 to 20. */

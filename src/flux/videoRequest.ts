@@ -24,12 +24,17 @@ export interface FluxVideoRequest {
 	keyframes?: VideoKeyframe[];
 	/** v2v only. */
 	startVideo?: VideoMedia;
+	/** A fast, cheaper preview whose result also carries a draft cache (t2v, i2v, v2v). */
+	draft?: boolean;
+	/** draft_enhance only: the draft cache of an earlier draft. */
+	draftCache?: VideoMedia;
 }
 
 const wire = (media: VideoMedia): string => (media.kind === 'url' ? media.url : media.data);
 
 /** The body of `POST …/flux-3-video` (FLUX_API.md): snake_case, only the fields of the request's mode. */
 export function videoRequestBody(req: FluxVideoRequest, media: (m: VideoMedia) => string = wire): Record<string, unknown> {
+	if (req.mode === 'draft_enhance') return { mode: req.mode, ...(req.draftCache ? { draft_cache: media(req.draftCache) } : {}) };
 	const body: Record<string, unknown> = {
 		mode: req.mode,
 		prompt: req.prompt,
@@ -43,6 +48,7 @@ export function videoRequestBody(req: FluxVideoRequest, media: (m: VideoMedia) =
 		body.keyframes = req.keyframes.map((k) => (timed ? [k.seconds, media(k.image)] : media(k.image)));
 	}
 	if (req.mode === 'v2v' && req.startVideo) body.start_video = media(req.startVideo);
+	if (req.draft === true) body.draft = true;
 	return body;
 }
 

@@ -4,7 +4,7 @@
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import type { CollectorSpec, UnknownTask } from '../collect';
+import type { CollectorSpec, SlotFiles, UnknownTask } from '../collect';
 import type { ErrorHints } from '../n8n/nodeErrors';
 import { isToolCall } from '../n8n/toolCall';
 import type { JobContext } from '../pool';
@@ -13,7 +13,7 @@ import { getStore } from '../store';
 import type { ConcurrentSource } from '../twin/concurrentSource';
 import { collectorSpendReport } from './collectorSpend';
 import { fluxApiTest } from './fluxApiTest';
-import { removeDeliveredFile, resultSource, type JobResult } from './jobResult';
+import { DRAFT_CACHE, DRAFT_CACHE_MIME_TYPE, removeDeliveredFile, resultSource, type JobResult, type ResultFile } from './jobResult';
 import { executeSerial } from './serialNode';
 import { delivered, runPooledStoredJob, runStoredJob, type JobKind, type StoredJob } from './storedJob';
 import { resolveUnknownJob } from './unknownJob';
@@ -39,11 +39,17 @@ export interface FluxNodeKind<J extends FluxNodeJob> {
 /** The FLUX nodes' methods: the credential test (the twins share it). */
 export const fluxMethods: INodeType['methods'] = { credentialTest: { fluxApiTest } };
 
-/** The result as n8n binary `fileName`, delivered from then on; none for a skipped job without a placeholder (a clip). */
-async function toBinary(ctx: IExecuteFunctions, result: JobResult, fileName: string): Promise<IBinaryData | undefined> {
+/**
+ * The result as n8n binary `<fileBase>.<extension>`, with a draft's cache (`<fileBase>-draft-cache.bin`), delivered
+ * from then on; none for a skipped job without a placeholder (a clip).
+ */
+async function toBinary(ctx: IExecuteFunctions, result: JobResult, fileBase: string): Promise<SlotFiles | undefined> {
 	if (result.outcome !== 'success' && result.buffer === undefined) return undefined;
+	const binary = async (file: ResultFile, name: string, mimeType: string) => await ctx.helpers.prepareBinaryData(await resultSource(result, file), name, mimeType);
 	try {
-		return await ctx.helpers.prepareBinaryData(await resultSource(result), fileName, result.mimeType);
+		const clip = await binary(result, `${fileBase}.${result.fileExtension}`, result.mimeType);
+		if (!result.draftCache) return { result: clip };
+		return { result: clip, with: { [DRAFT_CACHE]: await binary(result.draftCache, `${fileBase}-draft-cache.bin`, DRAFT_CACHE_MIME_TYPE) } };
 	} finally {
 		delivered(result);
 	}
@@ -73,7 +79,7 @@ export async function executeFluxNode<J extends FluxNodeJob>(ctx: IExecuteFuncti
 		run: (job: J, context: JobContext) => runStoredJob(node.jobs, job, context),
 		binary: async (ctx, result, itemIndex) => {
 			try {
-				return await toBinary(ctx, result, `flux-${result.taskId ?? itemIndex}.${result.fileExtension}`);
+				return await toBinary(ctx, result, `flux-${result.taskId ?? itemIndex}`);
 			} finally {
 				await removeDeliveredFile(result);
 			}
@@ -108,7 +114,7 @@ export function storeWarnings(): string[] {
  */
 export function fluxCollectorParts<J extends FluxNodeJob>(node: FluxNodeKind<J>): Pick<CollectorSpec<JobResult>, 'toBinary' | 'resolveUnknownJob' | 'reportWarnings' | 'reportExtras'> {
 	return {
-		toBinary: async (ctx, result, fileBase) => await toBinary(ctx, result, `${fileBase}.${result.fileExtension}`),
+		toBinary: async (ctx, result, fileBase) => await toBinary(ctx, result, fileBase),
 		resolveUnknownJob: async (ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal) => await resolveUnknownJob(node.jobs, ctx, task, signal),
 		reportWarnings: storeWarnings,
 		reportExtras: collectorSpendReport,

@@ -1,17 +1,18 @@
 /**
- * What one FLUX job (image or clip) leaves in the pool's registry: never the result's bytes when they are on disk,
- * only where they are — its key in the result store, or (Cache Off, or the store could not keep it) a file in the
- * download folder. Skip Error turns a failure into `skipped_error` with the redacted reason (and, for images, the
+ * What one FLUX job (image or clip; a draft clip with its draft cache) leaves in the pool's registry: never the
+ * result's bytes when they are on disk, only where they are — its key in the result store, or (Cache Off, or the
+ * store could not keep it) a file in the download folder. Skip Error turns a failure into `skipped_error` with the redacted reason (and, for images, the
  * white placeholder's bytes). Bytes are held only by a placeholder and by an image whose download folder could
  * not be written (then it was downloaded into memory).
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream, linkSync } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
+import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 
 import type { DownloadedFile } from '../flux/downloadFile';
-import { getStore, type Store } from '../store';
+import { getStore, partKey, type NewResultMeta, type Store } from '../store';
 import { READ_CHUNK_BYTES } from '../store/resultStore';
 import { NOT_KEPT } from './ownedJob';
 
@@ -41,10 +42,24 @@ export interface JobResult {
 	/** Redacted reason, for `skipped_error`. */
 	error?: string;
 	errorKind?: string;
+	/** A FLUX 3 Video draft: its draft cache goes with the clip. */
+	draft?: true;
+	/** A draft's cache (opaque bytes), kept as the clip is: a store part of the clip's key, or a file. */
+	draftCache?: ResultFile;
 }
 
-/** A finished download: a verified file, or (an image whose folder could not be written) bytes in memory. */
-export type Download = (DownloadedFile | { buffer: Buffer; mimeType: string; fileExtension: string }) & { taskId: string; cost?: number };
+/** Where one file of a result is (see JobResult's fields of the same names). */
+export type ResultFile = Pick<JobResult, 'storeKey' | 'filePath' | 'byteLength' | 'fresh'>;
+
+/** A draft cache's part name in the store (partKey) and its binary property on the item; its type. */
+export const DRAFT_CACHE = 'draftCache';
+export const DRAFT_CACHE_MIME_TYPE = 'application/octet-stream';
+
+/** The files of a result: its own, and a draft's cache. */
+export const resultFiles = (result: JobResult): ResultFile[] => (result.draftCache ? [result, result.draftCache] : [result]);
+
+/** A finished download: a verified file (a draft's cache beside it), or (an image whose folder could not be written) bytes in memory. */
+export type Download = ((DownloadedFile & { draftCache?: DownloadedFile }) | { buffer: Buffer; mimeType: string; fileExtension: string }) & { taskId: string; cost?: number };
 
 /**
  * What an image result weighs against the pool's retained-results bound: bytes in memory, and a download file kept
@@ -56,17 +71,17 @@ export function imageJobResultSize(result: JobResult): number {
 }
 
 /**
- * The result as n8n's binary data helpers take it: its bytes, or a stream of its stored content (integrity-checked
- * while read unless fresh) or file. Throws naming the task when it is gone (evicted or removed since the job ended).
+ * The result (or its `file`: a draft's cache) as n8n's binary data helpers take it: its bytes, or a stream of its
+ * stored content (integrity-checked while read unless fresh) or file. Throws naming the task when it is gone.
  */
-export async function resultSource(result: JobResult): Promise<Buffer | Readable> {
-	if (result.buffer) return result.buffer;
-	if (result.storeKey !== undefined) {
-		const stored = await getStore().results.openStream(result.storeKey, { verify: !result.fresh });
+export async function resultSource(result: JobResult, file: ResultFile = result): Promise<Buffer | Readable> {
+	if (file === result && result.buffer) return result.buffer;
+	if (file.storeKey !== undefined) {
+		const stored = await getStore().results.openStream(file.storeKey, { verify: !file.fresh });
 		if (stored) return stored.stream;
 	}
-	if (result.filePath !== undefined && (await stat(result.filePath).then(() => true, () => false))) return createReadStream(result.filePath, { highWaterMark: READ_CHUNK_BYTES });
-	const noun = result.mimeType.startsWith('video/') ? 'video' : 'image';
+	if (file.filePath !== undefined && (await stat(file.filePath).then(() => true, () => false))) return createReadStream(file.filePath, { highWaterMark: READ_CHUNK_BYTES });
+	const noun = file !== result ? 'draft cache' : result.mimeType.startsWith('video/') ? 'video' : 'image';
 	throw new Error(`The ${noun} of task ${result.taskId ?? '(unknown)'} is no longer in the result store (removed or evicted since the job ended); run the workflow again`);
 }
 
@@ -78,9 +93,19 @@ async function place(store: Store, key: string, cacheMode: string, download: Dow
 		const kept = cacheMode !== 'off' && (await store.results.put(key, download.buffer, { mimeType, fileExtension, taskId }));
 		return kept ? { ...base, storeKey: key, byteLength: download.buffer.length } : { ...base, buffer: download.buffer, byteLength: download.buffer.length };
 	}
-	const kept = cacheMode !== 'off' && (await store.results.adoptFile(key, download, { mimeType, fileExtension, taskId }));
-	// Stored: the file became the store's content. Else the file stays (a store fault never loses the result).
-	return kept ? { ...base, storeKey: key, byteLength: download.byteLength, fresh: true } : { ...base, filePath: download.filePath, byteLength: download.byteLength };
+	const storeKey = cacheMode === 'off' ? undefined : key;
+	const cache = download.draftCache;
+	if (!cache) return { ...base, ...(await keepFile(store, storeKey, download, { mimeType, fileExtension, taskId })) };
+	const draftCache = await keepFile(store, storeKey && partKey(storeKey, DRAFT_CACHE), cache, { mimeType: cache.mimeType, fileExtension: cache.fileExtension, taskId });
+	// A draft is stored only once its cache is: a stored draft is whole (else both stay files).
+	const clip = await keepFile(store, draftCache.storeKey && storeKey, download, { mimeType, fileExtension, taskId, parts: [DRAFT_CACHE] });
+	return { ...base, ...clip, draft: true, draftCache };
+}
+
+/** A file stored under `key` (adopted: it became the store's content), else (no key, a store fault) left as the file. */
+async function keepFile(store: Store, key: string | undefined, file: DownloadedFile, meta: NewResultMeta): Promise<ResultFile> {
+	const kept = key !== undefined && (await store.results.adoptFile(key, file, meta));
+	return kept ? { storeKey: key, byteLength: file.byteLength, fresh: true } : { filePath: file.filePath, byteLength: file.byteLength };
 }
 
 /**
@@ -103,14 +128,20 @@ export async function keepResult(store: Store, key: string, cacheMode: string, d
  * file: removeDeliveredFile leaves it to the last of them.
  */
 export function ownCopy(result: JobResult): JobResult {
-	if (result.filePath === undefined) return result;
-	const own = `${result.filePath.replace(/\.[^./]+$/, '')}-${randomUUID()}.${result.fileExtension}`;
+	const own = { ...result, ...linkedCopy(result) };
+	return result.draftCache ? { ...own, draftCache: linkedCopy(result.draftCache) } : own;
+}
+
+function linkedCopy(file: ResultFile): ResultFile {
+	if (file.filePath === undefined) return file;
+	const extension = path.extname(file.filePath);
+	const own = `${file.filePath.slice(0, file.filePath.length - extension.length)}-${randomUUID()}${extension}`;
 	try {
-		linkSync(result.filePath, own);
+		linkSync(file.filePath, own);
 	} catch {
-		return result; // already gone: resultSource says so, naming the task
+		return file; // already gone: resultSource says so, naming the task
 	}
-	return { ...result, filePath: own };
+	return { ...file, filePath: own };
 }
 
 /**
@@ -119,8 +150,9 @@ export function ownCopy(result: JobResult): JobResult {
  * share it; a twin's slot waits for its collector, and then the download sweep removes it).
  */
 export async function removeDeliveredFile(result: JobResult, store: Store = getStore()): Promise<void> {
-	const file = result.filePath;
-	if (file === undefined || store.inUse.has(file)) return;
-	await rm(file, { force: true });
-	store.inUse.forgetFile(file); // its name too: a long-lived n8n serves many files
+	for (const { filePath: file } of resultFiles(result)) {
+		if (file === undefined || store.inUse.has(file)) continue;
+		await rm(file, { force: true });
+		store.inUse.forgetFile(file); // its name too: a long-lived n8n serves many files
+	}
 }

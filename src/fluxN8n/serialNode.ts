@@ -1,10 +1,11 @@
 /**
  * The serial FLUX nodes (image and video): every input item is prepared, run through the result store and
- * becomes one output item with its result as binary `data`, paired to its input; a failed item throws, or with
+ * becomes one output item with its result as binary `data` (a draft's cache as `draftCache`), paired to its input; a failed item throws, or with
  * continue-on-fail becomes `{ error }`. What differs by node is its SerialJobs.
  */
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import type { SlotFiles } from '../collect';
 import type { ErrorHints } from '../n8n/nodeErrors';
 import { toNodeError } from '../n8n/nodeErrors';
 import type { JobContext } from '../pool';
@@ -17,8 +18,8 @@ export interface SerialJobs<J> {
 	jobIdPrefix: string;
 	prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<J>;
 	run(job: J, context: JobContext): Promise<JobResult>;
-	/** The result as n8n binary data (undefined: none, e.g. a skipped clip); delivered to n8n from then on. */
-	binary(ctx: IExecuteFunctions, result: JobResult, itemIndex: number): Promise<IBinaryData | undefined>;
+	/** The result as n8n binary data, with the files that go with it (undefined: none, e.g. a skipped clip); delivered to n8n from then on. */
+	binary(ctx: IExecuteFunctions, result: JobResult, itemIndex: number): Promise<SlotFiles | undefined>;
 	/** More of the item's JSON (the image node's AI Agent tool description). */
 	moreJson?(ctx: IExecuteFunctions, job: J, binary: IBinaryData | undefined, result: JobResult): IDataObject;
 	errorHints: ErrorHints;
@@ -31,6 +32,7 @@ function resultJson(result: JobResult, attempts: number, startedAt: number, fini
 		cost: deliveredCost(result),
 		...(result.taskId ? { taskId: result.taskId } : {}),
 		...(result.error ? { error: result.error, errorKind: result.errorKind } : {}),
+		...(result.draft ? { draft: true } : {}),
 		attempts,
 		timings: { startedAt: new Date(startedAt).toISOString(), finishedAt: new Date(finishedAt).toISOString(), runMs: finishedAt - startedAt },
 	};
@@ -43,8 +45,9 @@ async function runItem<J>(ctx: IExecuteFunctions, jobs: SerialJobs<J>, itemIndex
 	const startedAt = Date.now();
 	const result = await jobs.run(job, context);
 	const json = resultJson(result, attempts, startedAt, Date.now());
-	const binary = await jobs.binary(ctx, result, itemIndex);
-	return { json: { ...json, ...jobs.moreJson?.(ctx, job, binary, result) }, ...(binary ? { binary: { data: binary } } : {}), pairedItem: { item: itemIndex } };
+	const files = await jobs.binary(ctx, result, itemIndex);
+	const binary = files && { ...files.with, data: files.result };
+	return { json: { ...json, ...jobs.moreJson?.(ctx, job, files?.result, result) }, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } };
 }
 
 /** The serial node's execute: each item in turn (see the file's opening comment). */

@@ -15,7 +15,7 @@ import { accountAdmission } from './accountAdmission';
 import { sweepDownloadsNowAndThen } from './downloadFolders';
 import type { FluxJobIdentity } from './fluxJobKey';
 import { journalJobFailure } from './journalFailure';
-import { ownCopy, type JobResult } from './jobResult';
+import { ownCopy, resultFiles, type JobResult } from './jobResult';
 import { obtainOwned } from './ownedJob';
 import { SubmitJournal } from './submitJournal';
 
@@ -146,15 +146,19 @@ export async function obtainStored<J extends StoredJob, D>(kind: JobKind<J, D>, 
 	// Off joined a Reuse flight that read the store: Off never takes a stored result, it asks for its own job.
 	if (job.cacheMode === 'off' && result.cached) result = await inFlight(kind, `${flightKey}:off`, () => obtain(kind, store, job, context));
 	// Each caller's slot needs the result until its node delivered it (delivered): the size bound spares it.
-	if (result.storeKey !== undefined) store.inUse.use(result.storeKey);
-	else if (result.filePath !== undefined) store.inUse.useFile(result.filePath);
+	for (const file of resultFiles(result)) {
+		if (file.storeKey !== undefined) store.inUse.use(file.storeKey);
+		else if (file.filePath !== undefined) store.inUse.useFile(file.filePath);
+	}
 	return result;
 }
 
-/** The slot's node handed the result to n8n: the store's size bound may remove it from now on. */
+/** The slot's node handed the result (and a draft's cache) to n8n: the store's size bound may remove it from now on. */
 export function delivered(result: JobResult, store: Store = getStore()): void {
-	if (result.storeKey !== undefined) store.inUse.done(result.storeKey);
-	else if (result.filePath !== undefined) store.inUse.done(result.filePath);
+	for (const file of resultFiles(result)) {
+		const id = file.storeKey ?? file.filePath;
+		if (id !== undefined) store.inUse.done(id);
+	}
 }
 
 /**

@@ -1,16 +1,16 @@
 /**
- * The video kind of job (storedJob.ts) and of FLUX node (fluxNode.ts): the clip streams into the download folder
- * (hashed on the way), then becomes the store's content (adopted: a hard link, as images); Skip Error has no
- * placeholder clip.
+ * The video kind of job (storedJob.ts) and of FLUX node (fluxNode.ts): the clip (and a draft's cache) streams into
+ * the download folder (hashed on the way), then becomes the store's content (adopted: a hard link, as images); Skip
+ * Error has no placeholder clip.
  */
 import { awaitVideo, generateVideo, type FluxVideoResult } from '../flux';
 import { VIDEO_MODEL } from '../flux/videoOptions';
 import { downloadDir } from '../fluxN8n/downloadFolders';
 import type { FluxNodeKind } from '../fluxN8n/fluxNode';
-import { keepResult, type JobResult } from '../fluxN8n/jobResult';
+import { DRAFT_CACHE, keepResult, type JobResult } from '../fluxN8n/jobResult';
 import { obtainStored, type JobKind } from '../fluxN8n/storedJob';
 import type { JobContext } from '../pool';
-import type { Store } from '../store';
+import { partKey, type Store } from '../store';
 import { prepareFluxVideoJob, type PreparedFluxVideoJob } from './prepareFluxVideoJob';
 import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 
@@ -25,16 +25,21 @@ export const videoJobs: JobKind<PreparedFluxVideoJob, FluxVideoResult> = {
 	awaitTask: async (store, credentials, task, options) => await awaitVideo(credentials, task, { ...options, downloadDir: downloadDir('video', store) }),
 	/** The downloaded clip (hashed while it streamed in, its type proven by its ftyp box) becomes the store's content, as an image does: no copy. */
 	keep: keepResult,
-	/** Its entry and content file are there (its bytes are checked as the node streams them). */
+	/** Its entry and content file are there, and a draft's cache too (their bytes are checked as the node streams them). */
 	readStored: async (store, key, storedSince = 0) => {
 		const meta = await store.results.present(key);
 		if (!meta || meta.storedAt < storedSince) return undefined;
-		return { outcome: 'success', storeKey: key, mimeType: meta.mimeType, fileExtension: meta.fileExtension, taskId: meta.taskId, byteLength: meta.byteLength, cached: true };
+		const clip: JobResult = { outcome: 'success', storeKey: key, mimeType: meta.mimeType, fileExtension: meta.fileExtension, taskId: meta.taskId, byteLength: meta.byteLength, cached: true };
+		if (!meta.parts?.includes(DRAFT_CACHE)) return clip;
+		const cacheKey = partKey(key, DRAFT_CACHE);
+		const cache = await store.results.present(cacheKey);
+		return cache && { ...clip, draft: true, draftCache: { storeKey: cacheKey, byteLength: cache.byteLength } };
 	},
 	/** Its base64 media go: the upstream task has them now. */
 	release: (job) => {
 		delete job.request.keyframes;
 		delete job.request.startVideo;
+		delete job.request.draftCache;
 	},
 	skipped: (failure) => ({ outcome: 'skipped_error', mimeType: VIDEO_MIME_TYPE, fileExtension: 'mp4', ...failure }),
 };

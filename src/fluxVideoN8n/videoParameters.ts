@@ -150,7 +150,7 @@ function issueError(issue: z.ZodIssue, raw: unknown): InvalidParameterError {
 }
 
 /** The Mode options as the editor names them. */
-const MODE_NAMES: Record<(typeof VIDEO_MODES)[number], string> = { t2v: 'Text to Video', i2v: 'Image to Video', v2v: 'Continue a Video' };
+const MODE_NAMES: Record<(typeof VIDEO_MODES)[number], string> = { t2v: 'Text to Video', i2v: 'Image to Video', v2v: 'Continue a Video', draft_enhance: 'Enhance a Draft' };
 
 /** Mode rules (BFL answers 422 to a field outside its mode): which media field each mode takes and needs. */
 function checkModeFields(p: Parsed): void {

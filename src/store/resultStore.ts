@@ -20,7 +20,12 @@ export interface NewResultMeta {
 	taskId?: string;
 	width?: number;
 	height?: number;
+	/** Files stored with this result, each under {@link partKey}: the result is whole only with every one of them. */
+	parts?: string[];
 }
+
+/** The key of the file `part` stored with `key`'s result (e.g. a draft clip's `draftCache`). */
+export const partKey = (key: string, part: string): string => `${key}.${part}`;
 
 /** What the store keeps with the bytes. */
 export interface StoredResultMeta extends NewResultMeta {
@@ -69,6 +74,7 @@ const newMetaSchema = z.object({
 	taskId: z.string().optional(),
 	width: z.number().int().positive().optional(),
 	height: z.number().int().positive().optional(),
+	parts: z.array(z.string().min(1)).optional(),
 });
 const storedMetaSchema = newMetaSchema.extend({ storedAt: z.number(), byteLength: z.number().int().min(0), writer: z.string().optional() });
 

@@ -53,7 +53,7 @@ describe('parseFluxVideoParameters: as BFL validates, before anything is sent', 
 	});
 
 	it('checks every enum and option with a clear message', () => {
-		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'draft_enhance' })).toThrow(/"mode": must be one of t2v, i2v, v2v/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'x2v' })).toThrow(/"mode": must be one of t2v, i2v, v2v, draft_enhance/);
 		expect(() => parseFluxVideoParameters({ prompt: 'p', aspectRatio: '3:2' })).toThrow(/"aspectRatio": must be one of auto, 21:9, 2:1, 16:9, 4:3, 1:1, 3:4, 9:16/);
 		expect(() => parseFluxVideoParameters({ prompt: 'p', duration: 5.5 })).toThrow(/"duration": must be auto or a whole number/);
 		expect(() => parseFluxVideoParameters({ prompt: 'p', options: { maxDownloadMb: 0 } })).toThrow(/"options.maxDownloadMb": must be a number from 1 to 10240/);

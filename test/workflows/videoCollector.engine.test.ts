@@ -30,8 +30,9 @@ const FakeVideoCollect = makeConcurrentCollector<FakeVideoResult>({
 	},
 	kind: 'video',
 	maxSlots: 10,
-	toBinary: async (ctx, result, fileBase) =>
-		await ctx.helpers.prepareBinaryData(Readable.from([Buffer.from(result.frames)]), `${fileBase}.mp4`, 'video/mp4'),
+	toBinary: async (ctx, result, fileBase) => ({
+		result: await ctx.helpers.prepareBinaryData(Readable.from([Buffer.from(result.frames)]), `${fileBase}.mp4`, 'video/mp4'),
+	}),
 	redact: (text) => text.replace(/secret-\w+/g, '[REDACTED]'),
 });
 
