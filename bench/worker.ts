@@ -141,7 +141,7 @@ function batchItems(prefix: string, from: number, size: number, reference: strin
 
 /** A valid PNG of exactly `bytes` bytes, as base64 (built once per task, before the memory baseline). */
 function referenceBase64(bytes: number): string {
-	return makePromptPng('bench reference image', { width: 64, height: 64, padToBytes: bytes }).toString('base64');
+	return makePromptPng('bench reference image', { width: 256, height: 256, padToBytes: bytes }).toString('base64');
 }
 
 /** Memory samples every `sampleMs` after a gc'd baseline with VmHWM reset; `stop()` takes a last sample. */

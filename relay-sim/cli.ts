@@ -106,7 +106,7 @@ async function main(): Promise<void> {
 		? `${options.imageSize.width}×${options.imageSize.height}`
 		: `by Resolution and Aspect Ratio, scaled down (1k 1:1: ${DEFAULT_IMAGE_SIDE}×${DEFAULT_IMAGE_SIDE})`;
 	console.log(`  images    ${size}; pattern and colours from the prompt, its words written across the top, the prompt in a tEXt chunk`);
-	console.log(`  cost      ${options.reportCost === false ? 'not reported (--no-cost)' : 'credits per relay-sim/prices.ts: images 3–16 by resolution (submit answer), clips 10/17 per second (finished poll)'}`);
+	console.log(`  cost      ${options.reportCost === false ? 'not reported (--no-cost)' : 'credits per relay-sim/prices.ts: images 3–16 by resolution (submit answer), clips 10/17 per second (finished poll), drafts a third'}`);
 	console.log('Ctrl-C to stop.');
 
 	let stopping = false;

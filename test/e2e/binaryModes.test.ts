@@ -29,8 +29,8 @@ const log = (line: string) => process.stderr.write(`[e2e binary modes] ${line}\n
 const MODES = ['separate', 'combined'] as const;
 type Mode = (typeof MODES)[number];
 
-/** A 2×2 PNG that names itself, the reference photo of every job. */
-const PHOTO = encodeRgbPng(2, 2, Buffer.alloc(12, 200), [textChunk('photo', 'binary-modes reference')]);
+/** A 256×256 PNG (the smallest BFL accepts) that names itself, the reference photo of every job. */
+const PHOTO = encodeRgbPng(256, 256, Buffer.alloc(256 * 256 * 3, 200), [textChunk('photo', 'binary-modes reference')]);
 /** The start video of the v2v job. */
 const CLIP = makePromptMp4('binary-modes start clip');
 

@@ -147,7 +147,7 @@ describe('the SKU batch’s SKUs node (its Code, run here as n8n’s Code node w
 		for (const item of items) {
 			expect(item.binary.data.mimeType).toBe('image/png');
 			const png = Buffer.from(item.binary.data.data, 'base64');
-			expect(verifyPng(png)).toMatchObject({ width: 8, height: 8 });
+			expect(verifyPng(png)).toMatchObject({ width: 256, height: 256 });
 			expect(readPngText(png).sku).toBe(item.json.sku);
 		}
 	});

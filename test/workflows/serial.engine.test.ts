@@ -3,6 +3,7 @@ import type { ICredentialDataDecryptedObject, ICredentialTestFunctions } from 'n
 
 import { connect, manualTrigger, runWorkflow } from '../engine/harness';
 import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
+import { solidPng } from '../../relay-sim/pngCodec';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { FluxImage } from '../../nodes/FluxImage/FluxImage.node';
 import { fluxCredentials, imageNode, items, nodeTypes } from './setup';
@@ -41,10 +42,7 @@ describe.each(['relay', 'bfl'] as const)('FLUX 3 Image (%s style)', (style) => {
 
 describe('FLUX 3 Image parameters', () => {
 	it('sends the parameters as the API body, reference images in order, and never the seed', async () => {
-		const png = Buffer.from(
-			'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-			'base64',
-		);
+		const png = solidPng(256, 256, [90, 140, 200]); // the smallest reference BFL accepts
 		const result = await runSerial(
 			{
 				resolution: '2k',
