@@ -19,7 +19,7 @@ export interface RelaySimOptions {
 	imageBytes?: number; // pad generated PNGs up to this size (default: no padding)
 	imageSize?: { width: number; height: number }; // one picture size for all (default: by each submit's resolution and aspect ratio, scaled down: imageSize.ts)
 	now?: () => number; // injectable clock (epoch ms), default Date.now
-	signedUrlTtlMs?: number; // sample URLs expire after this (403 on download), default 600_000
+	signedUrlTtlMs?: number; // sample and draft cache URLs expire after this (403 on download; a draft_enhance naming it: 422), default 600_000
 	maxBodyBytes?: number; // submit bodies above this get 413, default 64 MB
 	credits?: number; // value returned by the credits routes, default 1000
 	creditsRoute?: boolean; // false: the credits routes answer 404, like a relay that does not serve them (default true)
