@@ -5,14 +5,15 @@
  * knows the price before the first answer). One namespace starts a few short-lived processes before n8n, so its
  * n8n's pid is no process in the other (a pid from another namespace says nothing there):
  * (1) the same 30-row batch started in both at one moment, under a Daily Credit Limit of 40: 10 bought in all (each
- *     prompt paid once); A killed -9 mid-batch, B finishes; A run again pays nothing and delivers what B delivered;
+ *     prompt paid once); the first to buy two is killed -9 mid-batch, the other finishes; the killed one run again
+ *     pays nothing and delivers what the other delivered;
  * (2) an unpriced job in namespace A (its submit never answered) holds B's unpriced jobs back: none of B's is sent
  *     while A's is out (B's jobs end at their timeout, unsent).
  * Needs `npm run build` first (npm run test:e2e does it).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
@@ -145,34 +146,43 @@ function ledgerEntries(store: string): LedgerEntryOnDisk[] {
 }
 const ownerOf = (entry: LedgerEntryOnDisk) => `pid ${entry.owner?.pid ?? entry.pid} in ${entry.owner?.host.split('|')[2] ?? 'an unrecorded namespace'}`;
 
-it('(1) the same batch in both at one moment under a 40-credit limit: 10 bought in all, each once; A killed -9 mid-batch and run again pays nothing twice and delivers what B delivered', async () => {
+it('(1) the same batch in both at one moment under a 40-credit limit: 10 bought in all, each once; the first to buy two killed -9 mid-batch and run again pays nothing twice and delivers what the other delivered', async () => {
 	const prompts = Array.from({ length: 30 }, (_, i) => `both ${i + 1}`);
 	const [a, b] = await importWorkflows(home, [batchWorkflow('pidns both a', prompts), batchWorkflow('pidns both b', prompts)]);
 	sim.reset();
 	// One job at a time in each, 1 s jobs: the ten bought jobs take both processes' runs, so they overlap.
 	sim.setLatency(1000);
-	const env = { COMFLY_STORE_DIR: storeFolder(), COMFLY_IMAGE_CONCURRENCY: '1' };
-	const runA = executeInNamespace(a, env);
-	const runB = executeInNamespace(b, env, 40);
-	await until(() => sim.log.submits.length >= 3, 'both are buying', { limitMs: 150_000, everyMs: 20 });
-	killNamespace(await runA.child);
-	const killed = await runA.result;
-	const resultB = await runB.result;
-	expectOk(resultB);
-	const again = await executeInNamespace(a, env).result;
+	const store = storeFolder();
+	const env = { COMFLY_STORE_DIR: store, COMFLY_IMAGE_CONCURRENCY: '1' };
+	const runs = [{ id: a, run: executeInNamespace(a, env) }, { id: b, run: executeInNamespace(b, env, 40) }];
+	// The one that bought two jobs first is killed -9 with its batch half done; the other goes on.
+	const children = await Promise.all(runs.map(({ run }) => run.child));
+	// unshare's children's PID namespace (read again each time: it is the parent's until unshare made the new one).
+	const boughtBy = (child: ChildProcess) => {
+		const namespace = readlinkSync(`/proc/${child.pid}/ns/pid_for_children`);
+		return ledgerEntries(store).filter((entry) => entry.owner?.host.endsWith(`|${namespace}`)).length;
+	};
+	await until(() => children.some((child) => boughtBy(child) >= 2), 'one of them bought two jobs', { limitMs: 150_000, everyMs: 20 });
+	const victim = children.findIndex((child) => boughtBy(child) >= 2);
+	const boughtBeforeKill = sim.log.submits.length;
+	killNamespace(await runs[victim].run.child);
+	await runs[victim].run.result;
+	const survivor = await runs[1 - victim].run.result;
+	expectOk(survivor);
+	const again = await executeInNamespace(runs[victim].id, env).result;
 	sim.setLatency(100);
 	expectOk(again);
 	const submits = sim.log.submits.map((submit) => submit.prompt);
 	const statuses = (run: ExecuteResult) => slotsOf(run).map((slot) => (slot.status === 'success' ? String(slot.taskId) : String(slot.errorKind)));
 	const bought = (run: ExecuteResult) => statuses(run).filter((status) => !/^[a-z_]+$/.test(status));
-	log(`(1) ${submits.length} submits at the simulator (${new Set(submits).size} prompts), ${sim.log.charged} credits charged under a limit of 40; A killed (signal ${String(killed.signal)}) after ${submits.length >= 3 ? 'its first jobs' : '?'}; B delivered ${bought(resultB).length} (${slotsOf(resultB).filter((slot) => slot.cached === true).length} of them bought by A), A run again ${bought(again).length} (${slotsOf(again).filter((slot) => slot.cached === true).length} from the store)`);
+	log(`(1) ${submits.length} submits at the simulator (${new Set(submits).size} prompts), ${sim.log.charged} credits charged under a limit of 40; ${'AB'[victim]} killed -9 when ${boughtBeforeKill} had been sent, 2 of them its own; ${'BA'[victim]} delivered ${bought(survivor).length} (${slotsOf(survivor).filter((slot) => slot.cached === true).length} of them bought by the other), ${'AB'[victim]} run again ${bought(again).length} (${slotsOf(again).filter((slot) => slot.cached === true).length} from the store)`);
 	expect(new Set(submits).size).toBe(submits.length); // no prompt paid twice
 	expect(submits).toHaveLength(10);
 	expect(sim.log.charged).toBe(40);
 	// Every job is bought (at most one may be "maybe paid": killed between its send and the answer), refused or delivered to both.
-	expect(bought(resultB).length).toBeGreaterThanOrEqual(9);
-	expect(statuses(again)).toEqual(statuses(resultB));
-	expect(statuses(resultB).filter((status) => status === 'budget_exceeded')).toHaveLength(20);
+	expect(bought(survivor).length).toBeGreaterThanOrEqual(9);
+	expect(statuses(again)).toEqual(statuses(survivor));
+	expect(statuses(survivor).filter((status) => status === 'budget_exceeded')).toHaveLength(20);
 });
 
 it("(2) an unpriced job in namespace A holds B's unpriced jobs back: none of B's is sent while A's is out", async () => {
