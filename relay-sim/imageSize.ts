@@ -3,7 +3,7 @@
  * pixel count of its Resolution, scaled down so pictures stay small and fast to draw (1k, the default, is
  * 512 × 512). `auto` takes the shape of the first reference image when it is a PNG sent as base64, else a square.
  */
-import type { Resolution } from '../src/flux/options';
+type Resolution = '768sq' | '1k' | '1.5k' | '2k' | '4k';
 
 /** The side of a square with each tier's pixel count, scaled down (a real 1k image is about 1024 × 1024). */
 export const SIMULATED_SIDE: Readonly<Record<Resolution, number>> = { '768sq': 384, '1k': 512, '1.5k': 640, '2k': 768, '4k': 1024 };

@@ -5,7 +5,7 @@
  * the submit answer, a clip's with the finished poll (null at submit). `reportCost: false` omits it everywhere,
  * like a relay that never reports cost.
  */
-import { listPrice } from '../src/spend/priceBook';
+import { modelListPrice as listPrice } from '../src/models';
 
 /** Credits per image, by `resolution` (absent: the API's default, 1k). */
 export const SIM_IMAGE_CREDITS: Readonly<Record<string, number>> = { '768sq': 3, '1k': 4, '1.5k': 6, '2k': 8, '4k': 16 };

@@ -1,7 +1,10 @@
 /** Validation of the flux-3-image submit body (FLUX_API.md). Strict on purpose: catches client bugs. */
 import { z } from 'zod';
-import { RESOLUTIONS } from '../src/flux/options';
-import { VIDEO_ASPECT_RATIOS, VIDEO_RESOLUTIONS } from '../src/flux/videoOptions';
+
+/** BFL's values, written here (not taken from the nodes' declarations) so that the simulator checks them. */
+const RESOLUTIONS = ['768sq', '1k', '1.5k', '2k', '4k'] as const;
+const VIDEO_ASPECT_RATIOS = ['auto', '21:9', '2:1', '16:9', '4:3', '1:1', '3:4', '9:16'] as const;
+const VIDEO_RESOLUTIONS = ['hd', 'fhd'] as const;
 
 export const MAX_REFERENCE_IMAGES = 10;
 

@@ -2,6 +2,7 @@ import { parseFluxVideoParameters } from '../../src/fluxVideoN8n/videoParameters
 import { isMp4 } from '../../src/flux/videoType';
 import { makePromptMp4, readPromptFromMp4 } from '../../relay-sim';
 import { videoRequestBody, videoRequestPayload, type FluxVideoRequest } from '../../src/flux/videoRequest';
+import { flux3Video } from '../../src/models';
 
 const url = (n: string) => ({ source: `https://example.com/${n}.png` });
 
@@ -14,6 +15,9 @@ describe('parseFluxVideoParameters: as BFL validates, before anything is sent', 
 			resolution: 'hd',
 			duration: 'auto',
 			generateAudio: true,
+			safetyTolerance: 2,
+			draft: false,
+			modelVersion: 'latest',
 			skipError: false,
 			seed: undefined,
 			timeoutMs: 30 * 60_000,
@@ -24,8 +28,8 @@ describe('parseFluxVideoParameters: as BFL validates, before anything is sent', 
 	});
 
 	it('refuses a field outside its mode, naming it (a JSON import or API call can carry one)', () => {
-		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 't2v', keyframes: { frames: [url('a')] } })).toThrow(/"keyframes": are only used with Mode Image to Video.*\(Mode is (Text to Video|Continue a Video)\)/);
-		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'v2v', startVideo: 'clip', keyframes: [url('a')] })).toThrow(/"keyframes": are only used with Mode Image to Video.*\(Mode is (Text to Video|Continue a Video)\)/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 't2v', keyframes: { frames: [url('a')] } })).toThrow(/"keyframes": is only used with Mode Image to Video.*\(Mode is (Text to Video|Continue a Video)\)/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'v2v', startVideo: 'clip', keyframes: [url('a')] })).toThrow(/"keyframes": is only used with Mode Image to Video.*\(Mode is (Text to Video|Continue a Video)\)/);
 		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', keyframes: [url('a')], startVideo: 'clip' })).toThrow(/"startVideo": is only used with Mode Continue a Video.*\(Mode is Image to Video\)/);
 	});
 
@@ -38,7 +42,7 @@ describe('parseFluxVideoParameters: as BFL validates, before anything is sent', 
 			duration: 5,
 			keyframes: { frames: [{ ...url('a'), seconds: '0' }, { ...url('b'), seconds: 1 / 24 }, { ...url('c'), seconds: '5' }] },
 		});
-		expect(timed.keyframes?.map((k) => k.seconds)).toEqual([0, 1 / 24, 5]);
+		expect((timed.keyframes as Array<{ seconds?: number }>).map((k) => k.seconds)).toEqual([0, 1 / 24, 5]);
 		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', keyframes: { frames: [{ ...url('a'), seconds: '1' }] } })).toThrow(/"duration": timestamped keyframes need a numeric Duration/);
 		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', duration: 5, keyframes: { frames: [{ ...url('a'), seconds: '2' }, { ...url('b'), seconds: '1' }] } })).toThrow(/"keyframes\[1\]\.seconds": must come at least 1\/24 s/);
 		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', keyframes: { frames: [{ source: 'ftp://x/a.png' }] } })).toThrow(/"keyframes\[0\]": "ftp:" is not supported/);
@@ -53,7 +57,7 @@ describe('parseFluxVideoParameters: as BFL validates, before anything is sent', 
 	});
 
 	it('checks every enum and option with a clear message', () => {
-		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'draft_enhance' })).toThrow(/"mode": must be one of t2v, i2v, v2v/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'x2v' })).toThrow(/"mode": must be one of t2v, i2v, v2v, draft_enhance \(got "x2v"\)/);
 		expect(() => parseFluxVideoParameters({ prompt: 'p', aspectRatio: '3:2' })).toThrow(/"aspectRatio": must be one of auto, 21:9, 2:1, 16:9, 4:3, 1:1, 3:4, 9:16/);
 		expect(() => parseFluxVideoParameters({ prompt: 'p', duration: 5.5 })).toThrow(/"duration": must be auto or a whole number/);
 		expect(() => parseFluxVideoParameters({ prompt: 'p', options: { maxDownloadMb: 0 } })).toThrow(/"options.maxDownloadMb": must be a number from 1 to 10240/);
@@ -64,6 +68,7 @@ describe('parseFluxVideoParameters: as BFL validates, before anything is sent', 
 
 describe('the video request on the wire', () => {
 	const request: FluxVideoRequest = {
+		model: flux3Video,
 		mode: 'i2v',
 		prompt: 'p "quoted"',
 		aspectRatio: '16:9',

@@ -10,7 +10,7 @@ import { simulatedImageSize, SIMULATED_SIDE } from '../../relay-sim/imageSize';
 import { decodeRgbPng } from '../../relay-sim/pngCodec';
 import { promptTextBlock } from '../../relay-sim/promptPicture';
 import { makePromptPng, readPromptFromPng, startRelaySimulator, verifyPng, type RelaySimulator } from '../../relay-sim';
-import { RESOLUTIONS } from '../../src/flux/options';
+const RESOLUTIONS = ['768sq', '1k', '1.5k', '2k', '4k'] as const;
 import { readWords } from '../support/pictureWords';
 
 describe('the words on the picture', () => {
