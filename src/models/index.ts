@@ -5,7 +5,7 @@ export type { ImageModelDescriptor } from './imageModel';
 export { describeImageModel, imagePrompt, referenceImages } from './imageModel';
 export { describeModel } from './modelDescriptor';
 export type { Parameter, Values } from './parameter';
-export { bodyOf, editorProperties, rawValue, readValues } from './parameter';
+export { bodyOf, editorProperties, readValues } from './parameter';
 export { flux3Image } from './flux3Image';
 export { flux3Video } from './flux3Video';
 export { flux2Flex, flux2Klein4b, flux2Klein9b, flux2Max, flux2Pro } from './flux2';

@@ -37,7 +37,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 const isBlank = (v: unknown) => v === undefined || (Array.isArray(v) && v.length === 0);
 
 /** The raw value of a parameter in an item's raw parameters. */
-export const rawValue = (p: Parameter, raw: Values): unknown => (p.in ? (isRecord(raw[p.in]) ? (raw[p.in] as Values)[p.name] : undefined) : raw[p.name]);
+const rawValue = (p: Parameter, raw: Values): unknown => (p.in ? (isRecord(raw[p.in]) ? (raw[p.in] as Values)[p.name] : undefined) : raw[p.name]);
 
 /** The error of a value's first issue: the field, what is wrong, and (but for a row of a list) the value it got. */
 function issueError(p: Parameter, issue: z.ZodIssue, value: unknown): InvalidParameterError {

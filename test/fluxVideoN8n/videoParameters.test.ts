@@ -98,3 +98,46 @@ describe('MP4 detection by the ftyp box', () => {
 		expect(isMp4(clip.subarray(0, 8))).toBe(false);
 	});
 });
+
+describe('FLUX 3 Video as BFL ships it: safety tolerance, continuation length, drafts, Model Version', () => {
+	/** The body of an item's request, media resolved as given (keyframes and start video as URLs here). */
+	const bodyOf = (raw: Record<string, unknown>, media: Partial<FluxVideoRequest> = {}) => {
+		const { keyframes: _k, startVideo: _s, draftCache: _d, ...params } = parseFluxVideoParameters(raw);
+		return videoRequestBody({ ...(params as Omit<FluxVideoRequest, 'model'>), ...media, model: flux3Video });
+	};
+	const frame = { kind: 'url' as const, url: 'https://e.example/a.png' };
+
+	it('sends safety_tolerance, draft and version only when they are not the defaults (saved workflows keep their bodies)', () => {
+		expect(bodyOf({ prompt: 'p' })).toEqual({ mode: 't2v', prompt: 'p', aspect_ratio: 'auto', resolution: 'hd', duration: 'auto', generate_audio: true });
+		expect(bodyOf({ prompt: 'p', safetyTolerance: 3, draft: true, options: { modelVersion: 'flux-3-video-2026-10' } })).toMatchObject({ safety_tolerance: 3, draft: true, version: 'flux-3-video-2026-10' });
+		expect(bodyOf({ prompt: 'p', safetyTolerance: 0 })).toMatchObject({ safety_tolerance: 0 });
+	});
+
+	it('allows tolerance up to 2 with keyframes or a start video, and refuses more naming Safety Tolerance', () => {
+		expect(bodyOf({ prompt: 'p', mode: 'i2v', safetyTolerance: 1, keyframes: [url('a')], draft: true }, { keyframes: [{ image: frame }] })).toMatchObject({ mode: 'i2v', safety_tolerance: 1, draft: true, keyframes: [frame.url] });
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'i2v', safetyTolerance: 3, keyframes: [url('a')] })).toThrow(/"safetyTolerance": must be at most 2 when the request carries keyframes \(got 3\)/);
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'v2v', safetyTolerance: 4, startVideo: 'clip' })).toThrow(/"safetyTolerance": must be at most 2 when the request carries a start video \(got 4\)/);
+	});
+
+	it('continues a clip by at most 15 s (auto allowed); other modes up to 20 s', () => {
+		expect(bodyOf({ prompt: 'p', mode: 'v2v', startVideo: 'clip', duration: 15 }, { startVideo: frame })).toMatchObject({ duration: 15, start_video: frame.url });
+		expect(parseFluxVideoParameters({ prompt: 'p', mode: 'v2v', startVideo: 'clip' }).duration).toBe('auto');
+		expect(() => parseFluxVideoParameters({ prompt: 'p', mode: 'v2v', startVideo: 'clip', duration: '18' })).toThrow(/"duration": must be auto or at most 15 s with Mode Continue a Video/);
+		expect(parseFluxVideoParameters({ prompt: 'p', duration: 20 }).duration).toBe(20);
+	});
+
+	it('Enhance a Draft sends the draft cache alone (and a pinned version): no prompt or other generation field', () => {
+		const raw = { mode: 'draft_enhance', prompt: 'left over', resolution: 'fhd', safetyTolerance: 4, draft: true, duration: 99 };
+		const params = parseFluxVideoParameters(raw);
+		expect(params.draftCache).toEqual({ kind: 'binary', property: 'draftCache' });
+		expect(bodyOf(raw, { draftCache: { kind: 'base64', data: 'Q0FDSEU=', mimeType: 'application/octet-stream' } })).toEqual({ mode: 'draft_enhance', draft_cache: 'Q0FDSEU=' });
+		expect(bodyOf({ mode: 'draft_enhance', draftCache: 'https://cdn.example/cache.bin', options: { modelVersion: 'v2' } }, { draftCache: { kind: 'url', url: 'https://cdn.example/cache.bin' } })).toEqual({ mode: 'draft_enhance', draft_cache: 'https://cdn.example/cache.bin', version: 'v2' });
+		expect(() => parseFluxVideoParameters({ mode: 'draft_enhance', draftCache: 'ftp://x/cache' })).toThrow(/"draftCache": "ftp:" is not supported/);
+	});
+
+	it('Draft is offered in Text to Video, Image to Video and Continue a Video only; there is no batch', () => {
+		const draft = flux3Video.parameters.find((p) => p.name === 'draft');
+		expect(draft?.modes).toEqual(['t2v', 'i2v', 'v2v']);
+		expect(flux3Video.parameters.some((p) => p.name === 'batch' || p.wire === 'batch')).toBe(false);
+	});
+});
