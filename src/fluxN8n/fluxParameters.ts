@@ -7,10 +7,9 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import type { FluxImageRequest, ReferenceImage } from '../flux';
 import type { CacheMode } from '../store/resumeDecision';
-import { booleanLike, integerRange, jobOptionsSchema, jobRunOptions, MAX_TIMEOUT_MINUTES } from '../parameters/fieldSchemas';
+import { booleanLike, integerRange, jobOptionsSchema, jobRunOptions, MAX_NEW_JOBS_PER_EXECUTION, MAX_TIMEOUT_MINUTES } from '../parameters/fieldSchemas';
 import type { MediaEntry } from '../parameters/mediaSources';
 import { DEFAULT_IMAGE_MODEL, editorProperties, flux3Video, imageModel, imageModels, readValues, takesSeed, type ImageModelDescriptor, type ModelDescriptor, type Parameter, type Values } from '../models';
-import { MAX_NEW_JOBS_OPTION } from './maxNewJobsOption';
 import { labelsOf, type ParameterLabels } from './parameterLabels';
 
 /** One reference image entry, with its position among the raw rows (for error fields). */
@@ -92,7 +91,15 @@ function jobParameters(kind: FluxNodeKindName): Parameter[] {
 						description: `How long one job may take in all: submit, polling and download. More than 0, at most ${MAX_TIMEOUT_MINUTES} (24 hours).`,
 					},
 					{ displayName: k.download.displayName, name: 'maxDownloadMb', type: 'number', default: k.download.fallback, typeOptions: { minValue: 1, maxValue: k.download.max }, description: k.download.description },
-					MAX_NEW_JOBS_OPTION,
+					{
+						displayName: 'Max New Jobs per Execution',
+						name: 'maxNewJobsPerExecution',
+						type: 'number',
+						default: 0,
+						typeOptions: { minValue: 0, maxValue: MAX_NEW_JOBS_PER_EXECUTION, numberPrecision: 0 },
+						description:
+							'At most this many new paid jobs from this node in one execution, across all its runs (e.g. every batch of a Loop Over Items); jobs beyond it are not sent and fail with errorKind budget_exceeded. Results from the store do not count. 0 = no limit.',
+					},
 				],
 			},
 			// Max download size from 1 MB, as in the UI: a smaller cap would fail every paid job at its download.

@@ -91,7 +91,10 @@ function checkSize(values: Values): void {
 	}
 }
 
-/** BFL's list price in credits: the first megapixel, and each further one (output beyond the first, each input image). */
+/**
+ * BFL's list price in credits (docs.bfl.ai/quick_start/pricing; per megapixel as in black-forest-labs/skills): the
+ * first megapixel, and each further one (output beyond the first, each input image).
+ */
 const perMegapixel = (first: number, further: number) => (body: Readonly<Record<string, unknown>>) => {
 	const width = typeof body.width === 'number' ? body.width : 1024;
 	const height = typeof body.height === 'number' ? body.height : 1024;
@@ -112,7 +115,7 @@ function flux2(id: string, name: string, price: [number, number], own: { maxRefe
 			seedSent,
 			safetyTolerance(5, ' (FLUX.2)'),
 			...(own.upsampling ? [promptUpsampling] : []),
-			referenceImages(own.maxReferenceImages, (images, media) => Object.fromEntries(images.map((image, i) => [i === 0 ? 'input_image' : `input_image_${i + 1}`, media(image)]))),
+			referenceImages(own.maxReferenceImages, (images, media) => Object.fromEntries(images.map((image, i) => [i === 0 ? 'input_image' : `input_image_${i + 1}`, media(image)])), name),
 		],
 		check: checkSize,
 		listPrice: perMegapixel(...price),

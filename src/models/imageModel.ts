@@ -22,8 +22,8 @@ export function describeImageModel(spec: ImageModelSpec): ImageModelDescriptor {
 /** The Prompt of an image model. */
 export const imagePrompt = prompt('A studio photo of a ceramic mug on oak, soft window light', 'What to generate, or how to edit the reference images');
 
-/** Reference Images: up to `max` rows, each a binary property or an http(s) URL, written into the body by `wire`. */
-export const referenceImages = (max: number, wire: (images: ReferenceImage[], media: Media) => Record<string, unknown>): Parameter => ({
+/** Reference Images: up to `max` rows (for `owner`, when it says), each a binary property or an http(s) URL, written into the body by `wire`. */
+export const referenceImages = (max: number, wire: (images: ReferenceImage[], media: Media) => Record<string, unknown>, owner?: string): Parameter => ({
 	name: 'referenceImages',
 	property: {
 		displayName: 'Reference Images',
@@ -50,6 +50,6 @@ export const referenceImages = (max: number, wire: (images: ReferenceImage[], me
 			},
 		],
 	},
-	schema: mediaListSchema('images', max, 'reference images'),
+	schema: mediaListSchema('images', max, 'reference images', owner),
 	wire,
 });

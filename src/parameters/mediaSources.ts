@@ -71,8 +71,8 @@ const rowsOf = (key: string) => (raw: unknown) => {
 	return key in raw ? ((raw as Record<string, unknown>)[key] ?? []) : Object.keys(raw).length === 0 ? [] : raw;
 };
 
-/** A list of media (`{ source }` rows or plain strings), blank rows skipped, at most `max`. */
-export const mediaListSchema = (rows: string, max: number, noun: string) =>
+/** A list of media (`{ source }` rows or plain strings), blank rows skipped, at most `max` (`owner`: whose limit). */
+export const mediaListSchema = (rows: string, max: number, noun: string, owner?: string) =>
 	z.preprocess(
 		rowsOf(rows),
 		z.array(z.unknown(), { invalid_type_error: 'must be a list of binary property names or http(s) URLs' }).transform((values, ctx) => {
@@ -84,7 +84,7 @@ export const mediaListSchema = (rows: string, max: number, noun: string) =>
 				if ('error' in source) ctx.addIssue({ code: 'custom', path: [index], message: source.error });
 				else entries.push({ index, ...source });
 			});
-			if (entries.length > max) ctx.addIssue({ code: 'custom', message: `at most ${max} ${noun} are allowed (got ${entries.length})` });
+			if (entries.length > max) ctx.addIssue({ code: 'custom', message: `at most ${max} ${noun} are allowed${owner ? ` for ${owner}` : ''} (got ${entries.length})` });
 			return entries;
 		}),
 	);
