@@ -8,6 +8,7 @@ import { createAccountLimiter, limitName } from '../src/accountLimit';
 import { readRedisTarget } from '../src/config';
 import { closeFluxAgent, generateImage } from '../src/flux';
 import { SharedRedis } from '../src/redis';
+import { flux3Image } from '../src/models';
 
 export interface ScaleOutRun {
 	type: 'run';
@@ -37,7 +38,7 @@ async function run(msg: ScaleOutRun): Promise<ScaleOutDone> {
 		Array.from({ length: msg.jobs }, (_, i) =>
 			generateImage(
 				creds,
-				{ prompt: `${msg.prefix} ${i}`, resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images: [] },
+				{ model: flux3Image, prompt: `${msg.prefix} ${i}`, values: { resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2 }, images: [] },
 				{ admission: limiter.admission(name, msg.limit) },
 			),
 		),

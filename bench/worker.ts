@@ -35,6 +35,7 @@ import type {
 	WorkerResult,
 	WorkerTask,
 } from './protocol';
+import { flux3Image } from '../src/models';
 
 const loadStart = performance.now();
 const harness = loadHarness();
@@ -402,11 +403,9 @@ async function runDirect(task: DirectTask): Promise<DirectResult> {
 	const ids: string[] = [];
 	for (let i = 0; i < task.count; i++) {
 		const request = {
+			model: flux3Image,
 			prompt: `${task.prefix} ${i}${task.suffix ?? ''}`,
-			resolution: '1k' as const,
-			aspectRatio: 'auto',
-			grounding: true,
-			safetyTolerance: 2,
+			values: { resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2 },
 			images: [],
 		};
 		const id = await set.image.submit(

@@ -18,6 +18,7 @@ import { closeFluxAgent, generateImage } from '../../src/flux';
 import { SharedRedis } from '../../src/redis';
 import { startTestRedis, type TestRedis } from '../../test/support/redisServer';
 import type { ScaleOutDone, ScaleOutRun } from '../scaleOutWorker';
+import { flux3Image } from '../../src/models';
 
 export interface ScaleOutRow {
 	processes: number;
@@ -38,7 +39,7 @@ export interface ScaleOut {
 	adaptive: { cap: number; pool: number; jobs: number; latencyMs: number; adaptiveWallMs: number; exactWallMs: number; ratio: number; rejected: number; failed: number };
 }
 
-const request = (prompt: string) => ({ prompt, resolution: '1k' as const, aspectRatio: 'auto' as const, grounding: true, safetyTolerance: 2, images: [] });
+const request = (prompt: string) => ({ model: flux3Image, prompt, values: { resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2 }, images: [] });
 
 function startChild(): Promise<ChildProcess> {
 	const child = fork(path.join(__dirname, '..', 'scaleOutWorker.ts'), [], { execArgv: ['-r', 'ts-node/register/transpile-only'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

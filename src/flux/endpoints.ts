@@ -17,6 +17,7 @@ export interface FluxEndpoints {
 	/** Normalised base URL without trailing slash. */
 	baseUrl: string;
 	base: URL;
+	/** The model endpoint's submit URL (`…/v1/<endpoint>`). */
 	submitUrl: string;
 	/** Cheap authenticated GET for the credential test. */
 	creditsUrl: string;
@@ -26,25 +27,25 @@ export interface FluxEndpoints {
 }
 
 /**
- * Derives the endpoints of a credential: URLs (trailing slashes of the base URL dropped) and
+ * Derives the endpoints of a credential for the model `endpoint`: URLs (trailing slashes of the base URL dropped) and
  * the auth header. The credential is already valid: the glue layer checks it once, fully
  * (http(s) base URL without user, query or fragment; a key usable in a header).
  */
-export function resolveEndpoints(creds: FluxCredentials): FluxEndpoints {
+export function resolveEndpoints(creds: FluxCredentials, endpoint = ''): FluxEndpoints {
 	const baseUrl = creds.baseUrl.trim().replace(/\/+$/, '');
 	const prefix = creds.apiStyle === 'relay' ? `${baseUrl}/bfl/v1` : `${baseUrl}/v1`;
 	return {
 		style: creds.apiStyle,
 		baseUrl,
 		base: new URL(baseUrl),
-		submitUrl: `${prefix}/flux-3-image`,
+		submitUrl: `${prefix}/${endpoint}`,
 		creditsUrl: `${prefix}/credits`,
 		authHeaders: creds.apiStyle === 'relay' ? { authorization: `Bearer ${creds.apiKey}` } : { 'x-key': creds.apiKey },
 		apiKey: creds.apiKey,
 	};
 }
 
-/** The submit URL of the model `endpoint` (`flux-3-image`, `flux-2-pro`, …) in the credential's style. */
+/** The submit URL of the model `endpoint` (as a model descriptor names it) in the credential's style. */
 export function modelSubmitUrl(endpoints: FluxEndpoints, endpoint: string): string {
 	const prefix = endpoints.style === 'relay' ? `${endpoints.baseUrl}/bfl/v1` : `${endpoints.baseUrl}/v1`;
 	return `${prefix}/${endpoint}`;

@@ -101,7 +101,7 @@ function jobSettings(creds: FluxCredentials, opts: GenerateOptions): JobSettings
 }
 
 /** Starts a job of the model `endpoint` (throws `cancelled` when the signal already fired: nothing is sent). */
-function startJob(creds: FluxCredentials, opts: GenerateOptions, endpoint = 'flux-3-image'): JobRuntime {
+function startJob(creds: FluxCredentials, opts: GenerateOptions, endpoint: string): JobRuntime {
 	if (opts.signal?.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
 	const settings = settingsFor(creds, opts);
 	return new JobRuntime({ ...settings, endpoints: { ...settings.endpoints, submitUrl: modelSubmitUrl(settings.endpoints, endpoint) } });
@@ -199,6 +199,13 @@ function generateWith<I>(creds: FluxCredentials, request: FluxImageRequest, opts
 	return generateTask(creds, payload, requestEndpoint(request), opts, fetch);
 }
 
+/** An upstream task to re-attach to: its id, BFL's polling URL if one came back, its model's endpoint when known (its learned poll times). */
+export interface AwaitedTask {
+	taskId: string;
+	pollingUrl?: string;
+	endpoint?: string;
+}
+
 /**
  * The second half of {@link generateImage}: waits for an existing upstream task (polls until
  * Ready) and downloads its image, under its own job timeout. Lets a later run re-attach to a
@@ -206,15 +213,15 @@ function generateWith<I>(creds: FluxCredentials, request: FluxImageRequest, opts
  */
 export function awaitImage(
 	creds: FluxCredentials,
-	task: { taskId: string; pollingUrl?: string },
+	task: AwaitedTask,
 	opts: GenerateOptions = {},
 ): Promise<FluxImageResult> {
-	return awaitTask(creds, task, 'flux-3-image', opts, downloadImage);
+	return awaitTask(creds, task, task.endpoint ?? '', opts, downloadImage);
 }
 
 /** {@link awaitImage} with the image streamed into a file, as {@link generateImageFile}. */
-export function awaitImageFile(creds: FluxCredentials, task: { taskId: string; pollingUrl?: string }, opts: ImageFileOptions): Promise<FluxImageFileResult> {
-	return awaitTask(creds, task, 'flux-3-image', opts, imageFetch(opts));
+export function awaitImageFile(creds: FluxCredentials, task: AwaitedTask, opts: ImageFileOptions): Promise<FluxImageFileResult> {
+	return awaitTask(creds, task, task.endpoint ?? '', opts, imageFetch(opts));
 }
 
 /** The second half of {@link generateTask}: re-attach to an existing upstream task of the model `endpoint`, poll until Ready, `fetch` the result. */

@@ -5,12 +5,12 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { awaitTask, DEFAULT_REQUEST_TIMEOUT_MS, generateTask, type GenerateOptions, type Timed } from './generateImage';
+import { awaitTask, DEFAULT_REQUEST_TIMEOUT_MS, generateTask, type AwaitedTask, type GenerateOptions, type Timed } from './generateImage';
 import type { FluxCredentials } from './endpoints';
 import type { JobRuntime } from './job';
 import { downloadDraftCache, downloadVideo, type DownloadedDraftCache, type DownloadedVideo } from './downloadFile';
 import type { ReadyResult } from './poll';
-import { DEFAULT_VIDEO_TIMEOUT_MINUTES, VIDEO_MODEL } from './videoOptions';
+import { DEFAULT_VIDEO_TIMEOUT_MINUTES } from './videoOptions';
 import type { RequestPayload } from './request';
 import { videoRequestPayload, type FluxVideoRequest } from './videoRequest';
 
@@ -53,7 +53,7 @@ const fetchVideo = (dir: string) => async (rt: JobRuntime, sampleUrl: string, re
 };
 
 /**
- * Generates one FLUX 3 clip: submit (paid-job rule), poll until Ready, stream the MP4 into a file in
+ * Generates one clip: submit (paid-job rule), poll until Ready, stream the MP4 into a file in
  * `downloadDir`, under one job timeout (generateTask). Rejects with a redacted FluxError.
  */
 export function generateVideo(creds: FluxCredentials, request: FluxVideoRequest, opts: VideoOptions = {}): Promise<FluxVideoResult> {
@@ -63,10 +63,10 @@ export function generateVideo(creds: FluxCredentials, request: FluxVideoRequest,
 	} catch (err) {
 		return Promise.reject(err);
 	}
-	return generateTask(creds, payload, VIDEO_MODEL, videoJobDefaults(opts), fetchVideo(opts.downloadDir ?? tmpdir()));
+	return generateTask(creds, payload, request.model.endpoint, videoJobDefaults(opts), fetchVideo(opts.downloadDir ?? tmpdir()));
 }
 
 /** The second half of {@link generateVideo}: re-attach to an upstream task, poll until Ready, download the clip. */
-export function awaitVideo(creds: FluxCredentials, task: { taskId: string; pollingUrl?: string }, opts: VideoOptions = {}): Promise<FluxVideoResult> {
-	return awaitTask(creds, task, VIDEO_MODEL, videoJobDefaults(opts), fetchVideo(opts.downloadDir ?? tmpdir()));
+export function awaitVideo(creds: FluxCredentials, task: AwaitedTask, opts: VideoOptions = {}): Promise<FluxVideoResult> {
+	return awaitTask(creds, task, task.endpoint ?? '', videoJobDefaults(opts), fetchVideo(opts.downloadDir ?? tmpdir()));
 }

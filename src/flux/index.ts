@@ -1,7 +1,7 @@
 /**
- * FLUX HTTP client (knows nothing of n8n): what other folders use. Submit under the paid-job
- * rule, poll, download, and the credential test; errors and redaction. See docs/ARCHITECTURE.md,
- * section src/flux. Tests of the client's own pieces import those modules directly.
+ * FLUX HTTP client (knows nothing of n8n, and no particular model: a request carries its model's endpoint and
+ * body, src/models): what other folders use. Submit under the paid-job rule, poll, download, and the credential
+ * test; errors and redaction. See docs/ARCHITECTURE.md. Tests of the client's own pieces import those modules directly.
  */
 export { generateImage, awaitImage, generateImageFile, awaitImageFile } from './generateImage';
 export type { GenerateOptions, FluxImageFileResult } from './generateImage';
@@ -10,7 +10,7 @@ export type { DownloadedImageFile } from './downloadFile';
 export type { FluxTask } from './submit';
 export { checkFluxCredentials } from './credentialCheck';
 export type { FluxCredentials } from './endpoints';
-export type { FluxImageRequest, ReferenceImage } from './request';
+export type { FluxImageRequest, Media, ModelWire, ReferenceImage } from './request';
 export { FluxError, isFluxError } from './errors';
 export type { FluxErrorKind } from './errors';
 export { redact } from '../redact';
@@ -18,12 +18,11 @@ export { closeFluxAgent } from './httpAgent';
 export { DEFAULT_POLL_POLICY, nextPollDelay } from './retryPolicy';
 export type { PollPolicy } from './retryPolicy';
 
-export { IMAGE_MODEL, RESOLUTIONS, ASPECT_RATIOS } from './options';
-export { requestBody, requestBodyJson } from './request';
+export { requestBody, requestBodyJson, requestEndpoint } from './request';
 
 export { generateVideo, awaitVideo } from './generateVideo';
 export type { FluxVideoResult } from './generateVideo';
-export type { FluxVideoRequest, VideoMedia } from './videoRequest';
+export type { FluxVideoRequest, VideoKeyframe, VideoMedia } from './videoRequest';
 export { videoRequestBody } from './videoRequest';
 export * from './videoOptions';
 export type { SubmitBudget } from './budget';

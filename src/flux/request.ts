@@ -1,5 +1,4 @@
-/** The request the client sends: typed, already valid (the glue layer validates it once, with zod). */
-import type { Resolution } from './options';
+/** The request the client sends: already valid (the glue layer validates it once); its model makes the body. */
 
 /**
  * A reference image as sent upstream: a URL, or a binary sent as plain base64. A base64 image may carry `ascii`, that
@@ -8,47 +7,34 @@ import type { Resolution } from './options';
  */
 export type ReferenceImage = { kind: 'url'; url: string } | { kind: 'base64'; data: string; mimeType: string; readonly ascii?: Buffer };
 
-/** A valid request for one FLUX 3 image. */
-export interface FluxImageRequest {
-	prompt: string;
-	resolution: Resolution;
-	aspectRatio: string;
-	grounding: boolean;
-	safetyTolerance: number;
-	/** At most 10, order kept. */
-	images: ReferenceImage[];
-	/** Another model than FLUX 3 Image (src/models): its endpoint and body. Absent: FLUX 3 Image. */
-	model?: ImageModelWire;
-	/** The other model's own fields, validated, in the API's names (`width`, `output_format`, `seed`, …). */
-	modelFields?: Record<string, unknown>;
-}
+/** How a medium goes into a body: its URL or base64 on the wire, a digest in the job key, 1 in a price. */
+export type Media = (medium: ReferenceImage) => unknown;
 
-/** How a request reaches another image model: the endpoint name (`…/v1/<endpoint>`) and its body. */
-export interface ImageModelWire {
+/** How a request reaches its model (src/models): the endpoint name (`…/v1/<endpoint>`) and its body from values. */
+export interface ModelWire {
 	endpoint: string;
-	body(req: FluxImageRequest): Record<string, unknown>;
+	body(values: Record<string, unknown>, media: Media): Record<string, unknown>;
 }
 
-/** The model's endpoint name (`flux-3-image` when the request names none). */
-export function requestEndpoint(req: FluxImageRequest): string {
-	return req.model?.endpoint ?? 'flux-3-image';
+/** A valid request for one image of any model: the model's values by parameter name, the reference images in order. */
+export interface FluxImageRequest {
+	model: ModelWire;
+	prompt: string;
+	values: Record<string, unknown>;
+	images: ReferenceImage[];
 }
+
+/** The endpoint a request goes to. */
+export const requestEndpoint = (req: { model: ModelWire }): string => req.model.endpoint;
 
 /** A reference image as it goes on the wire: its URL, or its plain base64. */
 export function wireImage(img: ReferenceImage): string {
 	return img.kind === 'url' ? img.url : img.data;
 }
 
-/** The submit body: the model's own (src/models), else FLUX 3 Image's (FLUX_API.md: snake_case, images as URLs or plain base64, in order). */
-export function requestBody(req: FluxImageRequest): Record<string, unknown> {
-	if (req.model) return req.model.body(req);
-	const body: Record<string, unknown> = { prompt: req.prompt };
-	if (req.images.length > 0) body.images = req.images.map(wireImage);
-	body.aspect_ratio = req.aspectRatio;
-	body.resolution = req.resolution;
-	body.grounding = req.grounding;
-	body.safety_tolerance = req.safetyTolerance;
-	return body;
+/** The submit body, made by the model from the request's values (the reference images as `referenceImages`). */
+export function requestBody(req: FluxImageRequest, media: Media = wireImage): Record<string, unknown> {
+	return req.model.body({ ...req.values, prompt: req.prompt, referenceImages: req.images }, media);
 }
 
 /** {@link requestBody} as the JSON text that goes on the wire. */
@@ -101,5 +87,5 @@ export function bodyPayload(build: (media: (m: ReferenceImage) => string) => Rec
 
 /** {@link requestBodyJson} as wire parts ({@link bodyPayload}). */
 export function requestPayload(req: FluxImageRequest): RequestPayload {
-	return bodyPayload((media) => requestBody({ ...req, images: req.images.map((img) => ({ kind: 'url', url: media(img) })) }));
+	return bodyPayload((media) => requestBody(req, media));
 }

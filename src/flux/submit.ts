@@ -48,7 +48,7 @@ export const submitResponseSchema = z
 const NOT_CREATED = 'the task was not created';
 
 /**
- * `POST …/flux-3-image` under the paid-job rule: retried only when the task provably was not
+ * `POST …/<endpoint>` under the paid-job rule: retried only when the task provably was not
  * created (connection never opened, 429, 503); every ambiguous failure is `maybe_submitted`.
  * `payload` (the JSON body) is only referenced until this resolves.
  */

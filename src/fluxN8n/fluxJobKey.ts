@@ -1,7 +1,6 @@
 /** The result store's key of one FLUX job (image or clip): everything that makes the job, never base64 or the API key. */
 import type { FluxCredentials, FluxImageRequest, FluxVideoRequest, VideoMedia } from '../flux';
-import { requestBody, VIDEO_MODEL, videoRequestBody } from '../flux';
-import { requestEndpoint } from '../flux/request';
+import { requestBody, requestEndpoint, videoRequestBody } from '../flux';
 import { apiKeyHash } from '../account';
 import { ExecutionOccurrences, jobKey, type JobKeyInput } from '../store';
 import { processWide } from '../processWide';
@@ -18,13 +17,8 @@ export interface FluxJobIdentity {
 	apiKeyHash: string;
 }
 
-/** The upstream body with every binary reference image replaced by its content digest. */
-function upstreamFields(request: FluxImageRequest): Record<string, unknown> {
-	const images = request.images.map((image) =>
-		image.kind === 'url' ? image : ({ kind: 'url', url: sharedReferenceImages().digestOf(image) } as const),
-	);
-	return requestBody({ ...request, images });
-}
+/** A medium in the key: its URL, or its content digest. */
+const mediaDigest = (media: VideoMedia): string => (media.kind === 'url' ? media.url : sharedReferenceImages().digestOf(media));
 
 /** What one node run (keyed by its n8n context object) remembers: apiKeyHash by API key (the items of a run almost always share one account). */
 const accountsByRun = new WeakMap<object, Map<string, string>>();
@@ -84,14 +78,12 @@ export function jobIdentity(run: object, credentials: FluxCredentials, model: st
 	return { key, apiStyle: base.apiStyle, baseUrl: base.baseUrl, model: base.model, apiKeyHash: base.apiKeyHash };
 }
 
-/** The job identity of an image item (jobIdentity): the model's endpoint and body. */
+/** The job identity of an image item (jobIdentity): the model's endpoint and body, reference images by content digest. */
 export function fluxJobIdentity(run: object, credentials: FluxCredentials, request: FluxImageRequest, seed: number | undefined): FluxJobIdentity {
-	return jobIdentity(run, credentials, requestEndpoint(request), upstreamFields(request), seed);
+	return jobIdentity(run, credentials, requestEndpoint(request), requestBody(request, mediaDigest), seed);
 }
 
-const mediaDigest = (media: VideoMedia): string => (media.kind === 'url' ? media.url : sharedReferenceImages().digestOf(media));
-
-/** The job identity of a clip item (jobIdentity): flux-3-video and its body, media by content digest. */
+/** The job identity of a clip item (jobIdentity): its model and body, media by content digest. */
 export function fluxVideoJobIdentity(run: object, credentials: FluxCredentials, request: FluxVideoRequest, seed: number | undefined): FluxJobIdentity {
-	return jobIdentity(run, credentials, VIDEO_MODEL, videoRequestBody(request, mediaDigest), seed);
+	return jobIdentity(run, credentials, requestEndpoint(request), videoRequestBody(request, mediaDigest), seed);
 }

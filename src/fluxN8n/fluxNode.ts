@@ -19,7 +19,7 @@ import { delivered, runPooledStoredJob, runStoredJob, type JobKind, type StoredJ
 import { resolveUnknownJob } from './unknownJob';
 
 /** A prepared job of a FLUX node: what the store needs, and the request (its prompt describes the result to an AI Agent). */
-export type FluxNodeJob = StoredJob & { request: { prompt: string } };
+export type FluxNodeJob = StoredJob & { request: { prompt?: string } };
 
 /** What makes one FLUX node (and its twin and collector) what it is. */
 export interface FluxNodeKind<J extends FluxNodeJob> {
@@ -63,7 +63,7 @@ async function toBinary(ctx: IExecuteFunctions, result: JobResult, fileBase: str
 function toolResultJson(job: FluxNodeJob, binary: IBinaryData | undefined, result: JobResult): IDataObject {
 	if (!binary) return {};
 	const fileSize = result.byteLength ?? result.buffer?.length ?? 0;
-	return { prompt: job.request.prompt, fileName: binary.fileName ?? null, mimeType: binary.mimeType, fileSize, binaryProperty: 'data' };
+	return { prompt: job.request.prompt ?? null, fileName: binary.fileName ?? null, mimeType: binary.mimeType, fileSize, binaryProperty: 'data' };
 }
 
 /**

@@ -1,28 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import {
-	FLUX_PARAMETER_NAMES,
-	parseFluxParameter,
-	toFluxParameters,
-	type FluxParameterName,
-	type FluxParameters,
-} from './fluxParameters';
-import { imageModel } from '../models';
-import { DEFAULT_IMAGE_MODEL } from '../models/imageModels';
-
-/** Where each parameter sits in the node's parameters, and its default when absent. */
-const SOURCES: Record<FluxParameterName, { path: string; fallback?: unknown }> = {
-	model: { path: 'model', fallback: DEFAULT_IMAGE_MODEL },
-	prompt: { path: 'prompt' },
-	resolution: { path: 'resolution', fallback: '1k' },
-	aspectRatio: { path: 'aspectRatio', fallback: 'auto' },
-	grounding: { path: 'grounding', fallback: true },
-	safetyTolerance: { path: 'safetyTolerance', fallback: 2 },
-	seed: { path: 'seed', fallback: 0 },
-	referenceImages: { path: 'referenceImages.images', fallback: [] },
-	skipError: { path: 'skipError', fallback: false },
-	options: { path: 'options', fallback: {} },
-};
+import type { Values } from '../models';
 
 /** n8n marks an expression by a leading `=`; a parameter is item-independent when no value inside it is one. */
 function hasExpression(value: unknown): boolean {
@@ -32,73 +10,41 @@ function hasExpression(value: unknown): boolean {
 	return false;
 }
 
-/** A parameter read once for the whole run: its raw value and its validation (the value or the error). */
-interface SharedParameter {
-	raw: unknown;
-	parsed?: { value: unknown } | { error: unknown };
-}
-
 /**
- * One node run's FLUX parameters, item by item, exactly as reading and validating each item alone would give
- * them: n8n resolves a parameter without an expression to the same value for every item, so such a
- * parameter is read and validated once (at the first item) and shared; a parameter with an expression is
- * read and validated per item. All of an item's parameters are read before any is validated, and the first
- * invalid one (in FLUX_PARAMETER_NAMES order) is reported, as parseFluxParameters does. A shared parameter
- * whose reading fails is read per item instead, so every item gets its own error.
+ * One node run's raw parameters, item by item, exactly as n8n resolves them for each item: a parameter without an
+ * expression resolves to the same value for every item, so it is read once (at the first item) and shared; one with
+ * an expression is read per item. A shared parameter whose reading fails is read per item instead, so every item
+ * gets its own error. `defaults` names the parameters (top level) and what n8n hands over when one is unset.
  */
 export class FluxParameterReader {
-	/** Per parameter: its shared read, or null when it is read per item; absent until first looked at. */
-	private readonly shared = new Map<FluxParameterName, SharedParameter | null>();
+	/** Per parameter: its shared raw value, or null when it is read per item; absent until first looked at. */
+	private readonly shared = new Map<string, { raw: unknown } | null>();
 
-	constructor(private readonly ctx: IExecuteFunctions) {}
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly defaults: Record<string, unknown>,
+	) {}
 
-	read(itemIndex: number): FluxParameters {
-		const raws = FLUX_PARAMETER_NAMES.map((name) => this.raw(name, itemIndex));
-		const fields: Record<string, unknown> = {};
-		FLUX_PARAMETER_NAMES.forEach((name, i) => (fields[name] = this.parse(name, raws[i])));
-		// The model's own parameters, raw: its descriptor validates them (prepareFluxImageJob).
-		const own = fields.model === undefined ? [] : imageModel(fields.model).properties.map((p) => [p.name, this.ctx.getNodeParameter(p.name, itemIndex, p.default)]);
-		return toFluxParameters(fields as Parameters<typeof toFluxParameters>[0], Object.fromEntries(own));
+	/** The item's raw parameters, every one read before any is validated. */
+	read(itemIndex: number): Values {
+		return Object.fromEntries(Object.keys(this.defaults).map((name) => [name, this.raw(name, itemIndex)]));
 	}
 
-	private readItem(name: FluxParameterName, itemIndex: number): unknown {
-		const { path, fallback } = SOURCES[name];
-		return this.ctx.getNodeParameter(path, itemIndex, fallback);
+	private readItem(name: string, itemIndex: number): unknown {
+		return this.ctx.getNodeParameter(name, itemIndex, this.defaults[name]);
 	}
 
-	/** The raw value of `name` for the item: the shared one when the parameter holds no expression. */
-	private raw(name: FluxParameterName, itemIndex: number): unknown {
+	private raw(name: string, itemIndex: number): unknown {
 		let shared = this.shared.get(name);
-		if (shared === undefined) shared = this.share(name, itemIndex);
-		return shared === null ? this.readItem(name, itemIndex) : shared.raw;
-	}
-
-	private share(name: FluxParameterName, itemIndex: number): SharedParameter | null {
-		const { path, fallback } = SOURCES[name];
-		let shared: SharedParameter | null = null;
-		try {
-			if (!hasExpression(this.ctx.getNodeParameter(path, itemIndex, fallback, { rawExpressions: true }))) {
-				shared = { raw: this.readItem(name, itemIndex) };
-			}
-		} catch {
-			shared = null; // read per item: each item throws its own error
-		}
-		this.shared.set(name, shared);
-		return shared;
-	}
-
-	/** `raw` validated; a shared parameter is validated once, its error thrown again for every item. */
-	private parse(name: FluxParameterName, raw: unknown): unknown {
-		const shared = this.shared.get(name);
-		if (!shared) return parseFluxParameter(name, raw);
-		if (!shared.parsed) {
+		if (shared === undefined) {
+			shared = null;
 			try {
-				shared.parsed = { value: parseFluxParameter(name, raw) };
-			} catch (error) {
-				shared.parsed = { error };
+				if (!hasExpression(this.ctx.getNodeParameter(name, itemIndex, this.defaults[name], { rawExpressions: true }))) shared = { raw: this.readItem(name, itemIndex) };
+			} catch {
+				shared = null; // read per item: each item throws its own error
 			}
+			this.shared.set(name, shared);
 		}
-		if ('error' in shared.parsed) throw shared.parsed.error;
-		return shared.parsed.value;
+		return shared === null ? this.readItem(name, itemIndex) : shared.raw;
 	}
 }

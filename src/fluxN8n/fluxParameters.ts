@@ -1,37 +1,19 @@
+/**
+ * The FLUX nodes' parameters, image and video: the models' own (src/models, each declared once) and the node's own
+ * (Skip Error, Seed, Options), as the editor shows them and as one item's raw parameters are validated.
+ */
 import { z } from 'zod';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { ASPECT_RATIOS, RESOLUTIONS, type AspectRatio, type Resolution } from '../flux/options';
-import type { FluxImageRequest, ImageModelWire, ReferenceImage } from '../flux/request';
+import type { FluxImageRequest, ReferenceImage } from '../flux';
 import type { CacheMode } from '../store/resumeDecision';
-import { describeValue, fieldOf, InvalidParameterError } from '../parameters/invalidParameter';
-import {
-	blankIsAbsent,
-	booleanLike,
-	choice,
-	integerRange,
-	isEmpty,
-	jobOptionsSchema,
-	jobRunOptions,
-	parseItem,
-	promptSchema,
-	valueIssueError,
-} from '../parameters/fieldSchemas';
-import { DEFAULT_IMAGE_MODEL, imageModel, imageModels, type ModelFieldValues } from '../models';
+import { booleanLike, integerRange, jobOptionsSchema, jobRunOptions, MAX_NEW_JOBS_PER_EXECUTION, MAX_TIMEOUT_MINUTES } from '../parameters/fieldSchemas';
+import type { MediaEntry } from '../parameters/mediaSources';
+import { DEFAULT_IMAGE_MODEL, editorProperties, flux3Video, imageModel, imageModels, readValues, takesSeed, type ImageModelDescriptor, type ModelDescriptor, type Parameter, type Values } from '../models';
+import { labelsOf, type ParameterLabels } from './parameterLabels';
 
-/** Maximum number of reference images. */
-export const MAX_REFERENCE_IMAGES = 10;
-export const MIN_SAFETY_TOLERANCE = 0;
-export const MAX_SAFETY_TOLERANCE = 4;
-/** Timeout (Minutes): the default. */
-export const DEFAULT_TIMEOUT_MINUTES = 10;
-/** Max Image Size (MB): default and maximum. */
-export const DEFAULT_MAX_IMAGE_MB = 50;
-export const MAX_IMAGE_MB = 500;
-/** The smallest download cap (MB), as in the UI: a smaller one would fail every paid job at its download. */
-export const MIN_IMAGE_MB = 1;
-/** One non-empty reference image entry, classified, with its position among the raw entries (for error fields). */
-export type ReferenceEntry = ClassifiedReference & { index: number };
-type ClassifiedReference = { kind: 'url'; url: string } | { kind: 'binary'; property: string };
+/** One reference image entry, with its position among the raw rows (for error fields). */
+export type ReferenceEntry = MediaEntry;
 
 /** What every FLUX node's item says about its run (image and video): Skip Error, the Seed, the Options. */
 export interface JobRunParameters {
@@ -46,170 +28,157 @@ export interface JobRunParameters {
 	maxNewJobsPerExecution: number;
 }
 
-/** One item's parameters, validated (what the node's parameters mean, not how n8n shapes them). */
+/** How the two kinds of node word and size their own parameters. */
+const KINDS = {
+	image: {
+		noun: 'image',
+		stored: 'result',
+		skipError: 'Whether to return a white 512×512 image (status skipped_error, with the reason) instead of failing when generation fails',
+		seed: 'FLUX 3 Image takes no seed, so there this number is never sent to the API: it is the key of the stored results (FLUX.2 models also receive it as their seed). The same seed with the same inputs returns the stored image (no new paid job); another seed makes a new image.',
+		timeoutMinutes: 10,
+		download: { displayName: 'Max Image Size (MB)', fallback: 50, max: 500, description: 'A larger download fails the job instead of filling memory. From 1 to 500.' },
+	},
+	video: {
+		noun: 'clip',
+		stored: 'clip',
+		skipError: 'Whether to return an item with status skipped_error and the reason (and no clip) instead of failing when generation fails',
+		seed: 'This number is never sent to the API: it is the key of the stored results. The same seed with the same inputs returns the stored clip (no new paid job); another seed makes a new clip.',
+		timeoutMinutes: 30,
+		download: { displayName: 'Max Video Size (MB)', fallback: 1024, max: 10_240, description: 'A larger clip fails the job. Clips stream to disk, not memory. More than 0, at most 10240.' },
+	},
+} as const;
+export type FluxNodeKindName = keyof typeof KINDS;
+
+/** Skip Error, Seed (Cache Key) and Options of a node of `kind`. */
+function jobParameters(kind: FluxNodeKindName): Parameter[] {
+	const k = KINDS[kind];
+	const { noun, stored } = k;
+	const fresh = `For a new ${noun} on every run, set it to an expression such as {{ $now.toMillis() }}, or set Options → Cache to Refresh.`;
+	return [
+		{ name: 'skipError', property: { displayName: 'Skip Error', name: 'skipError', type: 'boolean', default: false, description: k.skipError }, schema: booleanLike(false) },
+		{
+			name: 'seed',
+			property: { displayName: 'Seed (Cache Key)', name: 'seed', type: 'number', default: 0, typeOptions: { numberPrecision: 0 }, description: `${k.seed} ${fresh}` },
+			schema: integerRange(0, Number.MAX_SAFE_INTEGER),
+		},
+		{
+			name: 'options',
+			property: {
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Cache',
+						name: 'cache',
+						type: 'options',
+						default: 'reuse',
+						options: [
+							{ name: 'Reuse', value: 'reuse', description: `Identical inputs with the same Seed return the stored ${stored}; an unfinished earlier job is re-attached` },
+							{ name: 'Refresh', value: 'refresh', description: `Always send a new (paid) job; its ${stored} replaces the stored one` },
+							{ name: 'Off', value: 'off', description: `Neither read nor write stored ${stored}s (an unfinished earlier job is still re-attached)` },
+						],
+						description: `Whether to reuse stored ${stored}s. For a new ${noun} on every run choose Refresh, or set Seed to an expression such as {{ $now.toMillis() }}.`,
+					},
+					{
+						displayName: 'Timeout (Minutes)',
+						name: 'timeoutMinutes',
+						type: 'number',
+						default: k.timeoutMinutes,
+						typeOptions: { minValue: 1, maxValue: MAX_TIMEOUT_MINUTES },
+						description: `How long one job may take in all: submit, polling and download. More than 0, at most ${MAX_TIMEOUT_MINUTES} (24 hours).`,
+					},
+					{ displayName: k.download.displayName, name: 'maxDownloadMb', type: 'number', default: k.download.fallback, typeOptions: { minValue: 1, maxValue: k.download.max }, description: k.download.description },
+					{
+						displayName: 'Max New Jobs per Execution',
+						name: 'maxNewJobsPerExecution',
+						type: 'number',
+						default: 0,
+						typeOptions: { minValue: 0, maxValue: MAX_NEW_JOBS_PER_EXECUTION, numberPrecision: 0 },
+						description:
+							'At most this many new paid jobs from this node in one execution, across all its runs (e.g. every batch of a Loop Over Items); jobs beyond it are not sent and fail with errorKind budget_exceeded. Results from the store do not count. 0 = no limit.',
+					},
+				],
+			},
+			// Max download size from 1 MB, as in the UI: a smaller cap would fail every paid job at its download.
+			schema: jobOptionsSchema(k.timeoutMinutes, { max: k.download.max, fallback: k.download.fallback, min: 1 }),
+		},
+	];
+}
+
+/** The image nodes' Model option. */
+function modelProperty(): INodeProperties {
+	return {
+		displayName: 'Model',
+		name: 'model',
+		type: 'options',
+		default: DEFAULT_IMAGE_MODEL,
+		options: imageModels().map((m) => ({ name: m.name, value: m.id, description: `${m.id}: up to ${m.maxReferenceImages} reference images${takesSeed(m) ? '; takes the Seed' : ''}` })),
+		description: 'Which FLUX model makes the image; each shows its own parameters',
+	};
+}
+
+const modelsOf = (kind: FluxNodeKindName): readonly ModelDescriptor[] => (kind === 'image' ? imageModels() : [flux3Video]);
+
+/**
+ * The editor properties of a FLUX node of `kind` (the serial node's description; the twin copies it): the Model
+ * option (image), every model's own parameters shown for the models and modes that take them, Skip Error, Seed,
+ * and the Options with the models' own options.
+ */
+export function fluxNodeProperties(kind: FluxNodeKindName): INodeProperties[] {
+	const own = editorProperties(modelsOf(kind), 'model');
+	const [skipError, seed, options] = jobParameters(kind).map((p) => p.property as INodeProperties);
+	return [...(kind === 'image' ? [modelProperty()] : []), ...own.top, skipError, seed, { ...options, options: [...(options.options as INodeProperties[]), ...own.options] }];
+}
+
+/** The labels errors use for a node of `kind`: its editor's display names. */
+export const fluxNodeLabels = (kind: FluxNodeKindName): ParameterLabels => labelsOf(fluxNodeProperties(kind));
+
+/** The top-level parameter names a node of `kind` reads, with their defaults (what n8n hands over when unset). */
+export function fluxNodeParameterDefaults(kind: FluxNodeKindName): Record<string, unknown> {
+	return Object.fromEntries(fluxNodeProperties(kind).map((p) => [p.name, p.default]));
+}
+
+/** An item's Skip Error, Seed and Options, validated (the Options as milliseconds, bytes, a cache mode, a count). */
+function jobRunParameters(kind: FluxNodeKindName, raw: Values): JobRunParameters {
+	const { skipError, seed, options } = readValues(jobParameters(kind), raw) as { skipError: boolean; seed?: number; options: z.infer<ReturnType<typeof jobOptionsSchema>> };
+	return { skipError, seed, ...jobRunOptions(options) };
+}
+
+/** One image item's parameters, validated: its model, that model's values, the run's. */
 export interface FluxParameters extends JobRunParameters {
-	/** Another model than FLUX 3 Image (src/models), as the Model parameter names it; absent: FLUX 3 Image. */
-	model?: string;
-	/** That model's own parameters, raw (its descriptor validates them); absent when it has none. */
-	modelFields?: ModelFieldValues;
+	model: ImageModelDescriptor;
+	/** The model's values by parameter name (`referenceImages`: the entries to resolve). */
+	values: Values;
 	prompt: string;
-	resolution: Resolution;
-	aspectRatio: AspectRatio;
-	grounding: boolean;
-	safetyTolerance: number;
 	referenceImages: ReferenceEntry[];
 }
 
-/** Names JavaScript objects already carry (`__proto__`, `constructor`, …): never binary property names. */
-function isReservedName(name: string): boolean {
-	return name === '__proto__' || name === 'prototype' || name in Object.prototype;
-}
-
 /**
- * One reference entry's syntax: an http(s) URL, or a binary property name.
- * Other schemes (file:, ftp:, data:, …) are an error. Returns an error message or the entry.
+ * Validate one image item's raw parameters (as n8n hands them over) once, at the boundary: the Model, then the
+ * model's own parameters in their order and the checks across them, then Skip Error, Seed and Options. Blank
+ * values take the defaults; throws InvalidParameterError naming the first invalid field.
  */
-export function classifyReferenceEntry(value: string): ClassifiedReference | { error: string } {
-	const entry = value.trim();
-	const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(entry);
-	if (scheme && !/^\d+$/.test(scheme[1])) {
-		const name = scheme[1].toLowerCase();
-		if (name !== 'http' && name !== 'https') {
-			return { error: `"${name}:" is not supported; use an http(s) URL or the name of a binary property on the input item` };
-		}
-		let url: URL;
-		try {
-			url = new URL(entry);
-		} catch {
-			return { error: 'is not a valid http(s) URL' };
-		}
-		if (!url.hostname) return { error: 'is not a valid http(s) URL (no host)' };
-		if (url.username || url.password) return { error: 'URL must not contain a user name or password' };
-		return { kind: 'url', url: entry };
-	}
-	if (/^\/\//.test(entry) || /^www\./i.test(entry)) {
-		return { error: 'looks like a URL without its scheme: start it with https:// (or http://)' };
-	}
-	if (isReservedName(entry)) {
-		return { error: `"${entry}" cannot be a binary property name (the name is reserved in JavaScript): rename the binary property` };
-	}
-	return { kind: 'binary', property: entry };
+export function parseFluxParameters(raw: Values): FluxParameters {
+	const model = imageModel(raw.model);
+	const values = readValues(model.parameters, raw);
+	model.check?.(values);
+	return { model, values, prompt: values.prompt as string, referenceImages: (values.referenceImages ?? []) as ReferenceEntry[], ...jobRunParameters('image', raw) };
 }
 
-/** The node's fixedCollection rows `{ source }` (or plain strings), flattened in order. */
-function flattenRows(raw: unknown): unknown {
-	if (isEmpty(raw)) return [];
-	if (!Array.isArray(raw)) return raw;
-	return raw.map((row) =>
-		row !== null && typeof row === 'object' && !Array.isArray(row) && 'source' in row ? (row as { source: unknown }).source : row,
-	);
+/** The client's request from an item's parameters and its resolved reference images. */
+export function toFluxImageRequest(params: FluxParameters, images: ReferenceImage[] = []): FluxImageRequest {
+	return { model: params.model, prompt: params.prompt, values: params.values, images };
 }
 
-const referenceImagesSchema = z.preprocess(
-	flattenRows,
-	z
-		.array(z.unknown(), { invalid_type_error: 'must be a list of binary property names or http(s) URLs' })
-		.transform((values, ctx) => {
-			const entries: ReferenceEntry[] = [];
-			values.forEach((value, index) => {
-				if (isEmpty(value)) return;
-				const classified =
-					typeof value === 'string'
-						? classifyReferenceEntry(value)
-						: { error: `must be a binary property name or an http(s) URL (got ${describeValue(value)})` };
-				if ('error' in classified) ctx.addIssue({ code: 'custom', path: [index], message: classified.error });
-				else entries.push({ index, ...classified });
-			});
-			if (entries.length > MAX_REFERENCE_IMAGES) {
-				ctx.addIssue({
-					code: 'custom',
-					message: `at most ${MAX_REFERENCE_IMAGES} reference images are allowed (got ${entries.length})`,
-				});
-			}
-			return entries;
-		}),
-);
+/** One clip item's parameters, validated: FLUX 3 Video's values (only its mode's), the run's. */
+export type FluxVideoParameters = Values & JobRunParameters & { mode: string };
 
-/** The one schema of a FLUX 3 Image item's parameters, as n8n hands them over. */
-const parametersSchema = z.object({
-	model: z.preprocess(
-		blankIsAbsent,
-		z
-			.string({ invalid_type_error: 'must be a model name' })
-			.superRefine((id, ctx) => {
-				const ids = imageModels().map((m) => m.id);
-				if (!ids.includes(id)) ctx.addIssue({ code: 'custom', message: `must be one of ${ids.join(', ')}` });
-			})
-			.optional(),
-	).transform((id) => (id === DEFAULT_IMAGE_MODEL ? undefined : id)),
-	prompt: promptSchema,
-	resolution: choice(RESOLUTIONS, '1k'),
-	aspectRatio: choice(ASPECT_RATIOS, 'auto'),
-	grounding: booleanLike(true),
-	safetyTolerance: integerRange(MIN_SAFETY_TOLERANCE, MAX_SAFETY_TOLERANCE).transform((v) => v ?? 2),
-	seed: integerRange(0, Number.MAX_SAFE_INTEGER),
-	referenceImages: referenceImagesSchema,
-	skipError: booleanLike(false),
-	options: jobOptionsSchema(DEFAULT_TIMEOUT_MINUTES, { max: MAX_IMAGE_MB, fallback: DEFAULT_MAX_IMAGE_MB, min: MIN_IMAGE_MB }),
-});
-
-/** The error for the first issue: field, what is wrong, and (except for reference entries) the value it got. */
-function issueError(issue: z.ZodIssue, raw: unknown): InvalidParameterError {
-	if (issue.path[0] !== 'referenceImages') return valueIssueError(issue, raw);
-	const got = issue.path.length === 1 && issue.code === 'invalid_type' ? ` (got ${describeValue((raw as Record<string, unknown>).referenceImages)})` : '';
-	return new InvalidParameterError(fieldOf(issue.path), `${issue.message}${got}`);
-}
-
-/** The parameters of one item, in the order their errors are reported (the first invalid one wins). */
-export const FLUX_PARAMETER_NAMES = Object.keys(parametersSchema.shape) as FluxParameterName[];
-export type FluxParameterName = keyof typeof parametersSchema.shape;
-type ParsedFields = z.infer<typeof parametersSchema>;
-
-/**
- * Validate one raw parameter value, as parseFluxParameters would inside a whole item: the value or the
- * same InvalidParameterError. A value without an expression is the same for every item, so its result can be
- * kept for the whole node run (see FluxParameterReader).
- */
-export function parseFluxParameter<N extends FluxParameterName>(name: N, raw: unknown): ParsedFields[N] {
-	const parsed = parametersSchema.shape[name].safeParse(raw);
-	if (!parsed.success) {
-		const issue = parsed.error.issues[0];
-		throw issueError({ ...issue, path: [name, ...issue.path] }, { [name]: raw });
-	}
-	return parsed.data as ParsedFields[N];
-}
-
-/** Validated fields as FluxParameters (the options become milliseconds, bytes and a cache mode). */
-export function toFluxParameters(fields: ParsedFields, modelFields: ModelFieldValues = {}): FluxParameters {
-	const { options, ...p } = fields;
-	return {
-		...p,
-		...(Object.keys(modelFields).length > 0 ? { modelFields } : {}),
-		...jobRunOptions(options),
-	};
-}
-
-/**
- * Validate one item's raw parameters (prompt, resolution, aspectRatio, grounding,
- * safetyTolerance, seed, referenceImages rows, skipError, options) once, at the
- * boundary. Blank values take the node's defaults. Throws InvalidParameterError
- * naming the first invalid field and what was wrong.
- */
-export function parseFluxParameters(raw: unknown): FluxParameters {
-	const fields = parseItem(parametersSchema, raw, issueError);
-	const own = fields.model === undefined ? [] : imageModel(fields.model).properties.map((p) => [p.name, (raw as Record<string, unknown>)[p.name]]);
-	return toFluxParameters(fields, Object.fromEntries(own));
-}
-
-/** The client's request from validated parameters and resolved reference images; another model than FLUX 3 Image with its fields. */
-export function toFluxImageRequest(params: FluxParameters, images: ReferenceImage[] = [], model?: { descriptor: ImageModelWire; fields: Record<string, unknown> }): FluxImageRequest {
-	return {
-		prompt: params.prompt,
-		resolution: params.resolution,
-		aspectRatio: params.aspectRatio,
-		grounding: params.grounding,
-		safetyTolerance: params.safetyTolerance,
-		images,
-		...(model ? { model: model.descriptor, modelFields: model.fields } : {}),
-	};
+/** Validate one video item's raw parameters once, at the boundary (as parseFluxParameters). */
+export function parseFluxVideoParameters(raw: Values): FluxVideoParameters {
+	const values = readValues(flux3Video.parameters, raw);
+	flux3Video.check?.(values);
+	return { ...values, mode: values.mode as string, ...jobRunParameters('video', raw) };
 }

@@ -4,8 +4,8 @@
  * read back through its integrity check; Skip Error's placeholder is the white PNG.
  */
 import { awaitImageFile, generateImageFile, type FluxImageFileResult } from '../flux';
-import { IMAGE_MODEL } from '../flux/options';
 import { requestEndpoint } from '../flux/request';
+import { DEFAULT_IMAGE_MODEL } from '../models';
 import { skippedErrorPng } from '../images/solidPng';
 import type { JobContext } from '../pool';
 import type { Store } from '../store';
@@ -40,7 +40,7 @@ export const imageJobs: JobKind<PreparedFluxImageJob, FluxImageFileResult> = {
 export const fluxImageNode: FluxNodeKind<PreparedFluxImageJob> = {
 	jobs: imageJobs,
 	prepare: prepareFluxImageJob,
-	model: IMAGE_MODEL,
+	model: DEFAULT_IMAGE_MODEL,
 	sizeOf: imageJobResultSize,
 	serialJobIdPrefix: 'serial',
 	errorHints: FLUX_ERROR_HINTS,

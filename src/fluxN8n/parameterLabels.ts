@@ -1,54 +1,29 @@
 /**
- * Parameter names as the editor shows them, for error messages: an internal path (`prompt`,
- * `referenceImages[3]`, `options.timeoutMinutes`, `keyframes[2].seconds`) becomes its display name
- * (`Prompt`, `Reference Images → Image 4`, `Options → Timeout (Minutes)`, …). Rows are counted from 1,
- * as they stand in the editor. test/nodes/parameterLabels.test.ts checks every name against the node descriptions.
+ * Parameter names as the editor shows them, for error messages: an internal path (`prompt`, `referenceImages[3]`,
+ * `options.timeoutMinutes`, `keyframes[2].seconds`) becomes its display name (`Prompt`, `Reference Images → Image 4`,
+ * `Options → Timeout (Minutes)`, …), read from the node's own properties. Rows are counted from 1, as in the editor.
  */
+import type { INodeProperties, INodePropertyCollection } from 'n8n-workflow';
 
 /** Display names by internal path; `name[]` is what one row of a list parameter is called. */
 export type ParameterLabels = Readonly<Record<string, string>>;
 
-const SHARED: ParameterLabels = {
-	prompt: 'Prompt',
-	resolution: 'Resolution',
-	aspectRatio: 'Aspect Ratio',
-	skipError: 'Skip Error',
-	seed: 'Seed (Cache Key)',
-	options: 'Options',
-	'options.cache': 'Cache',
-	'options.timeoutMinutes': 'Timeout (Minutes)',
-	'options.maxNewJobsPerExecution': 'Max New Jobs per Execution',
-};
-
-/** The FLUX 3 Image node (and its twin). */
-export const FLUX_IMAGE_PARAMETER_LABELS: ParameterLabels = {
-	...SHARED,
-	model: 'Model',
-	width: 'Width',
-	height: 'Height',
-	outputFormat: 'Output Format',
-	steps: 'Steps',
-	guidance: 'Guidance',
-	grounding: 'Grounding',
-	safetyTolerance: 'Safety Tolerance',
-	referenceImages: 'Reference Images',
-	'referenceImages[]': 'Image',
-	'options.maxDownloadMb': 'Max Image Size (MB)',
-};
-
-/** The FLUX 3 Video node (and its twin). */
-export const FLUX_VIDEO_PARAMETER_LABELS: ParameterLabels = {
-	...SHARED,
-	mode: 'Mode',
-	duration: 'Duration',
-	generateAudio: 'Generate Audio',
-	keyframes: 'Keyframes',
-	'keyframes[]': 'Keyframe',
-	'keyframes[].source': 'Binary Property or URL',
-	'keyframes[].seconds': 'Timestamp (Seconds)',
-	startVideo: 'Start Video',
-	'options.maxDownloadMb': 'Max Video Size (MB)',
-};
+/** The display names of properties by path: a collection's options under it, a fixedCollection's row (`name[]`) and its fields. */
+export function labelsOf(properties: readonly INodeProperties[], prefix = ''): Record<string, string> {
+	const labels: Record<string, string> = {};
+	for (const property of properties) {
+		const path = prefix ? `${prefix}.${property.name}` : property.name;
+		labels[path] = property.displayName;
+		if (property.type === 'collection') Object.assign(labels, labelsOf(property.options as INodeProperties[], path));
+		if (property.type === 'fixedCollection') {
+			for (const row of property.options as INodePropertyCollection[]) {
+				labels[`${path}[]`] = row.displayName;
+				Object.assign(labels, labelsOf(row.values, `${path}[]`));
+			}
+		}
+	}
+	return labels;
+}
 
 /** The FLUX API credential's fields. */
 export const FLUX_CREDENTIAL_LABELS: ParameterLabels = {

@@ -5,14 +5,10 @@ import { itemBinaryReader, locateInputBinary } from '../n8n/inputBinary';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { credentialsParserForRun } from './fluxCredentials';
 import { FluxParameterReader } from './fluxParameterReader';
-import { toFluxImageRequest, type FluxParameters } from './fluxParameters';
-import { imageModel, imageModelLabels, type ImageModelDescriptor } from '../models';
-import { requestEndpoint } from '../flux/request';
+import { fluxNodeLabels, fluxNodeParameterDefaults, parseFluxParameters, toFluxImageRequest } from './fluxParameters';
 import { fluxJobIdentity } from './fluxJobKey';
 import type { StoredJob } from './storedJob';
-import { InvalidParameterError } from '../parameters/invalidParameter';
 import { preparationError } from './invalidInput';
-import { FLUX_IMAGE_PARAMETER_LABELS } from './parameterLabels';
 import { resolveReferenceImages, type KnownBinaries } from './referenceImages';
 import { imagePriceFields, jobSpendTerms } from './spendTerms';
 
@@ -34,7 +30,7 @@ const runs = new WeakMap<IExecuteFunctions, FluxRun>();
 
 function fluxRun(ctx: IExecuteFunctions): FluxRun {
 	let run = runs.get(ctx);
-	if (!run) runs.set(ctx, (run = { parameters: new FluxParameterReader(ctx), parseCredentials: credentialsParserForRun(), binaries: new Map() }));
+	if (!run) runs.set(ctx, (run = { parameters: new FluxParameterReader(ctx, fluxNodeParameterDefaults('image')), parseCredentials: credentialsParserForRun(), binaries: new Map() }));
 	return run;
 }
 
@@ -54,22 +50,10 @@ function itemBinaries(ctx: IExecuteFunctions, itemIndex: number, copies: KnownBi
 	return { identify, copies };
 }
 
-/** The item's model with its own fields validated (before any reference image is read): throws InvalidParameterError. */
-function modelOf(params: FluxParameters): { descriptor: ImageModelDescriptor; fields: Record<string, unknown> } | undefined {
-	if (params.model === undefined) return undefined;
-	const descriptor = imageModel(params.model);
-	const fields = descriptor.fields(params.modelFields ?? {}, descriptor.takesSeed ? params.seed : undefined);
-	const count = params.referenceImages.length;
-	if (count > descriptor.maxReferenceImages) {
-		throw new InvalidParameterError('referenceImages', `at most ${descriptor.maxReferenceImages} reference images are allowed for ${descriptor.name} (got ${count})`);
-	}
-	return { descriptor, fields };
-}
-
 /**
  * Read and validate one item's credential, parameters and reference images,
  * once, before anything is sent. Throws NodeOperationError naming field and item.
- * Within one node run, what is the same for every item is read and validated once (FluxParameterReader,
+ * Within one node run, what is the same for every item is read once (FluxParameterReader,
  * credentialsParserForRun, KnownBinaries); the credential itself is asked for per item, as n8n may resolve it per item.
  */
 export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxImageJob> {
@@ -77,14 +61,13 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 	try {
 		const rawCredentials = await ctx.getCredentials('fluxApi', itemIndex);
 		const credentials = run.parseCredentials(rawCredentials);
-		const params = run.parameters.read(itemIndex);
-		const model = modelOf(params);
+		const params = parseFluxParameters(run.parameters.read(itemIndex));
 		const known = itemBinaries(ctx, itemIndex, run.binaries);
-		const images = await resolveReferenceImages(params.referenceImages, itemBinaryReader(ctx, itemIndex), { known, model: params.model });
-		const request = toFluxImageRequest(params, images, model);
+		const images = await resolveReferenceImages(params.referenceImages, itemBinaryReader(ctx, itemIndex), { known, model: params.model.id });
+		const request = toFluxImageRequest(params, images);
 		return {
 			credentials,
-			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: requestEndpoint(request), priceFields: imagePriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
+			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: params.model, priceFields: imagePriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
 			request,
 			skipError: params.skipError,
 			seed: params.seed,
@@ -94,6 +77,6 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 			identity: fluxJobIdentity(ctx, credentials, request, params.seed),
 		};
 	} catch (error) {
-		throw preparationError(ctx.getNode(), error, itemIndex, { ...FLUX_IMAGE_PARAMETER_LABELS, ...imageModelLabels() }, FLUX_ERROR_HINTS);
+		throw preparationError(ctx.getNode(), error, itemIndex, fluxNodeLabels('image'), FLUX_ERROR_HINTS);
 	}
 }

@@ -8,7 +8,8 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { accountId } from '../account';
 import { FluxError, isFluxError, requestBody, videoRequestBody, type FluxCredentials, type FluxImageRequest, type FluxVideoRequest } from '../flux';
-import { listPrice, NewJobsPerExecution, priceKey, type SpendLimits, type SpendTerms } from '../spend';
+import type { ModelDescriptor } from '../models';
+import { NewJobsPerExecution, priceKey, type SpendLimits, type SpendTerms } from '../spend';
 import { DECIMAL } from '../parameters/fieldSchemas';
 import { FluxCredentialsError } from './invalidInput';
 
@@ -41,8 +42,9 @@ export interface JobSpendInput {
 	/** The credential's data as n8n handed it over, and the same validated. */
 	rawCredentials: unknown;
 	credentials: FluxCredentials;
-	model: string;
-	/** What is sent upstream, media as counts (priceBook.ts). */
+	/** The job's model: its id keys the price, its descriptor gives the list price where BFL publishes one. */
+	model: ModelDescriptor;
+	/** What is sent upstream, each medium as 1 (priceBook.ts). */
 	priceFields: Record<string, unknown>;
 	/** Options → Max New Jobs per Execution (0: none). */
 	maxNewJobsPerExecution: number;
@@ -55,8 +57,8 @@ export function jobSpendTerms(ctx: IExecuteFunctions, input: JobSpendInput): Spe
 	return {
 		account: accountId(input.credentials),
 		limits: readSpendLimits(input.rawCredentials),
-		priceKey: priceKey(input.model, input.priceFields),
-		listPrice: listPrice(input.model, input.priceFields),
+		priceKey: priceKey(input.model.id, input.priceFields),
+		listPrice: input.model.listPrice?.(input.priceFields),
 		...(input.maxNewJobsPerExecution > 0
 			? { perExecution: { key: NewJobsPerExecution.keyOf(String(ctx.getExecutionId() ?? ''), node), max: input.maxNewJobsPerExecution, node } }
 			: {}),
@@ -64,22 +66,11 @@ export function jobSpendTerms(ctx: IExecuteFunctions, input: JobSpendInput): Spe
 	};
 }
 
-/** An image job's fields for its price: what is sent, reference images as their count. */
-export function imagePriceFields(request: FluxImageRequest): Record<string, unknown> {
-	// Another model's body names each reference image (FLUX.2: input_image, input_image_2, …): priced per image.
-	if (request.model) return requestBody({ ...request, images: request.images.map(() => ({ kind: 'url', url: 'image' }) as const) });
-	return { ...requestBody({ ...request, images: [] }), images: request.images.length };
-}
+/** An image job's fields for its price: what is sent, each reference image as 1. */
+export const imagePriceFields = (request: FluxImageRequest): Record<string, unknown> => requestBody(request, () => 1);
 
-/** A clip's fields for its price: what is sent, keyframes as their count and the start video as 1. */
-export function videoPriceFields(request: FluxVideoRequest): Record<string, unknown> {
-	const body = videoRequestBody(request, () => '');
-	return {
-		...body,
-		...(Array.isArray(body.keyframes) ? { keyframes: body.keyframes.length } : {}),
-		...(body.start_video === undefined ? {} : { start_video: 1 }),
-	};
-}
+/** A clip's fields for its price: what is sent, each keyframe, start video or draft cache as 1. */
+export const videoPriceFields = (request: FluxVideoRequest): Record<string, unknown> => videoRequestBody(request, () => 1);
 
 /**
  * A serial node's error for item `itemIndex`: a spend refusal names the item as n8n counts items in its own errors

@@ -1,16 +1,20 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { FluxVideoRequest } from '../flux';
+import type { FluxVideoRequest, VideoMedia } from '../flux';
+import { formatBytes } from '../flux/body';
 import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
+import { FluxParameterReader } from '../fluxN8n/fluxParameterReader';
+import { fluxNodeLabels, fluxNodeParameterDefaults, parseFluxVideoParameters, type FluxVideoParameters } from '../fluxN8n/fluxParameters';
 import type { StoredJob } from '../fluxN8n/storedJob';
 import { preparationError } from '../fluxN8n/invalidInput';
-import { FLUX_VIDEO_PARAMETER_LABELS } from '../fluxN8n/parameterLabels';
+import { sharedReferenceImages } from '../fluxN8n/sharedReferenceImages';
+import { flux3Video, MAX_DRAFT_CACHE_BYTES } from '../models/flux3Video';
 import { itemBinaryReader } from '../n8n/inputBinary';
-import { resolveKeyframes, resolveStartVideo } from './videoMedia';
+import { InvalidParameterError } from '../parameters/invalidParameter';
+import type { MediaSource } from '../parameters/mediaSources';
+import { resolveKeyframes, resolveStartVideo, type ReadBinary } from './videoMedia';
 import { fluxVideoJobIdentity } from '../fluxN8n/fluxJobKey';
-import { parseFluxVideoParameters } from './videoParameters';
-import { VIDEO_MODEL } from '../flux/videoOptions';
 import { jobSpendTerms, videoPriceFields } from '../fluxN8n/spendTerms';
 
 /** One item's video job, validated and ready to run anywhere (no n8n context needed). */
@@ -19,53 +23,49 @@ export interface PreparedFluxVideoJob extends StoredJob {
 	request: FluxVideoRequest;
 }
 
-/** The item's parameters as n8n hands them over; a field hidden in this mode is read too (BFL would refuse it). */
-function readRawParameters(ctx: IExecuteFunctions, itemIndex: number): Record<string, unknown> {
-	const read = (name: string, fallback?: unknown) => ctx.getNodeParameter(name, itemIndex, fallback);
-	return {
-		mode: read('mode', 't2v'),
-		prompt: read('prompt'),
-		aspectRatio: read('aspectRatio', 'auto'),
-		resolution: read('resolution', 'hd'),
-		duration: read('duration', 'auto'),
-		generateAudio: read('generateAudio', true),
-		keyframes: read('keyframes', {}),
-		startVideo: read('startVideo', ''),
-		skipError: read('skipError', false),
-		seed: read('seed', 0),
-		options: read('options', {}),
-	};
+/** A draft cache: a URL stays a URL; a binary property (at most 128 MB, any bytes) is sent as base64. Errors name `draftCache`. */
+export async function resolveDraftCache(source: MediaSource, read: ReadBinary): Promise<VideoMedia> {
+	if (source.kind === 'url') return { kind: 'url', url: source.url };
+	const binary = await read(source.property).catch((err: unknown) => {
+		throw new InvalidParameterError('draftCache', `could not read binary property "${source.property}": ${err instanceof Error ? err.message : String(err)}`);
+	});
+	if (!binary || binary.buffer.length === 0) throw new InvalidParameterError('draftCache', `binary property "${source.property}" not found on the input item, or empty (a draft's item carries its cache in draftCache; or use an http(s) URL)`);
+	if (binary.buffer.length > MAX_DRAFT_CACHE_BYTES) {
+		throw new InvalidParameterError('draftCache', `binary property "${source.property}" is ${formatBytes(binary.buffer.length)}, more than the ${formatBytes(MAX_DRAFT_CACHE_BYTES)} FLUX accepts for a draft cache`);
+	}
+	return sharedReferenceImages().encode(Buffer.from(binary.buffer), binary.mimeType ?? 'application/octet-stream');
 }
 
-/** The client's request: only the fields of the item's mode. */
-async function toRequest(ctx: IExecuteFunctions, itemIndex: number, raw: Record<string, unknown>): Promise<{ request: FluxVideoRequest; params: ReturnType<typeof parseFluxVideoParameters> }> {
-	const params = parseFluxVideoParameters(raw);
+/** The client's request: the values of the item's mode, its media read from the item. */
+async function toRequest(ctx: IExecuteFunctions, itemIndex: number, params: FluxVideoParameters): Promise<FluxVideoRequest> {
+	const { keyframes, startVideo, draftCache } = params;
 	const read = itemBinaryReader(ctx, itemIndex);
-	const request: FluxVideoRequest = {
-		mode: params.mode,
-		prompt: params.prompt,
-		aspectRatio: params.aspectRatio,
-		resolution: params.resolution,
-		duration: params.duration,
-		generateAudio: params.generateAudio,
-	};
-	if (params.keyframes) request.keyframes = await resolveKeyframes(params.keyframes, read);
-	if (params.startVideo) request.startVideo = await resolveStartVideo(params.startVideo, read);
-	return { request, params };
+	const values = flux3Video.parameters.filter((p) => !p.wire || typeof p.wire === 'string').map((p) => [p.name, params[p.name]]);
+	const request = { ...Object.fromEntries(values.filter(([, v]) => v !== undefined)), mode: params.mode, model: flux3Video } as FluxVideoRequest;
+	if (keyframes) request.keyframes = await resolveKeyframes(keyframes as Parameters<typeof resolveKeyframes>[0], read);
+	if (startVideo) request.startVideo = await resolveStartVideo(startVideo as MediaSource, read);
+	if (draftCache) request.draftCache = await resolveDraftCache(draftCache as MediaSource, read);
+	return request;
 }
+
+/** What one node run reads once: the parameters without expressions. */
+const readers = new WeakMap<IExecuteFunctions, FluxParameterReader>();
 
 /**
  * Read and validate one item's credential, video parameters and media, once, before anything is sent.
  * Throws NodeOperationError naming field and item.
  */
 export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxVideoJob> {
+	let reader = readers.get(ctx);
+	if (!reader) readers.set(ctx, (reader = new FluxParameterReader(ctx, fluxNodeParameterDefaults('video'))));
 	try {
 		const rawCredentials = await ctx.getCredentials('fluxApi', itemIndex);
 		const credentials = parseFluxCredentials(rawCredentials);
-		const { request, params } = await toRequest(ctx, itemIndex, readRawParameters(ctx, itemIndex));
+		const params = parseFluxVideoParameters(reader.read(itemIndex));
+		const request = await toRequest(ctx, itemIndex, params);
 		return {
 			credentials,
-			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: VIDEO_MODEL, priceFields: videoPriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
+			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: flux3Video, priceFields: videoPriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
 			request,
 			skipError: params.skipError,
 			timeoutMs: params.timeoutMs,
@@ -74,6 +74,6 @@ export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: num
 			identity: fluxVideoJobIdentity(ctx, credentials, request, params.seed),
 		};
 	} catch (error) {
-		throw preparationError(ctx.getNode(), error, itemIndex, FLUX_VIDEO_PARAMETER_LABELS, FLUX_VIDEO_ERROR_HINTS);
+		throw preparationError(ctx.getNode(), error, itemIndex, fluxNodeLabels('video'), FLUX_VIDEO_ERROR_HINTS);
 	}
 }

@@ -4,7 +4,7 @@
  * Error has no placeholder clip.
  */
 import { awaitVideo, generateVideo, type FluxVideoResult } from '../flux';
-import { VIDEO_MODEL } from '../flux/videoOptions';
+import { flux3Video } from '../models';
 import { downloadDir } from '../fluxN8n/downloadFolders';
 import type { FluxNodeKind } from '../fluxN8n/fluxNode';
 import { DRAFT_CACHE, keepResult, type JobResult } from '../fluxN8n/jobResult';
@@ -20,7 +20,7 @@ export const VIDEO_MIME_TYPE = 'video/mp4';
 export const videoJobs: JobKind<PreparedFluxVideoJob, FluxVideoResult> = {
 	kind: 'video',
 	flights: 'videoFlights',
-	model: () => VIDEO_MODEL,
+	model: (job) => job.request.model.endpoint,
 	generate: async (store, job, options) => await generateVideo(job.credentials, job.request, { ...options, downloadDir: downloadDir('video', store) }),
 	awaitTask: async (store, credentials, task, options) => await awaitVideo(credentials, task, { ...options, downloadDir: downloadDir('video', store) }),
 	/** The downloaded clip (hashed while it streamed in, its type proven by its ftyp box) becomes the store's content, as an image does: no copy. */
@@ -48,7 +48,7 @@ export const videoJobs: JobKind<PreparedFluxVideoJob, FluxVideoResult> = {
 export const fluxVideoNode: FluxNodeKind<PreparedFluxVideoJob> = {
 	jobs: videoJobs,
 	prepare: prepareFluxVideoJob,
-	model: VIDEO_MODEL,
+	model: flux3Video.id,
 	sizeOf: () => 0,
 	serialJobIdPrefix: 'serial-video',
 	errorHints: FLUX_VIDEO_ERROR_HINTS,

@@ -1,14 +1,13 @@
 /**
- * The image models the FLUX image node and its twin offer, and the editor parameters that follow from them: the
- * Model option and each model's own parameters, shown only for the models that have them (displayOptions).
- * A model registered here before the node descriptions are built appears in both nodes with no other edit.
+ * The registry of models: the image models the FLUX image node and its twin offer (in the editor's order; a model
+ * registered before the node descriptions are built appears in both with no other edit), and FLUX 3 Video.
  */
-import type { INodeProperties } from 'n8n-workflow';
-
-import { InvalidParameterError, describeValue } from '../parameters/invalidParameter';
+import { describeValue, InvalidParameterError } from '../parameters/invalidParameter';
 import { flux2Flex, flux2Klein4b, flux2Klein9b, flux2Max, flux2Pro } from './flux2';
 import { flux3Image } from './flux3Image';
-import type { ImageModelDescriptor } from './modelDescriptor';
+import { flux3Video } from './flux3Video';
+import type { ImageModelDescriptor } from './imageModel';
+import type { ModelDescriptor } from './modelDescriptor';
 
 /** The default model: workflows saved before there was a Model parameter keep using it. */
 export const DEFAULT_IMAGE_MODEL = flux3Image.id;
@@ -34,33 +33,12 @@ export function imageModel(value: unknown): ImageModelDescriptor {
 	return found;
 }
 
-/** The Model option of the image nodes. */
-function modelProperty(): INodeProperties {
-	return {
-		displayName: 'Model',
-		name: 'model',
-		type: 'options',
-		default: DEFAULT_IMAGE_MODEL,
-		options: models.map((m) => ({ name: m.name, value: m.id, description: `${m.id}: up to ${m.maxReferenceImages} reference images${m.takesSeed ? '; takes the Seed' : ''}` })),
-		description: 'Which FLUX model makes the image; each shows its own parameters',
-	};
+/** Any model by its id (the account limit, the list price), or undefined. */
+export function modelById(id: string): ModelDescriptor | undefined {
+	return [...models, flux3Video].find((m) => m.id === id);
 }
 
-/** The Model option, then every model's own parameters, each shown only for the models that have it. */
-export function imageModelProperties(): INodeProperties[] {
-	const byName = new Map<string, { property: INodeProperties; models: string[] }>();
-	for (const model of models) {
-		for (const property of model.properties) {
-			const entry = byName.get(property.name) ?? { property, models: [] };
-			entry.models.push(model.id);
-			byName.set(property.name, entry);
-		}
-	}
-	const own = [...byName.values()].map(({ property, models: ids }) => ({ ...property, displayOptions: { show: { model: ids } } }));
-	return [modelProperty(), ...own];
-}
-
-/** Editor labels of every model's own parameters, for error messages (parameterLabels.ts). */
-export function imageModelLabels(): Record<string, string> {
-	return Object.fromEntries([['model', 'Model'], ...models.flatMap((m) => m.properties.map((p) => [p.name, p.displayName]))]);
+/** BFL's list price of a job of model `id` for its body (media as 1 each), where BFL publishes one. */
+export function modelListPrice(id: string, body: Readonly<Record<string, unknown>>): number | undefined {
+	return modelById(id)?.listPrice?.(body);
 }

@@ -1,14 +1,12 @@
 /**
- * A FLUX model as data: its endpoint, the pool its jobs run in, its account limit, whether it takes a seed, and
- * for image models the parameters it shows and how they become its request body. Adding a model is one
- * descriptor registered in imageModels.ts; the nodes, the job key, the submit and the spend follow from it.
+ * A FLUX model as data: its endpoint, the pool its jobs run in, its account limit, its parameters (parameter.ts:
+ * editor, validation, label and BFL name each declared once), the checks across them, its list price. Adding a
+ * model is one descriptor (image models registered in imageModels.ts); nodes, key, submit and spend follow.
  */
-import type { INodeProperties } from 'n8n-workflow';
+import type { ModelWire } from '../flux/request';
+import { bodyOf, type Parameter, type Values } from './parameter';
 
-import type { FluxImageRequest, ImageModelWire } from '../flux/request';
-
-/** What every model says about itself. */
-export interface ModelDescriptor {
+export interface ModelDescriptor extends ModelWire {
 	/** The endpoint name (`…/v1/<id>`), also the value of the image nodes' Model parameter and the key's model. */
 	id: string;
 	/** As the editor shows it. */
@@ -17,27 +15,23 @@ export interface ModelDescriptor {
 	output: 'image' | 'video';
 	/** Active tasks BFL allows an account on this endpoint: where the adaptive account limit starts. */
 	accountLimit: number;
-	/** Whether the API takes a seed (then the Seed is sent; it keys the store either way). */
-	takesSeed: boolean;
 	/** The result's media type when the bytes do not say otherwise (images follow their magic bytes). */
 	mediaType: string;
+	/** The endpoint (`…/v1/<endpoint>`). */
+	endpoint: string;
+	/** Its parameters in editor and body order (a `mode` parameter first when it has modes). */
+	parameters: readonly Parameter[];
+	/** Rules across parameters, on the values read (throws InvalidParameterError naming a parameter). */
+	check?(values: Values): void;
+	/** BFL's list price in credits for a body (media as 1 each), where BFL publishes one. */
+	listPrice?(body: Readonly<Record<string, unknown>>): number;
 }
 
-/** One model's own parameters as read for an item (raw, as n8n hands them over), by parameter name. */
-export type ModelFieldValues = Record<string, unknown>;
+/** Whether the model takes the Seed upstream. */
+export const takesSeed = (model: ModelDescriptor): boolean => model.parameters.some((p) => p.wire === 'seed');
 
-/** An image model (the FLUX image node and its twin). */
-export interface ImageModelDescriptor extends ModelDescriptor, ImageModelWire {
-	output: 'image';
-	/** Its reference images at most (sent in the model's own field names). */
-	maxReferenceImages: number;
-	/** The parameters only this model shows (their displayOptions are added by imageModels.ts). */
-	properties: INodeProperties[];
-	/**
-	 * Its own fields validated, in the API's names (`width`, `output_format`, `seed`, …); throws
-	 * InvalidParameterError naming the parameter. `seed` is the item's Seed.
-	 */
-	fields(values: ModelFieldValues, seed: number | undefined): Record<string, unknown>;
-	/** The submit body of a request (reference images in order; see FluxImageRequest.modelFields). */
-	body(request: FluxImageRequest): Record<string, unknown>;
+/** A model from its data: its body is made from its declarations (`values` by parameter name, media through `media`). */
+export function describeModel<T extends Omit<ModelDescriptor, 'body'>>(spec: T): T & ModelDescriptor {
+	const model: T & ModelDescriptor = { ...spec, body: (values: Values, media) => bodyOf(model.parameters, values, media) };
+	return model;
 }

@@ -5,7 +5,6 @@
 import { z } from 'zod';
 
 import { cacheModeSchema, DEFAULT_CACHE_MODE, type CacheMode } from '../store/resumeDecision';
-import { describeValue, fieldOf, InvalidParameterError, valueAt } from './invalidParameter';
 
 /** Maximum prompt length in characters (Unicode code points). */
 export const MAX_PROMPT_CHARS = 20_480;
@@ -60,8 +59,6 @@ export const promptSchema = z
 	.refine((s) => s.length > 0, { message: 'is required and must not be empty' })
 	.refine((s) => [...s].length <= MAX_PROMPT_CHARS, { message: `must be at most ${MAX_PROMPT_CHARS} characters` });
 
-/** Options → Max New Jobs per Execution of every FLUX node (image and video): an integer, 0 (default) = no limit. */
-export const maxNewJobsPerExecutionSchema = integerRange(0, MAX_NEW_JOBS_PER_EXECUTION).transform((v) => v ?? 0);
 
 /** The Options every FLUX node shares: Timeout (Minutes), the download cap in MB (`download`), Cache, Max New Jobs. */
 export const jobOptionsSchema = (timeoutMinutes: number, download: { max: number; fallback: number; min: number }) =>
@@ -77,7 +74,7 @@ export const jobOptionsSchema = (timeoutMinutes: number, download: { max: number
 						.enum(cacheModeSchema.options, { errorMap: () => ({ message: `must be one of ${cacheModeSchema.options.join(', ')}` }) })
 						.default(DEFAULT_CACHE_MODE),
 				),
-				maxNewJobsPerExecution: maxNewJobsPerExecutionSchema,
+				maxNewJobsPerExecution: integerRange(0, MAX_NEW_JOBS_PER_EXECUTION).transform((v) => v ?? 0),
 			},
 			{ invalid_type_error: 'must be a collection of options' },
 		),
@@ -91,21 +88,4 @@ export function jobRunOptions(options: { timeoutMinutes: number; maxDownloadMb: 
 		cacheMode: options.cache,
 		maxNewJobsPerExecution: options.maxNewJobsPerExecution,
 	};
-}
-
-/** The error of a value's first issue: the field, what is wrong, and the value it got ("is required" if none). */
-export function valueIssueError(issue: z.ZodIssue, raw: unknown): InvalidParameterError {
-	const value = valueAt(raw, issue.path);
-	const message = issue.code === 'invalid_type' && value === undefined ? 'is required' : issue.message;
-	return new InvalidParameterError(fieldOf(issue.path), `${message} (got ${describeValue(value)})`);
-}
-
-/** One item's raw parameters (an object) parsed by `schema`; a bad one throws `issueError` of its first issue. */
-export function parseItem<S extends z.ZodTypeAny>(schema: S, raw: unknown, issueError: (issue: z.ZodIssue, raw: unknown) => Error): z.infer<S> {
-	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-		throw new InvalidParameterError('parameters', `must be an object (got ${describeValue(raw)})`);
-	}
-	const parsed = schema.safeParse(raw);
-	if (!parsed.success) throw issueError(parsed.error.issues[0], raw);
-	return parsed.data;
 }

@@ -8,7 +8,7 @@ export { inWindow, systemClock, WINDOW_MS, type LedgerClock } from './ledgerCloc
 export * from './ledgerState';
 export { hasLimits, jobBudget, UNPRICED_RETRY_MS, type BudgetDeps, type SpendTerms } from './jobBudget';
 export { NewJobsPerExecution, MAX_EXECUTION_COUNTS } from './newJobsPerExecution';
-export { LIST_PRICES, listPrice, priceKey } from './priceBook';
+export { priceKey } from './priceBook';
 export { RedisLedger, SPEND_REDIS_PREFIX } from './redisLedger';
 export { newJobsPerExecution, recentAccounts, RecentAccounts, spendBudget, spendLedger } from './spendControl';
 export { FALLBACK_REPORTED_MS, SpendLedger, spendFolder, type Balance, type LedgerPlace, type SpendRedis } from './spendLedger';

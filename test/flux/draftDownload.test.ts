@@ -3,6 +3,7 @@
  * cache are both streamed into the download folder when the task is Ready, read from the singular keys or the
  * newer lists, without the API key; a failure of either leaves no file.
  */
+import { flux3Video } from '../../src/models';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -17,7 +18,7 @@ const KEY = 'mock-key-0123456789abcdef';
 const CLIP = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom'), Buffer.alloc(12, 1), Buffer.from('clip bytes')]);
 const CACHE = Buffer.from('opaque draft cache bytes');
 const json = { headers: { 'content-type': 'application/json' } };
-const draft: FluxVideoRequest = { mode: 't2v', prompt: 'a product spot', aspectRatio: '16:9', resolution: 'hd', duration: 5, generateAudio: true, draft: true };
+const draft: FluxVideoRequest = { model: flux3Video, mode: 't2v', prompt: 'a product spot', aspectRatio: '16:9', resolution: 'hd', duration: 5, generateAudio: true, draft: true };
 
 let agent: MockAgent;
 let dir: string;

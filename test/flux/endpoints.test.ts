@@ -6,7 +6,7 @@ describe('endpoints', () => {
 	// The credential itself (http(s) base URL without user/query/fragment, a key usable in a
 	// header) is validated once, by the glue layer's zod schema (src/fluxN8n/fluxCredentials.ts).
 	it('relay style: Bearer and /bfl/v1 routes; trailing slash tolerated', () => {
-		const e = resolveEndpoints({ apiStyle: 'relay', baseUrl: 'https://relay.example.com//', apiKey: KEY });
+		const e = resolveEndpoints({ apiStyle: 'relay', baseUrl: 'https://relay.example.com//', apiKey: KEY }, 'flux-3-image');
 		expect(e.submitUrl).toBe('https://relay.example.com/bfl/v1/flux-3-image');
 		expect(defaultPollUrl(e, 'a b&c')).toBe('https://relay.example.com/bfl/v1/get_result?id=a%20b%26c');
 		expect(e.authHeaders).toEqual({ authorization: `Bearer ${KEY}` });
@@ -14,7 +14,7 @@ describe('endpoints', () => {
 	});
 
 	it('bfl style: x-key and /v1 routes', () => {
-		const e = resolveEndpoints({ apiStyle: 'bfl', baseUrl: 'https://api.bfl.ai/', apiKey: KEY });
+		const e = resolveEndpoints({ apiStyle: 'bfl', baseUrl: 'https://api.bfl.ai/', apiKey: KEY }, 'flux-3-image');
 		expect(e.submitUrl).toBe('https://api.bfl.ai/v1/flux-3-image');
 		expect(e.authHeaders).toEqual({ 'x-key': KEY });
 	});

@@ -1,4 +1,5 @@
 import { FluxError as ThisFluxError, isFluxError as thisIsFluxError } from '../../src/flux';
+import { flux3ImageRequest } from '../support/imageRequest';
 
 type FluxModule = typeof import('../../src/flux');
 
@@ -37,9 +38,7 @@ describe('FluxError keeps its identity across two copies of the package', () => 
 
 	it('a job failing in one copy is classified by the other', async () => {
 		const err: unknown = await other
-			.generateImage({ apiStyle: 'relay', baseUrl: 'http://127.0.0.1:9', apiKey: 'k-0123456789' }, {
-				prompt: 'p', resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images: [],
-			}, { signal: AbortSignal.abort() })
+			.generateImage({ apiStyle: 'relay', baseUrl: 'http://127.0.0.1:9', apiKey: 'k-0123456789' }, flux3ImageRequest('p'), { signal: AbortSignal.abort() })
 			.catch((e: unknown) => e);
 		expect(err instanceof ThisFluxError).toBe(false);
 		expect(thisIsFluxError(err)).toBe(true);

@@ -1,4 +1,5 @@
 import { FluxCredentials, FluxError, FluxImageRequest, GenerateOptions, generateImage, isFluxError } from '../../src/flux';
+import { flux3ImageRequest } from '../support/imageRequest';
 import type { RelaySimulator } from '../../relay-sim';
 
 /** Tiny poll/backoff intervals so the suite runs fast; the job timeout is only a ceiling (tests of timeouts set their own): 30 jobs at once took more than 30 s on a loaded 2-core machine, and it stays under the suite's 120 s test timeout. */
@@ -28,8 +29,8 @@ export function uniquePrompt(label: string): string {
 	return `${label} #${counter} ${Date.now().toString(36)}`;
 }
 
-export function requestFor(prompt: string, extra: Partial<FluxImageRequest> = {}): FluxImageRequest {
-	return { prompt, resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images: [], ...extra };
+export function requestFor(prompt: string, extra: Parameters<typeof flux3ImageRequest>[1] = {}): FluxImageRequest {
+	return flux3ImageRequest(prompt, extra);
 }
 
 /** Awaits a rejection and returns it as a FluxError (fails the test otherwise). */

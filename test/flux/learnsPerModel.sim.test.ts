@@ -11,6 +11,7 @@ import { credsFor, FAST, fast, requestFor, uniquePrompt } from './helpers';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { flux3Video } from '../../src/models';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 30, videoBytes: 16 * 1024 }, (started) => (sim = started));
@@ -23,7 +24,7 @@ afterEach(async () => {
 	await rm(dir, { recursive: true, force: true });
 });
 
-const clip = (prompt: string): FluxVideoRequest => ({ mode: 't2v', prompt, aspectRatio: 'auto', resolution: 'hd', duration: 'auto', generateAudio: true });
+const clip = (prompt: string): FluxVideoRequest => ({ model: flux3Video, mode: 't2v', prompt, aspectRatio: 'auto', resolution: 'hd', duration: 'auto', generateAudio: true });
 const adaptive = (readyTimes: ReadyTimes) => fast({ testHooks: { poll: { ...FAST.testHooks.poll, adaptive: true }, readyTimes, pollLimiter: false as const } });
 const videoKey = () => readyTimesKey(`${sim.url}/bfl/v1/flux-3-video`);
 const imageKey = () => readyTimesKey(`${sim.url}/bfl/v1/flux-3-image`);

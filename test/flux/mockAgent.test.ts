@@ -6,6 +6,7 @@ import { MockAgent } from 'undici';
 import { tmpdir } from 'node:os';
 import { checkFluxCredentials, generateImage, generateVideo, type GenerateOptions } from '../../src/flux';
 import { failureOf, fakeClock, fast, requestFor } from './helpers';
+import { flux3Video } from '../../src/models';
 
 const ORIGIN = 'http://127.0.0.1:9';
 const KEY = 'mock-key-0123456789abcdef';
@@ -220,7 +221,7 @@ describe('downloads only from public addresses, unless the Base URL is local (th
 	it('a clip on a private address → forbidden_host worded for the video, not an image', async () => {
 		agent.get(API).intercept({ path: '/bfl/v1/flux-3-video', method: 'POST' }).reply(200, { id: 'v' }, json);
 		agent.get(API).intercept({ path: '/bfl/v1/get_result?id=v', method: 'GET' }).reply(200, { status: 'Ready', result: { sample: 'http://10.1.2.3/c.mp4' } }, json);
-		const request = { mode: 't2v' as const, prompt: 'p', aspectRatio: 'auto' as const, resolution: 'hd' as const, duration: 'auto' as const, generateAudio: true };
+		const request = { model: flux3Video, mode: 't2v' as const, prompt: 'p', aspectRatio: 'auto' as const, resolution: 'hd' as const, duration: 'auto' as const, generateAudio: true };
 		const err = await failureOf(generateVideo({ apiStyle: 'relay', baseUrl: API, apiKey: KEY }, request, fast({ testHooks: { dispatcher: agent }, downloadDir: tmpdir() })));
 		expect(err.kind).toBe('forbidden_host');
 		expect(err.message).toMatch(/^The video URL points to a private \(RFC 1918\) address.*: videos are only downloaded from public addresses/);

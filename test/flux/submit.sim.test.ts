@@ -231,14 +231,7 @@ describe('connection never opened (ECONNREFUSED) → retried', () => {
 describe('the submit body shares reference-image bytes', () => {
 	it('sends the same JSON as requestBodyJson, with each base64 image as one buffer shared by every job that shares the image', () => {
 		const image = Object.freeze({ kind: 'base64' as const, data: Buffer.alloc(3000, 7).toString('base64'), mimeType: 'image/png' });
-		const request = (prompt: string) => ({
-			prompt,
-			resolution: '1k' as const,
-			aspectRatio: 'auto',
-			grounding: true,
-			safetyTolerance: 2,
-			images: [{ kind: 'url' as const, url: 'https://example.com/a.png' }, image, image],
-		});
+		const request = (prompt: string) => requestFor(prompt, { images: [{ kind: 'url' as const, url: 'https://example.com/a.png' }, image, image] });
 		const one = requestPayload(request('first "quoted" \u0000 prompt'));
 		const two = requestPayload(request('second'));
 		expect(Buffer.concat([...one.parts]).toString('utf8')).toBe(requestBodyJson(request('first "quoted" \u0000 prompt')));

@@ -1,7 +1,7 @@
 /** The defaults a clip job takes when its caller gives none (the collector re-attaching after a restart does). */
 import { DEFAULT_JOB_TIMEOUT_MS } from '../../src/flux/generateImage';
 import { DEFAULT_MAX_VIDEO_BYTES, videoJobDefaults } from '../../src/flux/generateVideo';
-import { DEFAULT_VIDEO_TIMEOUT_MINUTES } from '../../src/fluxVideoN8n/videoParameters';
+import { DEFAULT_VIDEO_TIMEOUT_MINUTES } from '../../src/flux/videoOptions';
 
 it('a clip job without its own timeout and cap waits the video default (30 min, as the node), not the image 10 min', () => {
 	const filled = videoJobDefaults({});

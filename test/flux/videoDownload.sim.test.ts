@@ -11,6 +11,7 @@ import { generateVideo, type FluxVideoRequest } from '../../src/flux';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { credsFor, failureOf, FAST, uniquePrompt } from './helpers';
 import { readFile } from 'node:fs/promises';
+import { flux3Video } from '../../src/models';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 0, videoBytes: 64 * 1024 }, (started) => (sim = started));
@@ -23,7 +24,7 @@ afterEach(async () => {
 	await rm(dir, { recursive: true, force: true });
 });
 
-const request = (prompt: string): FluxVideoRequest => ({ mode: 't2v', prompt, aspectRatio: 'auto', resolution: 'hd', duration: 'auto', generateAudio: true });
+const request = (prompt: string): FluxVideoRequest => ({ model: flux3Video, mode: 't2v', prompt, aspectRatio: 'auto', resolution: 'hd', duration: 'auto', generateAudio: true });
 const run = (prompt: string, extra: { maxDownloadBytes?: number; signal?: AbortSignal } = {}) =>
 	generateVideo(credsFor(sim), request(prompt), { ...FAST, downloadDir: dir, ...extra });
 

@@ -2,6 +2,7 @@
  * The job key of FLUX 3 Video drafts: Enhance a Draft is keyed by its draft cache's bytes (a binary cache by its
  * content digest, never its base64), plus Seed; `draft: true` is its own job; a clip that is no draft keeps its key.
  */
+import { flux3Video } from '../../src/models';
 import type { FluxVideoRequest } from '../../src/flux';
 import { parseFluxCredentials } from '../../src/fluxN8n/fluxCredentials';
 import { fluxVideoJobIdentity } from '../../src/fluxN8n/fluxJobKey';
@@ -9,7 +10,7 @@ import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
 import { jobKey } from '../../src/store';
 
 const creds = parseFluxCredentials({ apiStyle: 'relay', baseUrl: 'http://127.0.0.1:9/', apiKey: 'key-one-0123456789' });
-const clip: FluxVideoRequest = { mode: 't2v', prompt: 'a spot', aspectRatio: 'auto', resolution: 'hd', duration: 'auto', generateAudio: true };
+const clip: FluxVideoRequest = { model: flux3Video, mode: 't2v', prompt: 'a spot', aspectRatio: 'auto', resolution: 'hd', duration: 'auto', generateAudio: true };
 const enhance = (cache: Buffer): FluxVideoRequest => ({ ...clip, mode: 'draft_enhance', draftCache: sharedReferenceImages().encode(cache, 'application/octet-stream') });
 const keyOf = (request: FluxVideoRequest, seed: number | undefined = 0) => fluxVideoJobIdentity({}, creds, request, seed).key;
 

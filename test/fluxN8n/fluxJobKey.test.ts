@@ -5,19 +5,13 @@ import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
 import type { FluxImageRequest } from '../../src/flux';
 import { apiKeyHash } from '../../src/account';
 import { contentDigest } from '../../src/store';
+import { flux3ImageRequest } from '../support/imageRequest';
 
 // As the glue hands them over: parsed (and the base URL normalised) once by parseFluxCredentials.
 const creds = parseFluxCredentials({ apiStyle: 'relay', baseUrl: 'http://127.0.0.1:9/', apiKey: 'key-one-0123456789' });
-const request = (over: Partial<FluxImageRequest> = {}): FluxImageRequest => ({
-	prompt: 'a fox',
-	resolution: '1k',
-	aspectRatio: 'auto',
-	grounding: true,
-	safetyTolerance: 2,
-	images: [],
-	...over,
-});
-const keyOf = (over: Partial<FluxImageRequest> = {}, seed: number | undefined = 0, c = creds) => fluxJobIdentity({}, c, request(over), seed).key;
+type Over = Parameters<typeof flux3ImageRequest>[1] & { prompt?: string };
+const request = ({ prompt = 'a fox', ...over }: Over = {}): FluxImageRequest => flux3ImageRequest(prompt, over);
+const keyOf = (over: Over = {}, seed: number | undefined = 0, c = creds) => fluxJobIdentity({}, c, request(over), seed).key;
 
 describe('fluxJobIdentity', () => {
 	it('is the same for the same job in another run, and carries no secret', () => {

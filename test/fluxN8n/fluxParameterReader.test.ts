@@ -1,12 +1,14 @@
 /**
- * FluxParameterReader (the submit node's hot path): a parameter without an expression is read and
- * validated once per node run; every item still gets exactly what reading and validating it alone gives
- * (parseFluxParameters over the item's raw parameters), errors included.
+ * FluxParameterReader (the submit node's hot path): a parameter without an expression is read once per node
+ * run; every item still gets exactly what reading and validating it alone gives (parseFluxParameters over the
+ * item's raw parameters), errors included.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { FluxParameterReader } from '../../src/fluxN8n/fluxParameterReader';
-import { parseFluxParameters } from '../../src/fluxN8n/fluxParameters';
+import { fluxNodeParameterDefaults, parseFluxParameters } from '../../src/fluxN8n/fluxParameters';
+
+const defaults = fluxNodeParameterDefaults('image');
 
 type Raw = Record<string, unknown>;
 
@@ -35,19 +37,8 @@ function fakeContext(parameters: Raw, items: Raw[], failing: Record<string, stri
 /** What reading one item alone gives: parseFluxParameters over every parameter as n8n resolves it for the item. */
 function alone(parameters: Raw, item: Raw): ReturnType<typeof parseFluxParameters> | string {
 	const { ctx } = fakeContext(parameters, [item]);
-	const read = (path: string, fallback?: unknown) => ctx.getNodeParameter(path, 0, fallback);
-	const raw = {
-		prompt: read('prompt'),
-		resolution: read('resolution', '1k'),
-		aspectRatio: read('aspectRatio', 'auto'),
-		grounding: read('grounding', true),
-		safetyTolerance: read('safetyTolerance', 2),
-		seed: read('seed', 0),
-		referenceImages: read('referenceImages.images', []),
-		skipError: read('skipError', false),
-		options: read('options', {}),
-	};
 	try {
+		const raw = Object.fromEntries(Object.entries(defaults).map(([name, fallback]) => [name, ctx.getNodeParameter(name, 0, fallback)]));
 		return parseFluxParameters(raw);
 	} catch (error) {
 		return (error as Error).message;
@@ -57,7 +48,7 @@ function alone(parameters: Raw, item: Raw): ReturnType<typeof parseFluxParameter
 function readAll(reader: FluxParameterReader, count: number) {
 	return Array.from({ length: count }, (_, i) => {
 		try {
-			return reader.read(i);
+			return parseFluxParameters(reader.read(i));
 		} catch (error) {
 			return (error as Error).message;
 		}
@@ -75,10 +66,10 @@ describe('FluxParameterReader', () => {
 	it('reads a parameter without an expression once per run, one with an expression per item', () => {
 		const parameters = { prompt: '={{ $json.p }}', resolution: '2k', aspectRatio: '16:9', options: { cache: 'refresh', timeoutMinutes: 3 } };
 		const { ctx, reads } = fakeContext(parameters, items);
-		const reader = new FluxParameterReader(ctx);
+		const reader = new FluxParameterReader(ctx, defaults);
 		const got = readAll(reader, 4);
 		expect(reads.filter((path) => path === 'prompt')).toHaveLength(4);
-		for (const path of ['resolution', 'aspectRatio', 'options', 'seed', 'referenceImages.images']) expect(reads.filter((p) => p === path)).toHaveLength(1);
+		for (const path of ['resolution', 'aspectRatio', 'options', 'seed', 'referenceImages']) expect(reads.filter((p) => p === path)).toHaveLength(1);
 		expect(got).toEqual(items.map((item) => alone(parameters, item)));
 	});
 
@@ -91,20 +82,21 @@ describe('FluxParameterReader', () => {
 		['a constant invalid option after a per-item invalid prompt', { prompt: '={{ $json.p }}', options: { maxDownloadMb: 0 } }],
 	])('%s: every item as if read alone', (_label, parameters) => {
 		const { ctx } = fakeContext(parameters, items);
-		expect(readAll(new FluxParameterReader(ctx), 4)).toEqual(items.map((item) => alone(parameters, item)));
+		expect(readAll(new FluxParameterReader(ctx, defaults), 4)).toEqual(items.map((item) => alone(parameters, item)));
 	});
 
 	it('a constant parameter that n8n fails to read is read per item: each item gets its own error', () => {
 		const { ctx, reads } = fakeContext({ prompt: 'x', seed: 3 }, items, { seed: 'bad seed' });
-		expect(readAll(new FluxParameterReader(ctx), 3)).toEqual(['bad seed (item 0)', 'bad seed (item 1)', 'bad seed (item 2)']);
+		expect(readAll(new FluxParameterReader(ctx, defaults), 3)).toEqual(['bad seed (item 0)', 'bad seed (item 1)', 'bad seed (item 2)']);
 		expect(reads.filter((path) => path === 'seed').length).toBeGreaterThanOrEqual(3);
 	});
 
 	it('items do not share mutable state: changing one item’s result leaves the others alone', () => {
 		const { ctx } = fakeContext({ prompt: 'x', referenceImages: { images: [{ source: 'https://example.com/a.png' }] } }, items);
-		const reader = new FluxParameterReader(ctx);
-		const first = reader.read(0);
+		const reader = new FluxParameterReader(ctx, defaults);
+		const first = parseFluxParameters(reader.read(0));
 		first.prompt = 'changed';
-		expect(reader.read(1).prompt).toBe('x');
+		(first.referenceImages as unknown[]).push('changed');
+		expect(parseFluxParameters(reader.read(1))).toMatchObject({ prompt: 'x', referenceImages: [{ kind: 'url' }] });
 	});
 });

@@ -1,4 +1,9 @@
-import { ASPECT_RATIOS, RESOLUTIONS, requestBodyJson } from '../../src/flux';
+import { requestBodyJson } from '../../src/flux';
+import { flux3Image } from '../../src/models';
+
+/** BFL's FLUX 3 Image values (FLUX_API.md), in BFL's order. */
+const RESOLUTIONS = ['768sq', '1k', '1.5k', '2k', '4k'];
+const ASPECT_RATIOS = ['auto', '21:9', '2:1', '16:9', '3:2', '7:5', '4:3', '5:4', '1:1', '4:5', '3:4', '5:7', '2:3', '9:16', '1:2', '9:21'];
 
 const buildRequestBody = (req: Parameters<typeof requestBodyJson>[0]) => JSON.parse(requestBodyJson(req));
 import { parseFluxParameters, toFluxImageRequest } from '../../src/fluxN8n/fluxParameters';
@@ -19,13 +24,12 @@ const base = { prompt: 'a red fox', resolution: '1k', aspectRatio: 'auto', groun
 describe('parseFluxParameters', () => {
 	it('accepts valid parameters and applies defaults', () => {
 		expect(parseFluxParameters({ prompt: '  a fox  ' })).toEqual({
+			model: flux3Image,
+			values: { prompt: 'a fox', resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, referenceImages: [], modelVersion: 'latest' },
 			cacheMode: 'reuse',
 			prompt: 'a fox',
-			resolution: '1k',
-			aspectRatio: 'auto',
-			grounding: true,
-			safetyTolerance: 2,
 			referenceImages: [],
+			seed: undefined,
 			skipError: false,
 			timeoutMs: 600_000,
 			maxDownloadBytes: 50 * 1024 * 1024,
@@ -34,11 +38,17 @@ describe('parseFluxParameters', () => {
 	});
 
 	it.each(RESOLUTIONS)('accepts resolution %s', (resolution) => {
-		expect(parseFluxParameters({ ...base, resolution }).resolution).toBe(resolution);
+		expect(parseFluxParameters({ ...base, resolution }).values.resolution).toBe(resolution);
 	});
 
-	it.each(ASPECT_RATIOS)('accepts aspect ratio %s', (aspectRatio) => {
-		expect(parseFluxParameters({ ...base, aspectRatio }).aspectRatio).toBe(aspectRatio);
+	it.each(ASPECT_RATIOS)('accepts aspect ratio %s and sends it', (aspectRatio) => {
+		expect(buildRequestBody(toFluxImageRequest(parseFluxParameters({ ...base, aspectRatio })))).toMatchObject({ aspect_ratio: aspectRatio });
+	});
+
+	it('offers every aspect ratio BFL accepts, in BFL’s order, each with a help text', () => {
+		const property = flux3Image.parameters.find((p) => p.name === 'aspectRatio')?.property;
+		expect(property?.options?.map((o) => (o as { value: string }).value)).toEqual(ASPECT_RATIOS);
+		for (const option of property?.options ?? []) expect((option as { description?: string }).description).toBeTruthy();
 	});
 
 	it.each([
@@ -48,7 +58,7 @@ describe('parseFluxParameters', () => {
 		[{ ...base, prompt: 'x'.repeat(20_481) }, 'prompt'],
 		[{ ...base, resolution: '8k' }, 'resolution'],
 		[{ ...base, resolution: '1K' }, 'resolution'],
-		[{ ...base, aspectRatio: '2:1' }, 'aspectRatio'],
+		[{ ...base, aspectRatio: '3:1' }, 'aspectRatio'],
 		[{ ...base, grounding: 'yes' }, 'grounding'],
 		[{ ...base, safetyTolerance: 5 }, 'safetyTolerance'],
 		[{ ...base, safetyTolerance: -1 }, 'safetyTolerance'],
@@ -81,7 +91,7 @@ describe('parseFluxParameters', () => {
 
 	it('accepts integer-looking strings and boolean strings from expressions', () => {
 		const p = parseFluxParameters({ ...base, safetyTolerance: '4', seed: '123', grounding: 'false' });
-		expect(p).toMatchObject({ safetyTolerance: 4, seed: 123, grounding: false });
+		expect(p).toMatchObject({ values: { safetyTolerance: 4, grounding: false }, seed: 123 });
 	});
 
 	it('validates the seed but keeps it out of the body', () => {
@@ -121,6 +131,8 @@ describe('request body', () => {
 			grounding: false,
 			safety_tolerance: 3,
 		});
+		// A workflow saved before Model Version keeps its body: `latest` is not sent.
+		expect(buildRequestBody(toFluxImageRequest(parseFluxParameters({ ...base, options: { modelVersion: 'latest' } })))).not.toHaveProperty('version');
 	});
 
 	it('sends URLs as given and binaries as plain base64, in order', () => {
@@ -190,5 +202,40 @@ describe('the Cache option', () => {
 	it('refuses anything else naming the field', () => {
 		expect(fieldOf(() => parseFluxParameters({ ...base, options: { cache: 'sometimes' } }))).toBe('options.cache');
 		expect(() => parseFluxParameters({ ...base, options: { cache: 'sometimes' } })).toThrow(/must be one of reuse, refresh, off \(got "sometimes"\)/);
+	});
+});
+
+describe('Options → Model Version (FLUX 3 Image)', () => {
+	it('sends a pinned release tag as version', () => {
+		const req = toFluxImageRequest(parseFluxParameters({ ...base, options: { modelVersion: ' flux-3-image-2026-10-01 ' } }));
+		expect(buildRequestBody(req)).toMatchObject({ version: 'flux-3-image-2026-10-01' });
+	});
+
+	it.each(['two words', 'a/b', 'x'.repeat(65), 7])('refuses %p naming Options → Model Version', (modelVersion) => {
+		expect(fieldOf(() => parseFluxParameters({ ...base, options: { modelVersion } }))).toBe('options.modelVersion');
+	});
+});
+
+describe('FLUX.2 safety tolerance and prompt upsampling', () => {
+	const flux2 = (model: string, extra: Record<string, unknown> = {}) => buildRequestBody(toFluxImageRequest(parseFluxParameters({ model, prompt: 'a fox', ...extra })));
+
+	it('takes safety tolerance 0–5 (FLUX 3 Image: 0–4) and sends it', () => {
+		expect(flux2('flux-2-pro', { safetyTolerance: 5 })).toMatchObject({ safety_tolerance: 5 });
+		expect(() => parseFluxParameters({ model: 'flux-2-pro', prompt: 'p', safetyTolerance: 6 })).toThrow(/"safetyTolerance": must be an integer from 0 to 5/);
+		expect(() => parseFluxParameters({ ...base, safetyTolerance: 5 })).toThrow(/"safetyTolerance": must be an integer from 0 to 4/);
+	});
+
+	it.each(['flux-2-pro', 'flux-2-flex', 'flux-2-max'])('%s sends prompt_upsampling only when true', (model) => {
+		expect(flux2(model, { promptUpsampling: true })).toMatchObject({ prompt_upsampling: true });
+		expect(flux2(model, { promptUpsampling: false })).not.toHaveProperty('prompt_upsampling');
+		expect(flux2(model)).not.toHaveProperty('prompt_upsampling');
+	});
+
+	it('klein takes no prompt upsampling: a value there is not sent', () => {
+		expect(flux2('flux-2-klein-4b', { promptUpsampling: true })).not.toHaveProperty('prompt_upsampling');
+	});
+
+	it('a bad Prompt Upsampling names the field', () => {
+		expect(fieldOf(() => parseFluxParameters({ model: 'flux-2-max', prompt: 'p', promptUpsampling: 'maybe' }))).toBe('promptUpsampling');
 	});
 });

@@ -5,18 +5,17 @@
  */
 import type { FluxImageRequest, FluxVideoRequest } from '../../src/flux';
 import { fluxJobIdentity, fluxVideoJobIdentity } from '../../src/fluxN8n/fluxJobKey';
-import { flux2Flex, flux2Pro } from '../../src/models';
+import { flux2Flex, flux2Pro, flux3Image, flux3Video } from '../../src/models';
+import { parseFluxParameters, toFluxImageRequest } from '../../src/fluxN8n/fluxParameters';
 
 const creds = { apiStyle: 'bfl' as const, baseUrl: 'https://api.bfl.ai', apiKey: 'key-for-the-key-test' };
 const image: FluxImageRequest = {
+	model: flux3Image,
 	prompt: 'a ceramic mug',
-	resolution: '2k',
-	aspectRatio: '4:3',
-	grounding: false,
-	safetyTolerance: 3,
+	values: { resolution: '2k', aspectRatio: '4:3', grounding: false, safetyTolerance: 3, modelVersion: 'latest' },
 	images: [{ kind: 'url', url: 'https://example.com/ref.png' }],
 };
-const video: FluxVideoRequest = { mode: 't2v', prompt: 'a mug turning', aspectRatio: '16:9', resolution: 'hd', duration: 5, generateAudio: false };
+const video: FluxVideoRequest = { model: flux3Video, safetyTolerance: 2, draft: false, modelVersion: 'latest', mode: 't2v', prompt: 'a mug turning', aspectRatio: '16:9', resolution: 'hd', duration: 5, generateAudio: false };
 
 it('a FLUX 3 Image job keeps its key', () => {
 	expect(fluxJobIdentity({}, creds, image, 7)).toEqual({
@@ -33,8 +32,10 @@ it('a FLUX 3 Video job keeps its key', () => {
 });
 
 it('a FLUX.2 job is keyed by its model, its fields and its seed', () => {
-	const flux2 = (model: typeof flux2Pro, seed: number) =>
-		fluxJobIdentity({}, creds, { ...image, model, modelFields: model.fields({ width: 1024, height: 768 }, seed) }, seed);
+	const flux2 = (model: typeof flux2Pro, seed: number) => {
+		const params = parseFluxParameters({ model: model.id, prompt: image.prompt, width: 1024, height: 768, seed, referenceImages: ['https://example.com/ref.png'] });
+		return fluxJobIdentity({}, creds, toFluxImageRequest(params, image.images), seed);
+	};
 	const pro = flux2(flux2Pro, 7);
 	expect(pro.model).toBe('flux-2-pro');
 	expect(new Set([fluxJobIdentity({}, creds, image, 7).key, pro.key, flux2(flux2Flex, 7).key, flux2(flux2Pro, 8).key]).size).toBe(4);

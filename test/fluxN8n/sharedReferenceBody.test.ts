@@ -8,7 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { makePromptPng } from '../../relay-sim';
 import { requestBodyJson, requestPayload, type FluxImageRequest, type ReferenceImage } from '../../src/flux/request';
 import { videoRequestBody, videoRequestPayload, type FluxVideoRequest } from '../../src/flux/videoRequest';
-import { flux2Pro } from '../../src/models';
+import { flux2Pro, flux3Video } from '../../src/models';
+import { parseFluxParameters, toFluxImageRequest } from '../../src/fluxN8n/fluxParameters';
+import { flux3ImageRequest } from '../support/imageRequest';
 import { base64Ascii, sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
 
 /** The copy as it was before: the base64 held as a string (what the old body JSON was built from). */
@@ -17,11 +19,11 @@ const stringCopy = (bytes: Buffer, mimeType = 'image/png'): ReferenceImage => Ob
 const URL_REFERENCE: ReferenceImage = { kind: 'url', url: 'https://example.com/ref "quoted".png' };
 
 function flux3(prompt: string, images: ReferenceImage[]): FluxImageRequest {
-	return { prompt, resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images };
+	return flux3ImageRequest(prompt, { images });
 }
 
 function flux2(prompt: string, images: ReferenceImage[]): FluxImageRequest {
-	return { ...flux3(prompt, images), model: flux2Pro, modelFields: flux2Pro.fields({ width: 1024, height: 768, outputFormat: 'png' }, 42) };
+	return { ...toFluxImageRequest(parseFluxParameters({ model: flux2Pro.id, prompt, width: 1024, height: 768, outputFormat: 'png', seed: 42 })), images };
 }
 
 /** The body as sent: its parts in order, joined. */
@@ -79,6 +81,7 @@ describe('a submit body sent from the shared copy is byte for byte the JSON of t
 	it('a FLUX 3 Video body sends a shared keyframe from the copy, byte for byte the JSON of the request', () => {
 		const copy = sharedReferenceImages().encode(png, 'image/png');
 		const video = (image: ReferenceImage): FluxVideoRequest => ({
+			model: flux3Video,
 			mode: 'i2v',
 			prompt: 'a clip',
 			aspectRatio: '16:9',

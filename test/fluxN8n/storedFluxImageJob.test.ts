@@ -8,7 +8,7 @@ import { obtainFluxImage } from '../../src/fluxN8n/imageJobs';
 import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
 import { accountId } from '../../src/account';
 import { limitName } from '../../src/accountLimit';
-import { IMAGE_MODEL } from '../../src/flux/options';
+import { DEFAULT_IMAGE_MODEL as IMAGE_MODEL } from '../../src/models';
 import { cacacheBackend, Claims, getStore, openStore, type CacheBackend } from '../../src/store';
 import { thisOwner } from '../../src/store/claims';
 import { NOT_KEPT } from '../../src/fluxN8n/ownedJob';

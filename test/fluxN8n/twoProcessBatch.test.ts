@@ -18,6 +18,7 @@ import { useRedisServer } from '../redis/useRedisServer';
 import type { TestRedis } from '../support/redisServer';
 import { until } from '../support/until';
 import type { BatchCommand, SlotOutcome } from './fixtures/batchWorker';
+import { flux3ImageRequest } from '../support/imageRequest';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 300, imageSize: { width: 8, height: 8 } }, (started) => (sim = started));
@@ -75,7 +76,7 @@ async function worker(env: Record<string, string>, command: Omit<BatchCommand, '
 /** The job key of a prompt as the worker makes it (occurrence 0, seed 1). */
 function jobKeyOf(prompt: string): string {
 	const credentials = { apiStyle: 'relay' as const, baseUrl: sim.url, apiKey: sim.apiKey };
-	return fluxJobIdentity({}, credentials, { prompt, resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images: [] }, 1).key;
+	return fluxJobIdentity({}, credentials, flux3ImageRequest(prompt), 1).key;
 }
 
 const prompts = (name: string, n = 30) => Array.from({ length: n }, (_, i) => `${name} ${i}`);

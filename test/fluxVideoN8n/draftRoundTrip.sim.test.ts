@@ -3,6 +3,7 @@
  * its draft cache arrive and are stored together; a re-run serves both and pays nothing; an enhance sent with the
  * cache's bytes alone renders that draft at full quality, and its re-run (the same bytes, another copy) pays nothing.
  */
+import { flux3Video } from '../../src/models';
 import { readClipInfo, type RelaySimulator } from '../../relay-sim';
 import type { FluxVideoRequest } from '../../src/flux';
 import { fluxVideoJobIdentity } from '../../src/fluxN8n/fluxJobKey';
@@ -17,7 +18,7 @@ useRelaySimulator({ latencyMs: 0 }, (started) => (sim = started));
 
 /** A prepared job of `request` (as prepareFluxVideoJob makes it: keyed by its body, media by content). */
 function prepared(request: FluxVideoRequest) {
-	const job = preparedVideoJob(sim, request.prompt);
+	const job = preparedVideoJob(sim, request.prompt ?? '');
 	return { ...job, request, identity: fluxVideoJobIdentity({}, job.credentials, request, 1) };
 }
 
@@ -29,7 +30,7 @@ async function bytesOf(result: JobResult, file = result as JobResult['draftCache
 	return Buffer.concat(chunks);
 }
 
-const draftRequest: FluxVideoRequest = { mode: 't2v', prompt: 'SKU-7 on a turntable', aspectRatio: '16:9', resolution: 'hd', duration: 5, generateAudio: true, draft: true };
+const draftRequest: FluxVideoRequest = { model: flux3Video, mode: 't2v', prompt: 'SKU-7 on a turntable', aspectRatio: '16:9', resolution: 'hd', duration: 5, generateAudio: true, draft: true };
 const enhanceOf = (cache: Buffer): FluxVideoRequest => ({ ...draftRequest, draft: undefined, mode: 'draft_enhance', draftCache: sharedReferenceImages().encode(Buffer.from(cache), 'application/octet-stream') });
 
 it('draft → stored with its cache → re-run free → enhance from the cache bytes → re-run free', async () => {

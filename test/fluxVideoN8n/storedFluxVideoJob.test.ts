@@ -17,7 +17,9 @@ import { until } from '../support/until';
 import { processAccountLimiter } from '../../src/fluxN8n/accountAdmission';
 import { accountId } from '../../src/account';
 import { limitName } from '../../src/accountLimit';
-import { VIDEO_MODEL } from '../../src/flux/videoOptions';
+import { flux3Video } from '../../src/models';
+
+const VIDEO_MODEL = flux3Video.id;
 
 const videoDownloadDir = () => downloadDir('video');
 

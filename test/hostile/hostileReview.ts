@@ -19,6 +19,7 @@ import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import { openStore } from '../../src/store';
 import type { BatchCommand, SlotOutcome } from '../fluxN8n/fixtures/batchWorker';
 import { startTestRedis, type TestRedis } from '../support/redisServer';
+import { flux3ImageRequest } from '../support/imageRequest';
 
 const FIXTURE = path.join(__dirname, '..', 'fluxN8n', 'fixtures', 'batchWorker.ts');
 const ROUNDS = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 3;
@@ -162,7 +163,7 @@ async function states(dir: string, rows: string[], executionId: string): Promise
 	const journal = openStore({ dir, maxBytes: 1 << 30, ttlMs: 86_400_000 }, { warn: () => undefined }).journal;
 	const credentials = { apiStyle: 'relay' as const, baseUrl: sim.url, apiKey: sim.apiKey };
 	const run = { getExecutionId: () => executionId };
-	const keys = rows.map((prompt) => fluxJobIdentity(run, credentials, { prompt, resolution: '1k', aspectRatio: 'auto', grounding: true, safetyTolerance: 2, images: [] }, 1).key);
+	const keys = rows.map((prompt) => fluxJobIdentity(run, credentials, flux3ImageRequest(prompt), 1).key);
 	return await Promise.all(keys.map(async (key) => (await journal.read(key))?.state));
 }
 

@@ -1,25 +1,28 @@
 /**
  * A model known only to the tests, registered on import (before the node descriptions are built): it calls the
- * simulator's FLUX.2 [klein 4B] endpoint with a body of its own (the prompt and one Width parameter).
+ * simulator's FLUX.2 [klein 4B] endpoint with a body of its own, made from its declarations alone: the prompt, one
+ * Width parameter (sent as `width`) and one option (Options → Test Format, sent as `output_format`).
  */
-import { registerImageModel, type ImageModelDescriptor } from '../../src/models';
-import { InvalidParameterError } from '../../src/parameters/invalidParameter';
+import { z } from 'zod';
 
-export const testModel: ImageModelDescriptor = {
-	id: 'test-model',
-	name: 'Test Model',
-	output: 'image',
-	accountLimit: 24,
-	takesSeed: false,
-	mediaType: 'image/png',
-	endpoint: 'flux-2-klein-4b',
-	maxReferenceImages: 1,
-	properties: [{ displayName: 'Test Width', name: 'testWidth', type: 'number', default: 256, description: 'A multiple of 16' }],
-	fields: (values) => {
-		if (typeof values.testWidth !== 'number' || values.testWidth % 16 !== 0) throw new InvalidParameterError('testWidth', 'must be a multiple of 16');
-		return { width: values.testWidth };
-	},
-	body: (request) => ({ prompt: request.prompt, ...request.modelFields }),
+import { describeImageModel, imagePrompt, registerImageModel, type Parameter } from '../../src/models';
+
+const testWidth: Parameter = {
+	name: 'testWidth',
+	property: { displayName: 'Test Width', name: 'testWidth', type: 'number', default: 256, description: 'A multiple of 16' },
+	schema: z.number({ invalid_type_error: 'must be a number' }).refine((n) => n % 16 === 0, 'must be a multiple of 16'),
+	wire: 'width',
 };
+
+const testFormat: Parameter = {
+	name: 'testFormat',
+	in: 'options',
+	property: { displayName: 'Test Format', name: 'testFormat', type: 'options', default: 'png', options: [{ name: 'PNG', value: 'png' }, { name: 'JPEG', value: 'jpeg' }], description: 'The file type' },
+	schema: z.enum(['png', 'jpeg']).default('png'),
+	wire: 'output_format',
+	sendIf: (v: string) => v !== 'png',
+};
+
+export const testModel = describeImageModel({ id: 'test-model', name: 'Test Model', endpoint: 'flux-2-klein-4b', maxReferenceImages: 1, parameters: [imagePrompt, testWidth, testFormat] });
 
 registerImageModel(testModel);

@@ -4,7 +4,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { FluxApi } from '../../credentials/FluxApi.credentials';
 import { fluxImageDescription } from '../../nodes/FluxImage/FluxImage.description';
 import { fluxVideoDescription } from '../../nodes/FluxVideo/FluxVideo.description';
-import { RESOLUTIONS } from '../../src/flux/options';
+const RESOLUTIONS = ['768sq', '1k', '1.5k', '2k', '4k'];
 
 const byName = (properties: INodeProperties[], name: string) => {
 	const found = properties.find((p) => p.name === name);
@@ -44,7 +44,14 @@ describe('FLUX 3 Image', () => {
 	it('Aspect Ratio explains auto; Grounding what it does and its cost; Safety Tolerance its range', () => {
 		expect(byName(properties, 'aspectRatio').description).toMatch(/Auto takes the shape of the first reference image/);
 		expect(byName(properties, 'grounding').description).toMatch(/web and image search.*price/);
-		expect(byName(properties, 'safetyTolerance').description).toMatch(/from 0 \(strictest\) to 4 \(most permissive\), default 2/);
+		// One declaration, a range per model: FLUX 3 Image 0–4, FLUX.2 0–5, each shown for its models.
+		const tolerances = properties.filter((p) => p.name === 'safetyTolerance');
+		expect(tolerances.map((p) => [p.typeOptions?.maxValue, p.displayOptions?.show?.model])).toEqual([
+			[4, ['flux-3-image']],
+			[5, ['flux-2-pro', 'flux-2-flex', 'flux-2-max', 'flux-2-klein-4b', 'flux-2-klein-9b']],
+		]);
+		expect(tolerances[0].description).toMatch(/from 0 \(strictest\) to 4 \(most permissive\), default 2/);
+		expect(tolerances[1].description).toMatch(/from 0 \(strictest\) to 5 \(most permissive\), default 2/);
 	});
 });
 

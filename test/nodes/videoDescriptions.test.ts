@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ConcurrentCollectVideos } from '../../nodes/ConcurrentCollectVideos/ConcurrentCollectVideos.node';
 import { FluxVideo } from '../../nodes/FluxVideo/FluxVideo.node';
 import { FluxVideoConcurrentSubmit } from '../../nodes/FluxVideoConcurrentSubmit/FluxVideoConcurrentSubmit.node';
-import { VIDEO_ASPECT_RATIOS } from '../../src/flux/videoOptions';
+import { VIDEO_ASPECT_RATIOS } from '../../src/models/flux3Video';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -21,16 +21,19 @@ describe('the FLUX 3 Video twin', () => {
 			'prompt',
 			'keyframes',
 			'startVideo',
+			'draftCache',
 			'aspectRatio',
 			'resolution',
 			'duration',
 			'generateAudio',
+			'safetyTolerance',
+			'draft',
 			'skipError',
 			'seed',
 			'options',
 		]);
 		const option = (name: string) => serial.properties.find((p) => p.name === name);
-		expect(option('mode')?.options?.map((o) => (o as { value: string }).value)).toEqual(['t2v', 'i2v', 'v2v']);
+		expect(option('mode')?.options?.map((o) => (o as { value: string }).value)).toEqual(['t2v', 'i2v', 'v2v', 'draft_enhance']);
 		expect(option('resolution')?.options?.map((o) => (o as { value: string }).value)).toEqual(['hd', 'fhd']);
 		expect(option('aspectRatio')?.options?.map((o) => (o as { value: string }).value)).toEqual([...VIDEO_ASPECT_RATIOS]);
 		expect(option('generateAudio')?.default).toBe(true);
@@ -40,7 +43,9 @@ describe('the FLUX 3 Video twin', () => {
 		const shownIn = (name: string) => serial.properties.find((p) => p.name === name)?.displayOptions?.show?.mode;
 		expect(shownIn('keyframes')).toEqual(['i2v']);
 		expect(shownIn('startVideo')).toEqual(['v2v']);
-		expect(shownIn('prompt')).toBeUndefined();
+		expect(shownIn('draftCache')).toEqual(['draft_enhance']);
+		// Enhance a Draft takes the draft cache alone: every generation field is hidden there.
+		for (const name of ['prompt', 'aspectRatio', 'resolution', 'duration', 'generateAudio', 'safetyTolerance', 'draft']) expect([name, shownIn(name)]).toEqual([name, ['t2v', 'i2v', 'v2v']]);
 	});
 
 	it('changes only identity, outputs and hints; points to the video collector; shares the credential test', () => {

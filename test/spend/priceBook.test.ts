@@ -1,5 +1,6 @@
-/** Price keys group jobs whose price is the same; the list prices follow BFL's published FLUX.2 table; FLUX 3 has none. */
-import { listPrice, priceKey } from '../../src/spend';
+/** Price keys group jobs whose price is the same; the list prices (the models' descriptors) follow BFL's published FLUX.2 table; FLUX 3 has none. */
+import { priceKey } from '../../src/spend';
+import { modelListPrice as listPrice } from '../../src/models';
 import { readSpendLimits } from '../../src/fluxN8n/spendTerms';
 
 describe('priceKey', () => {

@@ -8,8 +8,10 @@
  */
 import { accountId } from '../../src/account';
 import { isFluxError, type FluxError } from '../../src/flux';
-import { IMAGE_MODEL } from '../../src/flux/options';
-import { VIDEO_MODEL } from '../../src/flux/videoOptions';
+import { flux3Image, flux3Video } from '../../src/models';
+
+const IMAGE_MODEL = flux3Image.id;
+const VIDEO_MODEL = flux3Video.id;
 import { imagePriceFields, videoPriceFields } from '../../src/fluxN8n/spendTerms';
 import { obtainFluxImage } from '../../src/fluxN8n/imageJobs';
 import { obtainFluxVideo } from '../../src/fluxVideoN8n/videoJobs';

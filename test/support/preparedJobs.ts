@@ -11,6 +11,7 @@ import type { PreparedFluxVideoJob } from '../../src/fluxVideoN8n/prepareFluxVid
 import { fluxVideoJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import type { CacheMode } from '../../src/store';
 import { requestFor } from '../flux/helpers';
+import { flux3Video } from '../../src/models';
 
 export interface PreparedJobOptions {
 	/** The job's timeout (default 60 s). */
@@ -34,7 +35,7 @@ export function preparedImageJob(sim: RelaySimulator, prompt: string, options: P
 /** A text-to-video job for `prompt` with the parameters' defaults (HD, auto aspect ratio and duration, audio on). */
 export function preparedVideoJob(sim: RelaySimulator, prompt: string, options: PreparedJobOptions = {}): PreparedFluxVideoJob {
 	const credentials = simCredentials(sim);
-	const request: FluxVideoRequest = { mode: 't2v', prompt, aspectRatio: 'auto', resolution: 'hd', duration: 'auto', generateAudio: true };
+	const request: FluxVideoRequest = { model: flux3Video, mode: 't2v', prompt, aspectRatio: 'auto', resolution: 'hd', duration: 'auto', generateAudio: true };
 	return { ...jobLimits(options), credentials, request, identity: fluxVideoJobIdentity({}, credentials, request, 1) };
 }
 

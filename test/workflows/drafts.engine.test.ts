@@ -5,6 +5,7 @@
  * the whole batch pays nothing. (The drafts enter the video pool as the twin admits them, prepared in code: the
  * node parameters Draft and Draft Cache are the parameters branch's.)
  */
+import { flux3Video } from '../../src/models';
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { readClipInfo, type RelaySimulator } from '../../relay-sim';
@@ -24,11 +25,11 @@ import { videoCollectNode, videoNodeTypes } from './videoSetup';
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: { min: 5, max: 40, seed: 'drafts' } }, (started) => (sim = started));
 
-const draftOf = (prompt: string): FluxVideoRequest => ({ mode: 't2v', prompt, aspectRatio: '16:9', resolution: 'hd', duration: 5, generateAudio: true, draft: true });
+const draftOf = (prompt: string): FluxVideoRequest => ({ model: flux3Video, mode: 't2v', prompt, aspectRatio: '16:9', resolution: 'hd', duration: 5, generateAudio: true, draft: true });
 const enhanceOf = (cache: Buffer): FluxVideoRequest => ({ ...draftOf(''), draft: undefined, mode: 'draft_enhance', draftCache: sharedReferenceImages().encode(cache, 'application/octet-stream') });
 
 function prepared(request: FluxVideoRequest) {
-	const job = preparedVideoJob(sim, request.prompt);
+	const job = preparedVideoJob(sim, request.prompt ?? '');
 	return { ...job, request, identity: fluxVideoJobIdentity({}, job.credentials, request, 1) };
 }
 

@@ -64,7 +64,7 @@ describe('bad FLUX.2 input is refused before anything is sent, naming field and 
 		[{ model: 'flux-2-pro', width: 32 }, /"Width": must be 0 or a multiple of 16/],
 		// Text in another base is not read as a number (Number("0x400") is 1024), as in every other number field.
 		[{ model: 'flux-2-pro', width: '0x400' }, /"Width": must be a number \(got "0x400"\) \[item 1\]$/],
-		[{ model: 'flux-2-flex', steps: '0b10100' }, /"Steps": must be a number \(got "0b10100"\) \[item 1\]$/],
+		[{ model: 'flux-2-flex', steps: '0b10100' }, /"Steps": must be an integer \(got "0b10100"\) \[item 1\]$/],
 		[{ model: 'flux-2-max', width: 4096, height: 2048 }, /"Height": Width × Height must be at most 4194304 pixels/],
 		[{ model: 'flux-2-flex', steps: 51 }, /"Steps": must be an integer from 1 to 50 \(got 51\) \[item 1\]$/],
 		[{ model: 'flux-2-flex', guidance: 1 }, /"Guidance": must be a number from 1.5 to 10/],

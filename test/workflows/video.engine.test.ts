@@ -90,6 +90,11 @@ describe('FLUX 3 Video validation (before anything is sent)', () => {
 		['a missing binary keyframe', { mode: 'i2v', keyframes: { frames: [{ source: 'nothere' }] } }, /"Keyframes → Keyframe 1": binary property "nothere" not found/],
 		['a start video that is not an MP4', { mode: 'v2v', startVideo: 'photo' }, /"Start Video": binary property "photo" is not an MP4 video/],
 		['a keyframe that is not an image', { mode: 'i2v', keyframes: { frames: [{ source: 'clip' }] } }, /"Keyframes → Keyframe 1": binary property "clip" is not a PNG, JPEG or WebP image/],
+		['Image to Video at tolerance 3', { mode: 'i2v', safetyTolerance: 3, keyframes: { frames: [{ source: 'https://x.example/a.png' }] } }, /"Safety Tolerance": must be at most 2 when the request carries keyframes \(got 3\) \[item 0\]$/],
+		['a continuation of 18 s', { mode: 'v2v', startVideo: 'clip', duration: '18' }, /"Duration": must be auto or at most 15 s with Mode Continue a Video.*\(got 18\) \[item 0\]$/],
+		['a tolerance of 5', { safetyTolerance: 5 }, /"Safety Tolerance": must be an integer from 0 to 4 \(got 5\) \[item 0\]$/],
+		['a Model Version that is no tag', { options: { modelVersion: 'the newest one' } }, /"Options → Model Version": must be latest or a release tag.*\[item 0\]$/],
+		['a missing draft cache', { mode: 'draft_enhance' }, /"Draft Cache": binary property "draftCache" not found on the input item.*\[item 0\]$/],
 	];
 	it.each(cases)('refuses %s with an error naming the field and item', async (_name, parameters, message) => {
 		const result = await runSerialVideo(sim, { prompt: 'p', ...parameters }, [
