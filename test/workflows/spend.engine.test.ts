@@ -10,6 +10,8 @@ import { connect, manualTrigger, runWorkflow } from '../engine/harness';
 import type { RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { fluxCredentials, imageNode, items, nodeTypes, runPromptBatch } from './setup';
+import { poolFor } from '../../src/pool';
+import { until } from '../support/until';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 20 }, (started) => (sim = started));
@@ -73,6 +75,9 @@ it('Fail Fast: the first refused slot stops the batch naming the slot and the li
 	const result = await limitedBatch(prompts, { dailyJobLimit: 2 }, 'failFast');
 	expect(result.status).toBe('error');
 	expect(result.errorOf('Collect')?.message).toMatch(/^Slot \d failed: Not sent: the daily job limit of the FLUX API credential is reached \(2 jobs of 2/);
+	expect(sim.log.submits.length).toBeLessThanOrEqual(2);
+	// The jobs it bought run on after the batch failed: let them end here, not in the next test's simulator log.
+	await until(() => poolFor('image').stats().admitted === 0, 'the bought jobs end');
 	expect(sim.log.submits.length).toBeLessThanOrEqual(2);
 });
 

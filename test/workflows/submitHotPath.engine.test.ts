@@ -101,7 +101,7 @@ const prompts = Array.from({ length: 30 }, (_, i) => ({ json: { i } }));
 it('30 items: the prompt (an expression) is read per item, the parameters without one once; every task is a known job; no job ran before execute() returned', async () => {
 	const jobIds = await submit30({ prompt: '={{ "hot path " + $json.i }}', resolution: '2k', options: { cache: 'off' } }, prompts);
 	expect(seen.parameterReads.filter((name) => name === 'prompt')).toHaveLength(30);
-	for (const name of ['resolution', 'aspectRatio', 'grounding', 'safetyTolerance', 'seed', 'referenceImages.images', 'skipError', 'options']) {
+	for (const name of ['resolution', 'aspectRatio', 'grounding', 'safetyTolerance', 'seed', 'referenceImages', 'skipError', 'options']) {
 		expect(seen.parameterReads.filter((read) => read === name)).toHaveLength(1);
 	}
 	// A credential field may hold an expression n8n resolves per item: it is still asked for per item.
