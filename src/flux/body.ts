@@ -113,8 +113,10 @@ function pickMessage(v: unknown): string | undefined {
 	if (v && typeof v === 'object') {
 		const o = v as Record<string, unknown>;
 		const msg = pickMessage(o.msg ?? o.message ?? o.detail ?? o.error);
-		if (msg && Array.isArray(o.loc)) return `${o.loc.filter((x) => x !== 'body').join('.')}: ${msg}`;
-		return msg;
+		// FastAPI's 422 detail: `loc` ["body", field, …] and a pydantic `msg` ("Value error, …" for custom checks).
+		const text = msg?.replace(/^Value error, /, '');
+		const where = Array.isArray(o.loc) ? o.loc.filter((x) => x !== 'body').join('.') : '';
+		return text && where ? `${where}: ${text}` : text;
 	}
 	return undefined;
 }
