@@ -219,7 +219,8 @@ describe('examples/flux-3-video-drafts.json', () => {
 	it('drafts ten ideas and enhances the three marked keep', () => {
 		const { result, submits, folder } = runs.example;
 		expect(result.ok).toBe(true);
-		expect(submits.map((s) => s.status)).toEqual(submits.map(() => 200));
+		// Ten clips against BFL's 5 active video tasks: the 429s are the cap (retried, no task made); nothing is refused.
+		expect(submits.filter((s) => s.status !== 200 && s.status !== 429)).toEqual([]);
 		expect(bodies(accepted(submits)).filter((b) => b.draft === true)).toHaveLength(10);
 		expect(bodies(accepted(submits)).filter((b) => b.mode === 'draft_enhance')).toHaveLength(3);
 		expect(readdirSync(folder).filter((f) => f.startsWith('draft-'))).toHaveLength(10);
