@@ -2,6 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { FluxVideoRequest, VideoMedia } from '../flux';
 import { formatBytes } from '../flux/body';
+import { detectReferenceImageType } from '../flux/imageType';
 import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
 import { FluxParameterReader } from '../fluxN8n/fluxParameterReader';
@@ -23,7 +24,10 @@ export interface PreparedFluxVideoJob extends StoredJob {
 	request: FluxVideoRequest;
 }
 
-/** A draft cache: a URL stays a URL; a binary property (at most 128 MB, any bytes) is sent as base64. Errors name `draftCache`. */
+/**
+ * A draft cache: a URL stays a URL; a binary property (at most 128 MB, any bytes but an image's) is sent as base64.
+ * Errors name `draftCache`.
+ */
 export async function resolveDraftCache(source: MediaSource, read: ReadBinary): Promise<VideoMedia> {
 	if (source.kind === 'url') return { kind: 'url', url: source.url };
 	const binary = await read(source.property).catch((err: unknown) => {
@@ -32,6 +36,11 @@ export async function resolveDraftCache(source: MediaSource, read: ReadBinary): 
 	if (!binary || binary.buffer.length === 0) throw new InvalidParameterError('draftCache', `binary property "${source.property}" not found on the input item, or empty (a draft's item carries its cache in draftCache; or use an http(s) URL)`);
 	if (binary.buffer.length > MAX_DRAFT_CACHE_BYTES) {
 		throw new InvalidParameterError('draftCache', `binary property "${source.property}" is ${formatBytes(binary.buffer.length)}, more than the ${formatBytes(MAX_DRAFT_CACHE_BYTES)} FLUX accepts for a draft cache`);
+	}
+	const image = detectReferenceImageType(binary.buffer);
+	if (image) {
+		const format = image.fileExtension === 'jpg' ? 'JPEG' : image.fileExtension.toUpperCase();
+		throw new InvalidParameterError('draftCache', `binary property "${source.property}" is a ${format} image, not a draft cache (a draft's item carries its cache in draftCache)`);
 	}
 	return sharedReferenceImages().encode(Buffer.from(binary.buffer), binary.mimeType ?? 'application/octet-stream');
 }

@@ -95,6 +95,7 @@ describe('FLUX 3 Video validation (before anything is sent)', () => {
 		['a tolerance of 5', { safetyTolerance: 5 }, /"Safety Tolerance": must be an integer from 0 to 4 \(got 5\) \[item 0\]$/],
 		['a Model Version that is no tag', { options: { modelVersion: 'the newest one' } }, /"Options → Model Version": must be latest or a release tag.*\[item 0\]$/],
 		['a missing draft cache', { mode: 'draft_enhance' }, /"Draft Cache": binary property "draftCache" not found on the input item.*\[item 0\]$/],
+		['a draft cache that is an image', { mode: 'draft_enhance', draftCache: 'photo' }, /"Draft Cache": binary property "photo" is a PNG image, not a draft cache.*\[item 0\]$/],
 	];
 	it.each(cases)('refuses %s with an error naming the field and item', async (_name, parameters, message) => {
 		const result = await runSerialVideo(sim, { prompt: 'p', ...parameters }, [
