@@ -162,7 +162,11 @@ it('(1) the same batch in both at one moment under a 40-credit limit: 10 bought 
 		const namespace = readlinkSync(`/proc/${child.pid}/ns/pid_for_children`);
 		return ledgerEntries(store).filter((entry) => entry.owner?.host.endsWith(`|${namespace}`)).length;
 	};
-	await until(() => children.some((child) => boughtBy(child) >= 2), 'one of them bought two jobs', { limitMs: 150_000, everyMs: 20 });
+	// Killed once every reservation so far has been sent: a reservation its dead owner never sent would rightly stay
+	// held (its owner is in another PID namespace: judged by age, up to the job's timeout), and the two would then buy
+	// one job fewer than the limit in this run. With one job at a time per process, its next reservation is a second away.
+	const allSent = () => sim.log.submits.filter((submit) => submit.status === 200).length >= ledgerEntries(store).length;
+	await until(() => children.some((child) => boughtBy(child) >= 2) && allSent(), 'one of them bought and sent two jobs', { limitMs: 150_000, everyMs: 20 });
 	const victim = children.findIndex((child) => boughtBy(child) >= 2);
 	const boughtBeforeKill = sim.log.submits.length;
 	killNamespace(await runs[victim].run.child);
