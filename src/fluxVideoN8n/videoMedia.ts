@@ -6,19 +6,16 @@
  */
 import { formatBytes } from '../flux/body';
 import { detectImageType } from '../flux/imageType';
-import { MAX_KEYFRAME_BYTES, MAX_START_VIDEO_BYTES } from '../flux/videoOptions';
-import type { VideoKeyframe, VideoMedia } from '../flux/videoRequest';
 import { isMp4 } from '../flux/videoType';
 import { InvalidParameterError } from '../parameters/invalidParameter';
 import { mp4DurationSeconds } from '../images/mp4Duration';
 import { pixelSizeOf, pixelSizeProblem, type PixelLimits } from '../images/pixelSize';
+import { MAX_CONTINUATION_SECONDS, MAX_KEYFRAME_BYTES, MAX_START_VIDEO_BYTES, type VideoKeyframe, type VideoMedia } from '../models/flux3Video';
 import { sharedReferenceImages } from '../fluxN8n/sharedReferenceImages';
 import type { KeyframeEntry, MediaSource } from './videoParameters';
 
 /** BFL's pixel limits on a keyframe (FLUX_API.md): both sides at least 256 (no maximum documented). */
 const KEYFRAME_LIMITS: PixelLimits = { model: 'FLUX 3 Video', minSide: 256 };
-/** The longest clip Continue a Video continues (FLUX_API.md). */
-const MAX_START_VIDEO_SECONDS = 15;
 
 /** Reads a binary property of the current item: its bytes and declared type, or undefined when it does not exist. */
 export type ReadBinary = (property: string) => Promise<{ buffer: Buffer; mimeType?: string } | undefined>;
@@ -74,8 +71,8 @@ export async function resolveStartVideo(source: MediaSource, read: ReadBinary): 
 	if (buffer.length > MAX_START_VIDEO_BYTES) throw tooLarge('startVideo', source.property, buffer.length, MAX_START_VIDEO_BYTES, 'a start video');
 	if (!isMp4(buffer)) throw new InvalidParameterError('startVideo', `binary property "${source.property}" is not an MP4 video (no ftyp box)`);
 	const seconds = mp4DurationSeconds(buffer);
-	if (seconds !== undefined && seconds > MAX_START_VIDEO_SECONDS) {
-		throw new InvalidParameterError('startVideo', `binary property "${source.property}" is ${Number(seconds.toFixed(2))} s long; FLUX 3 Video continues clips of at most ${MAX_START_VIDEO_SECONDS} s`);
+	if (seconds !== undefined && seconds > MAX_CONTINUATION_SECONDS) {
+		throw new InvalidParameterError('startVideo', `binary property "${source.property}" is ${Number(seconds.toFixed(2))} s long; FLUX 3 Video continues clips of at most ${MAX_CONTINUATION_SECONDS} s`);
 	}
 	return sharedReferenceImages().encode(buffer, 'video/mp4');
 }

@@ -8,5 +8,6 @@ export type { Parameter, Values } from './parameter';
 export { bodyOf, editorProperties, readValues } from './parameter';
 export { flux3Image } from './flux3Image';
 export { flux3Video } from './flux3Video';
+export type { FluxVideoRequest } from './flux3Video';
 export { flux2Flex, flux2Klein4b, flux2Klein9b, flux2Max, flux2Pro } from './flux2';
 export { DEFAULT_IMAGE_MODEL, imageModel, imageModels, modelById, modelListPrice, registerImageModel } from './imageModels';
