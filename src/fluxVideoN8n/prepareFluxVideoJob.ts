@@ -12,8 +12,8 @@ import { MAX_DRAFT_CACHE_BYTES } from '../flux/downloadFile';
 import { flux3Video, type FluxVideoRequest, type VideoMedia } from '../models/flux3Video';
 import { itemBinaryReader } from '../n8n/inputBinary';
 import { InvalidParameterError } from '../parameters/invalidParameter';
-import type { MediaSource } from '../parameters/mediaSources';
-import { resolveKeyframes, resolveStartVideo, type ReadBinary } from './videoMedia';
+import type { MediaSource, ReadBinary } from '../parameters/mediaSources';
+import { resolveKeyframes, resolveStartVideo } from './videoMedia';
 import { fluxVideoJobIdentity } from '../fluxN8n/fluxJobKey';
 import { jobSpendTerms, videoPriceFields } from '../fluxN8n/spendTerms';
 
