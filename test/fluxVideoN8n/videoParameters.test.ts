@@ -1,4 +1,4 @@
-import { parseFluxVideoParameters } from '../../src/fluxVideoN8n/videoParameters';
+import { parseFluxVideoParameters } from '../../src/fluxN8n/fluxParameters';
 import { isMp4 } from '../../src/flux/videoType';
 import { makePromptMp4, readPromptFromMp4 } from '../../relay-sim';
 import { modelRequestBody, modelRequestPayload } from '../../src/flux/request';
