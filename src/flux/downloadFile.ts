@@ -71,7 +71,7 @@ const VIDEO: FileKind<'video/mp4', 'mp4'> = {
 /** BFL's cap on a draft cache (FLUX_API.md: ≤ 128 MB), whatever the job's clip cap. */
 export const MAX_DRAFT_CACHE_BYTES = 128 * 1024 * 1024;
 
-/** A FLUX 3 Video draft's cache: opaque bytes (none may be empty), re-sent as they are to enhance the draft. */
+/** A draft's cache (a video model's `draft: true`): opaque bytes (none may be empty), re-sent as they are to enhance the draft. */
 const DRAFT_CACHE: FileKind<'application/octet-stream', 'bin'> = {
 	noun: 'draft cache',
 	accept: 'application/octet-stream,*/*;q=0.8',

@@ -148,7 +148,7 @@ async function resultOf<I>(rt: JobRuntime, task: FluxTask, submittedAt: number, 
 }
 
 /**
- * Generates one FLUX 3 image: {@link submitTask} (paid-job rule), then what {@link awaitImage}
+ * Generates one image (any image model): {@link submitTask} (paid-job rule), then what {@link awaitImage}
  * does (poll until Ready, download and verify), under one job timeout. Resolves with the image,
  * or rejects with a {@link FluxError} whose `kind` says why and whose message is redacted.
  * Not an async function on purpose: once the submit is acknowledged nothing here references

@@ -1,7 +1,6 @@
 /**
- * FLUX 3 Video on the one job machinery (generateTask / awaitTask in generateImage.ts): only the endpoint, the
- * body, the clip-sized defaults and the download (streamed to a file, MP4 by its ftyp box; a draft's cache beside
- * it) differ.
+ * Clip jobs (any video model) on the one job machinery (generateTask / awaitTask in generateImage.ts): only the
+ * clip-sized defaults and the download (streamed to a file, MP4 by its ftyp box; a draft's cache beside it) differ.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,16 +9,14 @@ import type { FluxCredentials } from './endpoints';
 import type { JobRuntime } from './job';
 import { downloadDraftCache, downloadVideo, type DownloadedDraftCache, type DownloadedVideo } from './downloadFile';
 import type { ReadyResult } from './poll';
-import { DEFAULT_VIDEO_TIMEOUT_MINUTES } from './videoOptions';
-import type { RequestPayload } from './request';
-import { videoRequestPayload, type FluxVideoRequest } from './videoRequest';
+import { modelRequestPayload, type ModelRequest, type RequestPayload } from './request';
 
 export { DEFAULT_REQUEST_TIMEOUT_MS };
 
 /** Default clip download cap: 1 GB (clips run to hundreds of MB; they stream to disk, not memory). */
 export const DEFAULT_MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
 /** Default job timeout of a clip: 30 min (generation takes minutes; the image default is 10). */
-export const DEFAULT_VIDEO_JOB_TIMEOUT_MS = DEFAULT_VIDEO_TIMEOUT_MINUTES * 60_000;
+export const DEFAULT_VIDEO_JOB_TIMEOUT_MS = 30 * 60_000;
 
 /** {@link GenerateOptions}, plus where the clip is written while it downloads. */
 export interface VideoOptions extends GenerateOptions {
@@ -30,7 +27,7 @@ export interface VideoOptions extends GenerateOptions {
 /** A downloaded clip, and a draft's cache when the answer carried one (`draft: true`). */
 export type VideoDownload = DownloadedVideo & { draftCache?: DownloadedDraftCache };
 
-/** A generated clip (and a draft's cache), on disk, with its task, timings, attempts and reported cost (FLUX 3 Video: on the finished poll). */
+/** A generated clip (and a draft's cache), on disk, with its task, timings, attempts and reported cost (on the finished poll). */
 export type FluxVideoResult = Timed<VideoDownload>;
 
 /** A caller's options with the video defaults where it gave none: the clip-sized timeout and download cap. */
@@ -56,10 +53,10 @@ const fetchVideo = (dir: string) => async (rt: JobRuntime, sampleUrl: string, re
  * Generates one clip: submit (paid-job rule), poll until Ready, stream the MP4 into a file in
  * `downloadDir`, under one job timeout (generateTask). Rejects with a redacted FluxError.
  */
-export function generateVideo(creds: FluxCredentials, request: FluxVideoRequest, opts: VideoOptions = {}): Promise<FluxVideoResult> {
+export function generateVideo(creds: FluxCredentials, request: ModelRequest, opts: VideoOptions = {}): Promise<FluxVideoResult> {
 	let payload: RequestPayload;
 	try {
-		payload = videoRequestPayload(request);
+		payload = modelRequestPayload(request);
 	} catch (err) {
 		return Promise.reject(err);
 	}

@@ -10,7 +10,7 @@ export type { DownloadedImageFile } from './downloadFile';
 export type { FluxTask } from './submit';
 export { checkFluxCredentials } from './credentialCheck';
 export type { FluxCredentials } from './endpoints';
-export type { FluxImageRequest, Media, ModelWire, ReferenceImage } from './request';
+export type { FluxImageRequest, Media, ModelRequest, ModelWire, ReferenceImage } from './request';
 export { FluxError, isFluxError } from './errors';
 export type { FluxErrorKind } from './errors';
 export { redact } from '../redact';
@@ -18,11 +18,8 @@ export { closeFluxAgent } from './httpAgent';
 export { DEFAULT_POLL_POLICY, nextPollDelay } from './retryPolicy';
 export type { PollPolicy } from './retryPolicy';
 
-export { requestBody, requestBodyJson, requestEndpoint } from './request';
+export { modelRequestBody, requestBody, requestBodyJson, requestEndpoint } from './request';
 
 export { generateVideo, awaitVideo } from './generateVideo';
 export type { FluxVideoResult } from './generateVideo';
-export type { FluxVideoRequest, VideoKeyframe, VideoMedia } from './videoRequest';
-export { videoRequestBody } from './videoRequest';
-export * from './videoOptions';
 export type { SubmitBudget } from './budget';

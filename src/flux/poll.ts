@@ -16,7 +16,7 @@ export const pollResponseSchema = z
 		status: z.string().min(1),
 		result: z.unknown().optional(),
 		progress: z.unknown().optional(),
-		/** FLUX 3 Video reports its cost (credits) on the finished poll; lenient: anything else is ignored. */
+		/** A model may report its cost (credits) on the finished poll; lenient: anything else is ignored. */
 		cost: z.unknown().optional(),
 	})
 	.passthrough();
@@ -38,7 +38,7 @@ export const readyResultSchema = z
 	})
 	.refine((r): r is ReadyResult => r.sampleUrl !== undefined);
 
-/** What a Ready task gives to download: its sample, and a draft's cache (FLUX 3 Video `draft: true`). */
+/** What a Ready task gives to download: its sample, and a draft's cache (a `draft: true` request). */
 export interface ReadyResult {
 	sampleUrl: string;
 	draftCacheUrl?: string;

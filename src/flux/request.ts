@@ -89,3 +89,16 @@ export function bodyPayload(build: (media: (m: ReferenceImage) => string) => Rec
 export function requestPayload(req: FluxImageRequest): RequestPayload {
 	return bodyPayload((media) => requestBody(req, media));
 }
+
+/** A request whose own fields are its model's values by parameter name (a clip's: src/models/flux3Video.ts). */
+export type ModelRequest = { readonly model: ModelWire };
+
+/** The body of a {@link ModelRequest}: the model's own, media through `media` (default: as they go on the wire). */
+export function modelRequestBody<R extends ModelRequest>(req: R, media: Media = wireImage): Record<string, unknown> {
+	return req.model.body({ ...req }, media);
+}
+
+/** {@link modelRequestBody} as wire parts ({@link bodyPayload}): a 50 MB start video is held once, not twice. */
+export function modelRequestPayload(req: ModelRequest): RequestPayload {
+	return bodyPayload((media) => modelRequestBody(req, media));
+}

@@ -1,6 +1,6 @@
 /** The result store's key of one FLUX job (image or clip): everything that makes the job, never base64 or the API key. */
-import type { FluxCredentials, FluxImageRequest, FluxVideoRequest, VideoMedia } from '../flux';
-import { requestBody, requestEndpoint, videoRequestBody } from '../flux';
+import type { FluxCredentials, FluxImageRequest, ModelRequest, ReferenceImage } from '../flux';
+import { modelRequestBody, requestBody, requestEndpoint } from '../flux';
 import { apiKeyHash } from '../account';
 import { ExecutionOccurrences, jobKey, type JobKeyInput } from '../store';
 import { processWide } from '../processWide';
@@ -18,7 +18,7 @@ export interface FluxJobIdentity {
 }
 
 /** A medium in the key: its URL, or its content digest. */
-const mediaDigest = (media: VideoMedia): string => (media.kind === 'url' ? media.url : sharedReferenceImages().digestOf(media));
+const mediaDigest = (media: ReferenceImage): string => (media.kind === 'url' ? media.url : sharedReferenceImages().digestOf(media));
 
 /** What one node run (keyed by its n8n context object) remembers: apiKeyHash by API key (the items of a run almost always share one account). */
 const accountsByRun = new WeakMap<object, Map<string, string>>();
@@ -84,6 +84,6 @@ export function fluxJobIdentity(run: object, credentials: FluxCredentials, reque
 }
 
 /** The job identity of a clip item (jobIdentity): its model and body, media by content digest. */
-export function fluxVideoJobIdentity(run: object, credentials: FluxCredentials, request: FluxVideoRequest, seed: number | undefined): FluxJobIdentity {
-	return jobIdentity(run, credentials, requestEndpoint(request), videoRequestBody(request, mediaDigest), seed);
+export function fluxVideoJobIdentity(run: object, credentials: FluxCredentials, request: ModelRequest, seed: number | undefined): FluxJobIdentity {
+	return jobIdentity(run, credentials, requestEndpoint(request), modelRequestBody(request, mediaDigest), seed);
 }

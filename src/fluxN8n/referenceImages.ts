@@ -3,6 +3,7 @@ import { detectReferenceImageType } from '../flux/imageType';
 import type { ReferenceImage } from '../flux/request';
 import type { ReferenceEntry } from './fluxParameters';
 import { InvalidParameterError } from '../parameters/invalidParameter';
+import { readMediaBinary, type ReadBinary } from '../parameters/mediaSources';
 import { pixelSizeOf, pixelSizeOfBase64, pixelSizeProblem, type PixelLimits, type PixelSize } from '../images/pixelSize';
 import { sharedReferenceImages, type EncodedReferenceImage } from './sharedReferenceImages';
 
@@ -21,9 +22,6 @@ const FLUX3_IMAGE_REFERENCE: PixelLimits & { maxBase64Bytes: number } = { model:
 function referenceLimits(model: string | undefined): typeof FLUX3_IMAGE_REFERENCE | undefined {
 	return model === undefined || model === 'flux-3-image' ? FLUX3_IMAGE_REFERENCE : undefined;
 }
-
-/** Reads a binary property of the current input item; `undefined` when it does not exist. */
-export type GetBinary = (propertyName: string) => Promise<{ buffer: Buffer; mimeType?: string } | undefined>;
 
 export interface ResolveReferenceImagesOptions {
 	/** Size cap per binary image in bytes (default 20 MB). */
@@ -46,22 +44,6 @@ export interface KnownBinaries {
 	copies: Map<string, WeakRef<EncodedReferenceImage>>;
 }
 
-async function readBinary(property: string, field: string, getBinary: GetBinary): Promise<{ buffer: Buffer; mimeType?: string }> {
-	let binary: { buffer: Buffer; mimeType?: string } | undefined;
-	try {
-		binary = await getBinary(property);
-	} catch (err) {
-		const reason = err instanceof Error ? err.message : String(err);
-		// A parameter error naming the slot; prepareFluxImageJob turns it into a NodeOperationError with the item.
-		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
-		throw new InvalidParameterError(field, `could not read binary property "${property}": ${reason}`);
-	}
-	if (!binary?.buffer) {
-		throw new InvalidParameterError(field, `binary property "${property}" not found on the input item (or use an http(s) URL)`);
-	}
-	return binary;
-}
-
 /** Refuses a binary reference outside the model's limits (`size` from its header, `base64Bytes` its base64's length). */
 function checkLimits(field: string, property: string, size: PixelSize | undefined, base64Bytes: number, limits: typeof FLUX3_IMAGE_REFERENCE | undefined): void {
 	if (!limits) return;
@@ -73,7 +55,7 @@ function checkLimits(field: string, property: string, size: PixelSize | undefine
 }
 
 /** One binary reference image: the copy this run already made of the same stored binary (measured again: the model may differ), else readAndEncode. */
-async function resolveBinary(property: string, field: string, getBinary: GetBinary, maxBytes: number, opts: ResolveReferenceImagesOptions): Promise<ReferenceImage> {
+async function resolveBinary(property: string, field: string, getBinary: ReadBinary, maxBytes: number, opts: ResolveReferenceImagesOptions): Promise<ReferenceImage> {
 	const { known } = opts;
 	const limits = referenceLimits(opts.model);
 	const identity = known?.identify(property);
@@ -88,10 +70,9 @@ async function resolveBinary(property: string, field: string, getBinary: GetBina
 }
 
 /** Reads, checks (bytes, magic bytes, the model's limits) and encodes one binary reference image; the encoded copy is shared. */
-async function readAndEncode(property: string, field: string, getBinary: GetBinary, maxBytes: number, limits: typeof FLUX3_IMAGE_REFERENCE | undefined): Promise<EncodedReferenceImage> {
-	const binary = await readBinary(property, field, getBinary);
-	const buffer = Buffer.isBuffer(binary.buffer) ? binary.buffer : Buffer.from(binary.buffer);
-	if (buffer.length === 0) throw new InvalidParameterError(field, `binary property "${property}" is empty`);
+async function readAndEncode(property: string, field: string, getBinary: ReadBinary, maxBytes: number, limits: typeof FLUX3_IMAGE_REFERENCE | undefined): Promise<EncodedReferenceImage> {
+	const binary = await readMediaBinary(property, field, getBinary);
+	const buffer = binary.buffer;
 	if (buffer.length > maxBytes) {
 		throw new InvalidParameterError(
 			field,
@@ -117,7 +98,7 @@ async function readAndEncode(property: string, field: string, getBinary: GetBina
  */
 export async function resolveReferenceImages(
 	entries: readonly ReferenceEntry[],
-	getBinary: GetBinary,
+	getBinary: ReadBinary,
 	opts: ResolveReferenceImagesOptions = {},
 ): Promise<ReferenceImage[]> {
 	const maxBytes = opts.maxBytesPerImage ?? DEFAULT_MAX_REFERENCE_IMAGE_BYTES;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { accountId } from '../account';
-import { FluxError, isFluxError, requestBody, videoRequestBody, type FluxCredentials, type FluxImageRequest, type FluxVideoRequest } from '../flux';
+import { FluxError, isFluxError, modelRequestBody, requestBody, type FluxCredentials, type FluxImageRequest, type ModelRequest } from '../flux';
 import type { ModelDescriptor } from '../models';
 import { NewJobsPerExecution, priceKey, type SpendLimits, type SpendTerms } from '../spend';
 import { DECIMAL } from '../parameters/fieldSchemas';
@@ -70,7 +70,7 @@ export function jobSpendTerms(ctx: IExecuteFunctions, input: JobSpendInput): Spe
 export const imagePriceFields = (request: FluxImageRequest): Record<string, unknown> => requestBody(request, () => 1);
 
 /** A clip's fields for its price: what is sent, each keyframe, start video or draft cache as 1. */
-export const videoPriceFields = (request: FluxVideoRequest): Record<string, unknown> => videoRequestBody(request, () => 1);
+export const videoPriceFields = (request: ModelRequest): Record<string, unknown> => modelRequestBody(request, () => 1);
 
 /**
  * A serial node's error for item `itemIndex`: a spend refusal names the item as n8n counts items in its own errors

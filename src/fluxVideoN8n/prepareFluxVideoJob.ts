@@ -1,6 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { FluxVideoRequest, VideoMedia } from '../flux';
 import { formatBytes } from '../flux/body';
 import { detectReferenceImageType } from '../flux/imageType';
 import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
@@ -10,11 +9,12 @@ import { fluxNodeLabels, fluxNodeParameterDefaults, parseFluxVideoParameters, ty
 import type { StoredJob } from '../fluxN8n/storedJob';
 import { preparationError } from '../fluxN8n/invalidInput';
 import { sharedReferenceImages } from '../fluxN8n/sharedReferenceImages';
-import { flux3Video, MAX_DRAFT_CACHE_BYTES } from '../models/flux3Video';
+import { MAX_DRAFT_CACHE_BYTES } from '../flux/downloadFile';
+import { flux3Video, type FluxVideoRequest, type VideoMedia } from '../models/flux3Video';
 import { itemBinaryReader } from '../n8n/inputBinary';
 import { InvalidParameterError } from '../parameters/invalidParameter';
-import type { MediaSource } from '../parameters/mediaSources';
-import { resolveKeyframes, resolveStartVideo, type ReadBinary } from './videoMedia';
+import type { MediaSource, ReadBinary } from '../parameters/mediaSources';
+import { resolveKeyframes, resolveStartVideo } from './videoMedia';
 import { fluxVideoJobIdentity } from '../fluxN8n/fluxJobKey';
 import { jobSpendTerms, videoPriceFields } from '../fluxN8n/spendTerms';
 

@@ -14,8 +14,6 @@ import { partKey, type Store } from '../store';
 import { prepareFluxVideoJob, type PreparedFluxVideoJob } from './prepareFluxVideoJob';
 import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
 
-export const VIDEO_MIME_TYPE = 'video/mp4';
-
 /** The video kind of stored job. */
 export const videoJobs: JobKind<PreparedFluxVideoJob, FluxVideoResult> = {
 	kind: 'video',
@@ -41,7 +39,7 @@ export const videoJobs: JobKind<PreparedFluxVideoJob, FluxVideoResult> = {
 		delete job.request.startVideo;
 		delete job.request.draftCache;
 	},
-	skipped: (failure) => ({ outcome: 'skipped_error', mimeType: VIDEO_MIME_TYPE, fileExtension: 'mp4', ...failure }),
+	skipped: (failure) => ({ outcome: 'skipped_error', mimeType: flux3Video.mediaType, fileExtension: 'mp4', ...failure }),
 };
 
 /** The FLUX 3 Video node: its jobs in the video pool; a clip on disk weighs nothing against the pool's bound. */

@@ -6,37 +6,16 @@
  */
 import { formatBytes } from '../flux/body';
 import { detectImageType } from '../flux/imageType';
-import { MAX_KEYFRAME_BYTES, MAX_START_VIDEO_BYTES } from '../flux/videoOptions';
-import type { VideoKeyframe, VideoMedia } from '../flux/videoRequest';
 import { isMp4 } from '../flux/videoType';
 import { InvalidParameterError } from '../parameters/invalidParameter';
 import { mp4DurationSeconds } from '../images/mp4Duration';
 import { pixelSizeOf, pixelSizeProblem, type PixelLimits } from '../images/pixelSize';
+import { MAX_CONTINUATION_SECONDS, MAX_KEYFRAME_BYTES, MAX_START_VIDEO_BYTES, type VideoKeyframe, type VideoMedia } from '../models/flux3Video';
 import { sharedReferenceImages } from '../fluxN8n/sharedReferenceImages';
-import type { KeyframeEntry, MediaSource } from './videoParameters';
+import { readMediaBinary, type KeyframeEntry, type MediaSource, type ReadBinary } from '../parameters/mediaSources';
 
 /** BFL's pixel limits on a keyframe (FLUX_API.md): both sides at least 256 (no maximum documented). */
 const KEYFRAME_LIMITS: PixelLimits = { model: 'FLUX 3 Video', minSide: 256 };
-/** The longest clip Continue a Video continues (FLUX_API.md). */
-const MAX_START_VIDEO_SECONDS = 15;
-
-/** Reads a binary property of the current item: its bytes and declared type, or undefined when it does not exist. */
-export type ReadBinary = (property: string) => Promise<{ buffer: Buffer; mimeType?: string } | undefined>;
-
-async function readBinary(property: string, field: string, read: ReadBinary): Promise<Buffer> {
-	let binary;
-	try {
-		binary = await read(property);
-	} catch (err) {
-		// A parameter error naming the field; prepareFluxVideoJob turns it into a NodeOperationError with the item.
-		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
-		throw new InvalidParameterError(field, `could not read binary property "${property}": ${err instanceof Error ? err.message : String(err)}`);
-	}
-	if (!binary) throw new InvalidParameterError(field, `binary property "${property}" not found on the input item (or use an http(s) URL)`);
-	const buffer = Buffer.isBuffer(binary.buffer) ? binary.buffer : Buffer.from(binary.buffer);
-	if (buffer.length === 0) throw new InvalidParameterError(field, `binary property "${property}" is empty`);
-	return buffer;
-}
 
 function tooLarge(field: string, property: string, size: number, limit: number, what: string): InvalidParameterError {
 	return new InvalidParameterError(field, `binary property "${property}" is ${formatBytes(size)}, more than the ${formatBytes(limit)} FLUX accepts for ${what}; use a smaller file or an http(s) URL`);
@@ -45,7 +24,7 @@ function tooLarge(field: string, property: string, size: number, limit: number, 
 /** One keyframe image: PNG, JPEG or WebP, at most 20 MB, at least 256×256; items sharing the bytes share one encoded copy. */
 async function keyframeImage(source: MediaSource, field: string, read: ReadBinary): Promise<VideoMedia> {
 	if (source.kind === 'url') return { kind: 'url', url: source.url };
-	const buffer = await readBinary(source.property, field, read);
+	const { buffer } = await readMediaBinary(source.property, field, read);
 	if (buffer.length > MAX_KEYFRAME_BYTES) throw tooLarge(field, source.property, buffer.length, MAX_KEYFRAME_BYTES, 'a keyframe image');
 	const type = detectImageType(buffer);
 	if (!type) throw new InvalidParameterError(field, `binary property "${source.property}" is not a PNG, JPEG or WebP image`);
@@ -70,12 +49,12 @@ export async function resolveKeyframes(entries: readonly KeyframeEntry[], read: 
  */
 export async function resolveStartVideo(source: MediaSource, read: ReadBinary): Promise<VideoMedia> {
 	if (source.kind === 'url') return { kind: 'url', url: source.url };
-	const buffer = await readBinary(source.property, 'startVideo', read);
+	const { buffer } = await readMediaBinary(source.property, 'startVideo', read);
 	if (buffer.length > MAX_START_VIDEO_BYTES) throw tooLarge('startVideo', source.property, buffer.length, MAX_START_VIDEO_BYTES, 'a start video');
 	if (!isMp4(buffer)) throw new InvalidParameterError('startVideo', `binary property "${source.property}" is not an MP4 video (no ftyp box)`);
 	const seconds = mp4DurationSeconds(buffer);
-	if (seconds !== undefined && seconds > MAX_START_VIDEO_SECONDS) {
-		throw new InvalidParameterError('startVideo', `binary property "${source.property}" is ${Number(seconds.toFixed(2))} s long; FLUX 3 Video continues clips of at most ${MAX_START_VIDEO_SECONDS} s`);
+	if (seconds !== undefined && seconds > MAX_CONTINUATION_SECONDS) {
+		throw new InvalidParameterError('startVideo', `binary property "${source.property}" is ${Number(seconds.toFixed(2))} s long; FLUX 3 Video continues clips of at most ${MAX_CONTINUATION_SECONDS} s`);
 	}
 	return sharedReferenceImages().encode(buffer, 'video/mp4');
 }

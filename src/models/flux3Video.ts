@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 
-import type { Media, VideoKeyframe, VideoMedia } from '../flux';
+import type { Media, ModelRequest, ReferenceImage } from '../flux';
 import { booleanLike, choice, numberLike } from '../parameters/fieldSchemas';
 import { InvalidParameterError } from '../parameters/invalidParameter';
 import { keyframeListSchema, mediaSourceSchema, type KeyframeEntry } from '../parameters/mediaSources';
@@ -18,12 +18,38 @@ export const MAX_VIDEO_SECONDS = 20;
 /** BFL caps a continuation (Continue a Video) at 15 s. */
 export const MAX_CONTINUATION_SECONDS = 15;
 export const MAX_KEYFRAMES = 10;
+/** BFL's input limits, on the decoded bytes: keyframe images ≤ 20 MB, a start video ≤ 50 MB. */
+export const MAX_KEYFRAME_BYTES = 20 * 1024 * 1024;
+export const MAX_START_VIDEO_BYTES = 50 * 1024 * 1024;
 /** Output frame rate: timestamped keyframes must be at least one frame (1/24 s) apart. */
 export const VIDEO_FPS = 24;
-/** The most a draft cache may weigh (decoded). */
-export const MAX_DRAFT_CACHE_BYTES = 128 * 1024 * 1024;
 /** The most Safety Tolerance BFL accepts when the request carries media (keyframes or a start video). */
 const MAX_TOLERANCE_WITH_MEDIA = 2;
+
+/** One input medium as sent upstream: an http(s) URL or plain base64 (no data-URI prefix). */
+export type VideoMedia = ReferenceImage;
+
+/** One keyframe: its image, and its time in seconds when the keyframes are timestamped. */
+export interface VideoKeyframe {
+	image: VideoMedia;
+	seconds?: number;
+}
+
+/** A valid request for one clip: the values by parameter name (the glue validates them once). Fields outside `mode` are absent. */
+export interface FluxVideoRequest extends ModelRequest {
+	mode: string;
+	prompt?: string;
+	aspectRatio?: string;
+	resolution?: string;
+	duration?: 'auto' | number;
+	generateAudio?: boolean;
+	safetyTolerance?: number;
+	draft?: boolean;
+	modelVersion?: string;
+	keyframes?: VideoKeyframe[];
+	startVideo?: VideoMedia;
+	draftCache?: VideoMedia;
+}
 
 const MODES = [
 	{ name: 'Text to Video', value: 't2v', description: 'A clip from the prompt alone' },

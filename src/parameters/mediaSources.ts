@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 import { blankIsAbsent, isEmpty, numberLike } from './fieldSchemas';
-import { describeValue } from './invalidParameter';
+import { describeValue, InvalidParameterError } from './invalidParameter';
 
 /** A binary property of the input item or an http(s) URL. */
 export type MediaSource = { kind: 'url'; url: string } | { kind: 'binary'; property: string };
@@ -16,6 +16,25 @@ export interface KeyframeEntry {
 	source: MediaSource;
 	seconds?: number;
 	index: number;
+}
+
+/** Reads a binary property of the current item: its bytes and declared type, or undefined when it does not exist. */
+export type ReadBinary = (property: string) => Promise<{ buffer: Buffer; mimeType?: string } | undefined>;
+
+/** The bytes (never empty) and declared type of binary `property`, through `read`; else an InvalidParameterError naming `field`. */
+export async function readMediaBinary(property: string, field: string, read: ReadBinary): Promise<{ buffer: Buffer; mimeType?: string }> {
+	let binary;
+	try {
+		binary = await read(property);
+	} catch (err) {
+		// A parameter error naming the field; the node's prepare step turns it into a NodeOperationError with the item.
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
+		throw new InvalidParameterError(field, `could not read binary property "${property}": ${err instanceof Error ? err.message : String(err)}`);
+	}
+	if (!binary?.buffer) throw new InvalidParameterError(field, `binary property "${property}" not found on the input item (or use an http(s) URL)`);
+	const buffer = Buffer.isBuffer(binary.buffer) ? binary.buffer : Buffer.from(binary.buffer);
+	if (buffer.length === 0) throw new InvalidParameterError(field, `binary property "${property}" is empty`);
+	return { buffer, mimeType: binary.mimeType };
 }
 
 /** Names JavaScript objects already carry (`__proto__`, `constructor`, …): never binary property names. */

@@ -1,11 +1,5 @@
 import type { WorkerPool } from '../pool';
 
-/**
- * For signals this package creates itself (e.g. a collector's combined signal):
- * the listener limit it may set on them. Never applied to n8n's execution signal.
- */
-export const MAX_SIGNAL_LISTENERS = 1_000;
-
 const CANCEL_REASON = 'The n8n execution was cancelled';
 
 /** Who listens through one signal's single listener: owner hold counts per pool. */

@@ -2,7 +2,7 @@
 import { ConcurrentCollectVideos } from '../../nodes/ConcurrentCollectVideos/ConcurrentCollectVideos.node';
 import { FluxVideoConcurrentSubmit } from '../../nodes/FluxVideoConcurrentSubmit/FluxVideoConcurrentSubmit.node';
 import { DRAFTS_EXAMPLE, EXAMPLE_CREDENTIAL_NAME, VIDEO_NODE_TYPES, loadDraftsExample, withOutputFolder } from '../../scripts/examples';
-import { parseFluxVideoParameters } from '../../src/fluxVideoN8n/videoParameters';
+import { parseFluxVideoParameters } from '../../src/fluxN8n/fluxParameters';
 
 const workflow = loadDraftsExample();
 const named = (name: string) => {

@@ -2,7 +2,7 @@
 import { ConcurrentCollectVideos } from '../../nodes/ConcurrentCollectVideos/ConcurrentCollectVideos.node';
 import { FluxVideoConcurrentSubmit } from '../../nodes/FluxVideoConcurrentSubmit/FluxVideoConcurrentSubmit.node';
 import { EXAMPLE_CREDENTIAL_NAME, VIDEO_EXAMPLE, VIDEO_NODE_TYPES, loadVideoExample, withOutputFolder } from '../../scripts/examples';
-import { parseFluxVideoParameters } from '../../src/fluxVideoN8n/videoParameters';
+import { parseFluxVideoParameters } from '../../src/fluxN8n/fluxParameters';
 
 const workflow = loadVideoExample();
 const byType = (type: string) => workflow.nodes.filter((n) => n.type === type);

@@ -3,13 +3,13 @@
  * cache are both streamed into the download folder when the task is Ready, read from the singular keys or the
  * newer lists, without the API key; a failure of either leaves no file.
  */
-import { flux3Video } from '../../src/models';
+import { flux3Video, type FluxVideoRequest } from '../../src/models';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { MockAgent } from 'undici';
 
-import { generateVideo, videoRequestBody, type FluxVideoRequest } from '../../src/flux';
+import { generateVideo, modelRequestBody } from '../../src/flux';
 import { failureOf, fast } from './helpers';
 
 const API = 'http://127.0.0.1:9';
@@ -53,9 +53,9 @@ function serve(file: string, bytes: Buffer, status = 200, headers: Record<string
 const run = (request: FluxVideoRequest = draft) => generateVideo({ apiStyle: 'relay', baseUrl: API, apiKey: KEY }, request, fast({ testHooks: { dispatcher: agent }, downloadDir: dir }));
 
 it('a draft sends draft: true; Enhance a Draft sends its cache and nothing else; no draft, no draft field', () => {
-	expect(videoRequestBody(draft)).toMatchObject({ mode: 't2v', prompt: 'a product spot', draft: true });
-	expect(videoRequestBody({ ...draft, draft: false })).not.toHaveProperty('draft');
-	expect(videoRequestBody({ ...draft, mode: 'draft_enhance', draftCache: { kind: 'url', url: `${FILES}/files/cache.bin` } })).toEqual({ mode: 'draft_enhance', draft_cache: `${FILES}/files/cache.bin` });
+	expect(modelRequestBody(draft)).toMatchObject({ mode: 't2v', prompt: 'a product spot', draft: true });
+	expect(modelRequestBody<FluxVideoRequest>({ ...draft, draft: false })).not.toHaveProperty('draft');
+	expect(modelRequestBody<FluxVideoRequest>({ ...draft, mode: 'draft_enhance', draftCache: { kind: 'url', url: `${FILES}/files/cache.bin` } })).toEqual({ mode: 'draft_enhance', draft_cache: `${FILES}/files/cache.bin` });
 });
 
 it('a draft clip and its draft cache (singular keys) both land in the folder', async () => {

@@ -3,7 +3,7 @@
  * image model's, though both poll the same `get_result` route; a re-attached task (awaitVideo) teaches nothing.
  */
 import type { RelaySimulator } from '../../relay-sim';
-import { awaitVideo, generateImage, generateVideo, type FluxVideoRequest } from '../../src/flux';
+import { awaitVideo, generateImage, generateVideo } from '../../src/flux';
 import { ReadyTimes } from '../../src/flux/pollSchedule';
 import { readyTimesKey } from '../../src/flux/poll';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
@@ -11,7 +11,7 @@ import { credsFor, FAST, fast, requestFor, uniquePrompt } from './helpers';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { flux3Video } from '../../src/models';
+import { flux3Video, type FluxVideoRequest } from '../../src/models';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 30, videoBytes: 16 * 1024 }, (started) => (sim = started));

@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 import { readPromptFromMp4, type RelaySimulator } from '../../relay-sim';
-import { generateVideo, type FluxVideoRequest } from '../../src/flux';
+import { generateVideo } from '../../src/flux';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { credsFor, failureOf, FAST, uniquePrompt } from './helpers';
 import { readFile } from 'node:fs/promises';
-import { flux3Video } from '../../src/models';
+import { flux3Video, type FluxVideoRequest } from '../../src/models';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 0, videoBytes: 64 * 1024 }, (started) => (sim = started));

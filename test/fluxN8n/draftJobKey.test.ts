@@ -2,8 +2,7 @@
  * The job key of FLUX 3 Video drafts: Enhance a Draft is keyed by its draft cache's bytes (a binary cache by its
  * content digest, never its base64), plus Seed; `draft: true` is its own job; a clip that is no draft keeps its key.
  */
-import { flux3Video } from '../../src/models';
-import type { FluxVideoRequest } from '../../src/flux';
+import { flux3Video, type FluxVideoRequest } from '../../src/models';
 import { parseFluxCredentials } from '../../src/fluxN8n/fluxCredentials';
 import { fluxVideoJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';

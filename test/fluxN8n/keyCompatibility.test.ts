@@ -3,9 +3,9 @@
  * models became descriptors (the values below were computed by the code before that change), so stored results
  * and unfinished jobs of earlier runs are found again. A FLUX.2 job's key names its model and its seed.
  */
-import type { FluxImageRequest, FluxVideoRequest } from '../../src/flux';
+import type { FluxImageRequest } from '../../src/flux';
 import { fluxJobIdentity, fluxVideoJobIdentity } from '../../src/fluxN8n/fluxJobKey';
-import { flux2Flex, flux2Pro, flux3Image, flux3Video } from '../../src/models';
+import { flux2Flex, flux2Pro, flux3Image, flux3Video, type FluxVideoRequest } from '../../src/models';
 import { parseFluxParameters, toFluxImageRequest } from '../../src/fluxN8n/fluxParameters';
 
 const creds = { apiStyle: 'bfl' as const, baseUrl: 'https://api.bfl.ai', apiKey: 'key-for-the-key-test' };

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 import { parseFluxParameters } from '../../src/fluxN8n/fluxParameters';
 import { InvalidParameterError } from '../../src/parameters/invalidParameter';
-import { resolveReferenceImages, type GetBinary, type KnownBinaries, type ResolveReferenceImagesOptions } from '../../src/fluxN8n/referenceImages';
+import { resolveReferenceImages, type KnownBinaries, type ResolveReferenceImagesOptions } from '../../src/fluxN8n/referenceImages';
+import type { ReadBinary } from '../../src/parameters/mediaSources';
 import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
 import { solidPng } from '../../relay-sim/pngCodec';
 import { jpegHeader } from '../support/mediaBytes';
@@ -18,10 +19,10 @@ const binaries: Record<string, { buffer: Buffer; mimeType?: string }> = {
 	big: { buffer: Buffer.concat([PNG, Buffer.alloc(2000)]) },
 	small: { buffer: solidPng(100, 100, [0, 0, 0]) },
 };
-const getBinary: GetBinary = async (name) => binaries[name];
+const getBinary: ReadBinary = async (name) => binaries[name];
 
 /** Both boundary steps, as the node runs them: parse the raw entries, then resolve the binaries. */
-async function resolve(raw: unknown[], read: GetBinary = getBinary, opts: ResolveReferenceImagesOptions = {}) {
+async function resolve(raw: unknown[], read: ReadBinary = getBinary, opts: ResolveReferenceImagesOptions = {}) {
 	return await resolveReferenceImages(parseFluxParameters({ prompt: 'x', referenceImages: raw }).referenceImages, read, opts);
 }
 
@@ -91,7 +92,7 @@ describe('resolveReferenceImages', () => {
 	it('a copy this run already resolved is measured again for the model of the item that reuses it', async () => {
 		const known: KnownBinaries = { identify: (property) => (property === 'small' ? 'id:small' : undefined), copies: new Map() };
 		let reads = 0;
-		const read: GetBinary = async (name) => (name === 'small' ? (reads++, { buffer: solidPng(100, 300, [1, 2, 3]) }) : binaries[name]);
+		const read: ReadBinary = async (name) => (name === 'small' ? (reads++, { buffer: solidPng(100, 300, [1, 2, 3]) }) : binaries[name]);
 		expect(await resolve(['small'], read, { known, model: 'flux-2-klein-4b' })).toHaveLength(1);
 		const [field, message] = await fieldOf(() => resolve(['data', 'small'], read, { known }));
 		expect([field, reads]).toEqual(['referenceImages[1]', 1]);
@@ -142,7 +143,7 @@ describe('resolveReferenceImages', () => {
 		const stored: Record<string, string> = { data: 'id:shared', other: 'id:shared', doc: 'id:doc' };
 		const known: KnownBinaries = { identify: (property) => stored[property], copies };
 		let reads = 0;
-		const read: GetBinary = async (name) => {
+		const read: ReadBinary = async (name) => {
 			reads++;
 			return name === 'doc' ? binaries.doc : { buffer: Buffer.from(content), mimeType: 'image/png' };
 		};

@@ -6,9 +6,8 @@
 import { randomBytes } from 'node:crypto';
 
 import { makePromptPng } from '../../relay-sim';
-import { requestBodyJson, requestPayload, type FluxImageRequest, type ReferenceImage } from '../../src/flux/request';
-import { videoRequestBody, videoRequestPayload, type FluxVideoRequest } from '../../src/flux/videoRequest';
-import { flux2Pro, flux3Video } from '../../src/models';
+import { modelRequestBody, modelRequestPayload, requestBodyJson, requestPayload, type FluxImageRequest, type ReferenceImage } from '../../src/flux/request';
+import { flux2Pro, flux3Video, type FluxVideoRequest } from '../../src/models';
 import { parseFluxParameters, toFluxImageRequest } from '../../src/fluxN8n/fluxParameters';
 import { flux3ImageRequest } from '../support/imageRequest';
 import { base64Ascii, sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
@@ -90,8 +89,8 @@ describe('a submit body sent from the shared copy is byte for byte the JSON of t
 			generateAudio: false,
 			keyframes: [{ image, seconds: 0 }, { image: URL_REFERENCE, seconds: 2 }],
 		});
-		const old = JSON.stringify(videoRequestBody(video(stringCopy(png))));
-		const payload = videoRequestPayload(video(copy));
+		const old = JSON.stringify(modelRequestBody(video(stringCopy(png))));
+		const payload = modelRequestPayload(video(copy));
 		expect(Buffer.concat([...payload.parts]).equals(Buffer.from(old, 'utf8'))).toBe(true);
 		expect(payload.length).toBe(Buffer.byteLength(old, 'utf8'));
 		expect(payload.parts.filter((part) => part === copy.ascii)).toHaveLength(1);

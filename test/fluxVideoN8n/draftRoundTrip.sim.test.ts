@@ -3,9 +3,8 @@
  * its draft cache arrive and are stored together; a re-run serves both and pays nothing; an enhance sent with the
  * cache's bytes alone renders that draft at full quality, and its re-run (the same bytes, another copy) pays nothing.
  */
-import { flux3Video } from '../../src/models';
+import { flux3Video, type FluxVideoRequest } from '../../src/models';
 import { readClipInfo, type RelaySimulator } from '../../relay-sim';
-import type { FluxVideoRequest } from '../../src/flux';
 import { fluxVideoJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import { resultSource, type JobResult } from '../../src/fluxN8n/jobResult';
 import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';

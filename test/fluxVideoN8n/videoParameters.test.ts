@@ -1,8 +1,8 @@
-import { parseFluxVideoParameters } from '../../src/fluxVideoN8n/videoParameters';
+import { parseFluxVideoParameters } from '../../src/fluxN8n/fluxParameters';
 import { isMp4 } from '../../src/flux/videoType';
 import { makePromptMp4, readPromptFromMp4 } from '../../relay-sim';
-import { videoRequestBody, videoRequestPayload, type FluxVideoRequest } from '../../src/flux/videoRequest';
-import { flux3Video } from '../../src/models';
+import { modelRequestBody, modelRequestPayload } from '../../src/flux/request';
+import { flux3Video, type FluxVideoRequest } from '../../src/models';
 
 const url = (n: string) => ({ source: `https://example.com/${n}.png` });
 
@@ -79,10 +79,10 @@ describe('the video request on the wire', () => {
 	};
 
 	it('sends only the mode’s fields, in BFL names; the payload parts are the same JSON', () => {
-		expect(videoRequestBody(request)).toEqual({ mode: 'i2v', prompt: 'p "quoted"', aspect_ratio: '16:9', resolution: 'fhd', duration: 6, generate_audio: false, keyframes: ['QUJD', 'https://e.example/b.png'] });
-		const payload = videoRequestPayload(request);
+		expect(modelRequestBody(request)).toEqual({ mode: 'i2v', prompt: 'p "quoted"', aspect_ratio: '16:9', resolution: 'fhd', duration: 6, generate_audio: false, keyframes: ['QUJD', 'https://e.example/b.png'] });
+		const payload = modelRequestPayload(request);
 		const text = Buffer.concat([...payload.parts]).toString('utf8');
-		expect(JSON.parse(text)).toEqual(videoRequestBody(request));
+		expect(JSON.parse(text)).toEqual(modelRequestBody(request));
 		expect(payload.length).toBe(Buffer.byteLength(text));
 	});
 });
@@ -103,7 +103,7 @@ describe('FLUX 3 Video as BFL ships it: safety tolerance, continuation length, d
 	/** The body of an item's request, media resolved as given (keyframes and start video as URLs here). */
 	const bodyOf = (raw: Record<string, unknown>, media: Partial<FluxVideoRequest> = {}) => {
 		const { keyframes: _k, startVideo: _s, draftCache: _d, ...params } = parseFluxVideoParameters(raw);
-		return videoRequestBody({ ...(params as Omit<FluxVideoRequest, 'model'>), ...media, model: flux3Video });
+		return modelRequestBody({ ...(params as Omit<FluxVideoRequest, 'model'>), ...media, model: flux3Video });
 	};
 	const frame = { kind: 'url' as const, url: 'https://e.example/a.png' };
 

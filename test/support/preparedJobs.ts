@@ -4,14 +4,14 @@
  * account limit through obtainFluxImage / obtainFluxVideo) starts from.
  */
 import type { RelaySimulator } from '../../relay-sim';
-import type { FluxCredentials, FluxVideoRequest } from '../../src/flux';
+import type { FluxCredentials } from '../../src/flux';
 import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import type { PreparedFluxImageJob } from '../../src/fluxN8n/prepareFluxImageJob';
 import type { PreparedFluxVideoJob } from '../../src/fluxVideoN8n/prepareFluxVideoJob';
 import { fluxVideoJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import type { CacheMode } from '../../src/store';
 import { requestFor } from '../flux/helpers';
-import { flux3Video } from '../../src/models';
+import { flux3Video, type FluxVideoRequest } from '../../src/models';
 
 export interface PreparedJobOptions {
 	/** The job's timeout (default 60 s). */

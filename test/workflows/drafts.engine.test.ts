@@ -5,11 +5,10 @@
  * the whole batch pays nothing. (The drafts enter the video pool as the twin admits them, prepared in code: the
  * node parameters Draft and Draft Cache are the parameters branch's.)
  */
-import { flux3Video } from '../../src/models';
+import { flux3Video, type FluxVideoRequest } from '../../src/models';
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { readClipInfo, type RelaySimulator } from '../../relay-sim';
-import type { FluxVideoRequest } from '../../src/flux';
 import { fluxVideoJobIdentity } from '../../src/fluxN8n/fluxJobKey';
 import { runPooledStoredJob } from '../../src/fluxN8n/storedJob';
 import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
