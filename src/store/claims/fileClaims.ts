@@ -1,6 +1,6 @@
 /**
  * Claims through the store folder, safe for every process of one machine (and processes elsewhere sharing the
- * folder): one file per key, `<dir>/<key>.claim`, created exclusively (`wx`) with its owner (claimOwner.ts) and
+ * folder): one file per key, `<dir>/<key>.claim`, created exclusively (`wx`) with its owner (src/coordination/ownerLiveness.ts) and
  * touched every heartbeat while held, removed on release. A claimant that finds the file waits: it is taken over
  * at once when its owner's process is gone (same machine), and after `fileLapseMs` without a touch when its owner
  * cannot be seen (elsewhere); never while its owner is alive on this machine, however slow. A takeover runs

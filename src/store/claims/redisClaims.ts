@@ -1,7 +1,7 @@
 /**
  * Claims through Redis, for processes on different machines: redis-semaphore's Mutex (`SET key id NX PX lease`,
  * released and extended by compare-and-set scripts), one key per job key, `mutex:flux-concurrent:claim:<key>`,
- * whose value names its owner (claimOwner.ts). The owner extends the lease every heartbeat; an owner that died
+ * whose value names its owner (src/coordination/ownerLiveness.ts). The owner extends the lease every heartbeat; an owner that died
  * stops, and its claim lapses after the lease (at once when the claimant is on the owner's machine and sees
  * its process gone). Every call goes through SharedRedis.run (its deadline and fallback): Redis not usable (down,
  * stalled, refusing) resolves without a claim within one deadline and the caller goes on with its folder claim.
