@@ -1,8 +1,7 @@
 /** Static checks of examples/flux-3-video-drafts.json (fast, no n8n); test/e2e/bflApi.test.ts runs it in a real n8n. */
-import { ConcurrentCollectVideos } from '../../nodes/ConcurrentCollectVideos/ConcurrentCollectVideos.node';
-import { FluxVideoConcurrentSubmit } from '../../nodes/FluxVideoConcurrentSubmit/FluxVideoConcurrentSubmit.node';
-import { DRAFTS_EXAMPLE, EXAMPLE_CREDENTIAL_NAME, VIDEO_NODE_TYPES, loadDraftsExample, withOutputFolder } from '../../scripts/examples';
+import { DRAFTS_EXAMPLE, VIDEO_NODE_TYPES, loadDraftsExample, withOutputFolder } from '../../scripts/examples';
 import { parseFluxVideoParameters } from '../../src/fluxN8n/fluxParameters';
+import { expectKnownVideoParameters } from './videoNodeParameters';
 
 const workflow = loadDraftsExample();
 const named = (name: string) => {
@@ -11,21 +10,7 @@ const named = (name: string) => {
 	return node;
 };
 
-it('uses only parameters the video submit and collector have', () => {
-	const known: Record<string, Set<string>> = {
-		[VIDEO_NODE_TYPES.submit]: new Set(new FluxVideoConcurrentSubmit().description.properties.map((p) => p.name)),
-		[VIDEO_NODE_TYPES.collect]: new Set(new ConcurrentCollectVideos().description.properties.map((p) => p.name)),
-	};
-	for (const node of workflow.nodes) {
-		const names = known[node.type];
-		if (!names) {
-			expect(node.type).toMatch(/^n8n-nodes-base\./);
-			continue;
-		}
-		expect(node.credentials?.fluxApi?.name ?? EXAMPLE_CREDENTIAL_NAME).toBe(EXAMPLE_CREDENTIAL_NAME);
-		for (const parameter of Object.keys(node.parameters ?? {})) expect(names).toContain(parameter);
-	}
-});
+it('uses only parameters the video submit and collector have', () => expectKnownVideoParameters(workflow));
 
 it('drafts every idea (Text to Video, Draft on), then enhances the chosen drafts from their caches alone', () => {
 	expect(parseFluxVideoParameters({ ...named('Submit Drafts').parameters, prompt: 'a clip' })).toMatchObject({ mode: 't2v', draft: true, duration: 5 });

@@ -1,25 +1,13 @@
 /** Static checks of examples/flux-3-video-sku-clips.json (fast, no n8n); test/e2e/video.test.ts runs it in a real n8n. */
-import { ConcurrentCollectVideos } from '../../nodes/ConcurrentCollectVideos/ConcurrentCollectVideos.node';
-import { FluxVideoConcurrentSubmit } from '../../nodes/FluxVideoConcurrentSubmit/FluxVideoConcurrentSubmit.node';
 import { EXAMPLE_CREDENTIAL_NAME, VIDEO_EXAMPLE, VIDEO_NODE_TYPES, loadVideoExample, withOutputFolder } from '../../scripts/examples';
 import { parseFluxVideoParameters } from '../../src/fluxN8n/fluxParameters';
+import { expectKnownVideoParameters } from './videoNodeParameters';
 
 const workflow = loadVideoExample();
 const byType = (type: string) => workflow.nodes.filter((n) => n.type === type);
 
 it('uses the video submit and collector with parameters they have, and valid i2v parameters', () => {
-	const known: Record<string, Set<string>> = {
-		[VIDEO_NODE_TYPES.submit]: new Set(new FluxVideoConcurrentSubmit().description.properties.map((p) => p.name)),
-		[VIDEO_NODE_TYPES.collect]: new Set(new ConcurrentCollectVideos().description.properties.map((p) => p.name)),
-	};
-	for (const node of workflow.nodes) {
-		const names = known[node.type];
-		if (!names) {
-			expect(node.type).toMatch(/^n8n-nodes-base\./);
-			continue;
-		}
-		for (const parameter of Object.keys(node.parameters ?? {})) expect(names).toContain(parameter);
-	}
+	expectKnownVideoParameters(workflow);
 	const [submit] = byType(VIDEO_NODE_TYPES.submit);
 	expect(submit.credentials?.fluxApi.name).toBe(EXAMPLE_CREDENTIAL_NAME);
 	expect(parseFluxVideoParameters({ ...submit.parameters, prompt: 'a clip' })).toMatchObject({ mode: 'i2v', duration: 5, keyframes: [{ source: { kind: 'binary', property: 'data' } }] });
