@@ -1,3 +1,8 @@
+import type { NodeExecutionHint } from 'n8n-workflow';
+
+import { capitalised } from './collectorDescription';
+import type { CollectableResult, CollectorSpec } from './collectorSpec';
+import type { CollectorParameters } from './parameters';
 import type { SlotOutcome, SlotStatus, SlotTimings } from './waitForSlots';
 
 export interface SlotReportRow {
@@ -91,4 +96,39 @@ export function buildReport(outcomes: readonly SlotOutcome[], warnings: readonly
 		...extra,
 		slots: outcomes.map(slotRow),
 	};
+}
+
+/** "2 of 4 slots", "1 of 1 slot". */
+const ofSlots = (n: number, total: number) => `${n} of ${total} slot${total === 1 ? '' : 's'}`;
+
+/** What stands in a failed slot's place in this run. */
+function failedSlotsGet<Result extends CollectableResult>(spec: CollectorSpec<Result>, params: CollectorParameters, toErrorOutput: boolean): string {
+	const { one, many } = spec.identity.noun;
+	if (toErrorOutput) return `they left through the error output, not ${capitalised(many)}`;
+	if (params.failureMode === 'placeholder' && spec.failedSlot) return `each keeps its place in ${capitalised(many)} with status failed and ${spec.failedSlot.describe}`;
+	return `each keeps its place in ${capitalised(many)} with status failed and no ${one}`;
+}
+
+/**
+ * The hint for a run in which some slots did not succeed; undefined when every slot succeeded. Such a run
+ * (Placeholder mode, Skip Error, "On Error: Continue") must not look green: the hint says how many slots failed,
+ * what stands in their place, and that the Report output says why. n8n shows it above the node's output
+ * (NodeExecutionHint, n8n-workflow 2.0 and later).
+ */
+export function unsuccessfulSlotsHint<Result extends CollectableResult>(
+	report: CollectReport,
+	spec: CollectorSpec<Result>,
+	params: CollectorParameters,
+	toErrorOutput: boolean,
+): NodeExecutionHint | undefined {
+	const { failed, skipped_error: skipped, cancelled } = report.counts;
+	if (failed + skipped + cancelled === 0) return undefined;
+	const parts: string[] = [];
+	if (failed > 0) parts.push(`${ofSlots(failed, report.total)} failed: ${failedSlotsGet(spec, params, toErrorOutput)}.`);
+	if (cancelled > 0) parts.push(`${ofSlots(cancelled, report.total)} ${cancelled === 1 ? 'was' : 'were'} cancelled.`);
+	if (skipped > 0) {
+		parts.push(`${ofSlots(skipped, report.total)} hit an error that Skip Error turned into a stand-in ${spec.identity.noun.one} (status skipped_error).`);
+	}
+	parts.push('The Report output says why (slots → error).');
+	return { message: parts.join(' '), type: 'warning', location: 'outputPane' };
 }

@@ -1,13 +1,13 @@
 import pLimit from 'p-limit';
-import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type INodeType } from 'n8n-workflow';
 
 import { poolFor, type WorkerPool } from '../pool';
 import { toNodeError } from '../n8n/nodeErrors';
 import { watchExecutionCancel } from '../twin/executionCancel';
+import { makeCollectorDescription } from './collectorDescription';
 import type { CollectableResult, CollectorSpec } from './collectorSpec';
 import { readCollectorParameters, type CollectorParameters } from './parameters';
-import { buildReport } from './report';
-import { unsuccessfulSlotsHint } from './runHint';
+import { buildReport, unsuccessfulSlotsHint } from './report';
 import { reportItem, slotItem } from './slotItems';
 import { gatherSlots, receivedJobIds, type Slot } from './slots';
 import { SlotFailedError, waitForSlots, type SlotOutcome } from './waitForSlots';
@@ -93,7 +93,7 @@ class SlotHandOver<Result extends CollectableResult> {
  * one item per slot in slot order plus a report. Delivered results are marked collected,
  * so the pool's memory bound may drop them from now on.
  */
-export async function runCollector<Result extends CollectableResult>(
+async function runCollector<Result extends CollectableResult>(
 	ctx: IExecuteFunctions,
 	spec: CollectorSpec<Result>,
 ): Promise<INodeExecutionData[][]> {
@@ -115,4 +115,23 @@ export async function runCollector<Result extends CollectableResult>(
 	} finally {
 		release();
 	}
+}
+
+/**
+ * Make a collector node type for one job kind: inputs 1–10 like n8n's Merge v3, Failure Mode,
+ * the binary field, a Report output and error-output support; the spec says how a result
+ * becomes a binary and what a failed slot gets.
+ */
+export function makeConcurrentCollector<Result extends CollectableResult>(
+	spec: CollectorSpec<Result>,
+): new () => INodeType {
+	const description = makeCollectorDescription(spec);
+
+	return class ConcurrentCollector implements INodeType {
+		description = description;
+
+		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+			return await runCollector(this, spec);
+		}
+	};
 }

@@ -115,7 +115,7 @@ async function waitForSlot<Result extends CollectableResult>(
 		(snapshot) => outcomeOf(slot, snapshot, redact),
 		async (error: unknown) => {
 			if (!isMissingJob(error)) throw error;
-			return (await resolvedOutcome({ ...slot, jobId }, signal, options)) ?? missingJobOutcome<Result>(slot, error, redact);
+			return (await resolvedOutcome({ ...slot, jobId }, signal, options)) ?? failedByError<Result>(slot, error, redact, 'expired');
 		},
 	);
 }
@@ -140,10 +140,7 @@ async function resolvedOutcome<Result extends CollectableResult>(
 		// The collector turns this into a node error (runCollector).
 		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
 		if (signal.aborted) throw new PoolCancelledError('Cancelled while resolving a task after a restart');
-		const described = describeJobError(error, options.redact);
-		const failed = failedSlot<Result>(slot, `The task at ${slotPlace(slot)}: ${described.message}`, described.kind ?? 'unknown_job');
-		const withCost = described.cost === undefined ? failed : { ...failed, cost: described.cost };
-		return described.taskId ? { ...withCost, taskId: described.taskId } : withCost;
+		return failedByError(slot, error, options.redact, 'unknown_job');
 	}
 	if (!result) return undefined;
 	const finishedAt = Date.now();
@@ -151,14 +148,11 @@ async function resolvedOutcome<Result extends CollectableResult>(
 	return outcomeOf(slot, snapshot as JobSnapshot<Result>, options.redact);
 }
 
-/** An unknown or expired job is a failed slot naming input, item and slot; other errors are not. */
-function missingJobOutcome<Result extends CollectableResult>(
-	slot: Slot,
-	error: unknown,
-	redact: (text: string) => string,
-): SlotOutcome<Result> {
-	const described = describeJobError(error, redact);
-	return failedSlot(slot, `The task at ${slotPlace(slot)}: ${described.message}`, described.kind ?? 'expired');
+/** A failed slot from an error (its job unknown or expired, or its resolution rejected), naming input, item and slot. */
+function failedByError<Result extends CollectableResult>(slot: Slot, error: unknown, redact: (text: string) => string, fallbackKind: string): SlotOutcome<Result> {
+	const { message, kind, taskId, cost } = describeJobError(error, redact);
+	const failed = failedSlot<Result>(slot, `The task at ${slotPlace(slot)}: ${message}`, kind ?? fallbackKind);
+	return { ...failed, ...(cost === undefined ? {} : { cost }), ...(taskId ? { taskId } : {}) };
 }
 
 export interface WaitForSlotsOptions<Result extends CollectableResult = CollectableResult> {
