@@ -3,25 +3,16 @@ import type { NodeExecutionHint } from 'n8n-workflow';
 import { capitalised } from './collectorDescription';
 import type { CollectableResult, CollectorSpec } from './collectorSpec';
 import type { CollectorParameters } from './parameters';
-import type { SlotOutcome, SlotStatus, SlotTimings } from './waitForSlots';
+import type { SlotOutcome, SlotStatus } from './waitForSlots';
 
-export interface SlotReportRow {
+/** One slot's row: its place, its job and how it ended (as in SlotOutcome; `cost` null when the API did not say). */
+export interface SlotReportRow extends Pick<SlotOutcome, 'status' | 'taskId' | 'error' | 'errorKind' | 'timings' | 'attempts' | 'cached'> {
 	slot: number;
 	input: number;
 	item: number;
-	status: SlotStatus;
 	/** Absent for a task the submit node could not submit. */
 	jobId?: string;
-	taskId?: string;
-	error?: string;
-	errorKind?: string;
-	timings: SlotTimings;
-	attempts: number;
-	/** Present when the job says: true = served from the durable store (no new job). */
-	cached?: boolean;
-	/** What the job cost as the API reported it (credits); 0 when served from the store; null: the API did not say. */
 	cost: number | null;
-	/** Present (true) when the slot's result is a draft. */
 	draft?: true;
 }
 

@@ -17,22 +17,13 @@ export interface SlotTimings {
 	runMs?: number;
 }
 
-/** How one slot ended. */
-export interface SlotOutcome<Result extends CollectableResult = CollectableResult> {
+/** How one slot ended; the fields it shares with its result mean what they mean there (its cost: 0 when served from the store). */
+export interface SlotOutcome<Result extends CollectableResult = CollectableResult> extends Pick<CollectableResult, 'taskId' | 'error' | 'errorKind' | 'cached' | 'cost' | 'draft'> {
 	slot: Slot;
 	status: SlotStatus;
-	taskId?: string;
-	error?: string;
-	errorKind?: string;
 	result?: Result;
 	timings: SlotTimings;
 	attempts: number;
-	/** The result came from a durable store (no new job). */
-	cached?: boolean;
-	/** What the slot's job cost as the API reported it; 0 when served from the store; null: unknown. */
-	cost?: number | null;
-	/** The result is a draft. */
-	draft?: boolean;
 }
 
 /** Resolves a slot whose job the pool does not know (see CollectorSpec.resolveUnknownJob). */
