@@ -38,7 +38,7 @@ export async function readMediaBinary(property: string, field: string, read: Rea
 }
 
 /** Names JavaScript objects already carry (`__proto__`, `constructor`, …): never binary property names. */
-function isReservedName(name: string): boolean {
+export function isReservedName(name: string): boolean {
 	return name === '__proto__' || name === 'prototype' || name in Object.prototype;
 }
 
