@@ -105,15 +105,11 @@ async function waitForSlot<Result extends CollectableResult>(
 	return await pool.wait<Result>(jobId, signal).then(
 		(snapshot) => outcomeOf(slot, snapshot, redact),
 		async (error: unknown) => {
-			if (!isMissingJob(error)) throw error;
+			const code = poolErrorCode(error);
+			if (code !== 'UNKNOWN_JOB' && code !== 'EXPIRED_JOB') throw error; // only a missing job is a failed slot
 			return (await resolvedOutcome({ ...slot, jobId }, signal, options)) ?? failedByError<Result>(slot, error, redact, 'expired');
 		},
 	);
-}
-
-function isMissingJob(error: unknown): boolean {
-	const code = poolErrorCode(error);
-	return code === 'UNKNOWN_JOB' || code === 'EXPIRED_JOB';
 }
 
 /** A missing job resolved elsewhere (the spec's hook): its outcome, a failed slot when it rejects, or undefined. */

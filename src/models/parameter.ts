@@ -9,7 +9,6 @@ import type { z } from 'zod';
 import type { Media } from '../flux/request';
 import { describeValue, fieldOf, InvalidParameterError, valueAt } from '../parameters/invalidParameter';
 
-
 export interface Parameter {
 	/** The parameter's name (its value's path: `name`, or `options.name` when `in` is `options`). */
 	readonly name: string;

@@ -13,13 +13,7 @@ import { releaseWhenFinal, watchExecutionCancel } from './executionCancel';
 import { makeFailedTaskItemJson, makeTaskItemJson } from './taskItem';
 
 /** What the twin changes besides outputs and execute: its identity. */
-export interface TwinIdentity {
-	name: string;
-	displayName: string;
-	description: string;
-	icon: INodeTypeDescription['icon'];
-	defaultName: string;
-}
+export type TwinIdentity = Pick<INodeTypeDescription, 'name' | 'displayName' | 'description' | 'icon'> & { defaultName: string };
 
 /**
  * Make the concurrent twin of a serial node's description: a deep copy of the
