@@ -26,9 +26,6 @@ export interface SlotOutcome<Result extends CollectableResult = CollectableResul
 	attempts: number;
 }
 
-/** Resolves a slot whose job the pool does not know (see CollectorSpec.resolveUnknownJob). */
-export type ResolveUnknownSlot<Result> = (slot: Slot & { jobId: string }, signal: AbortSignal) => Promise<Result | undefined>;
-
 /** Thrown by waitForSlots in fail-fast mode: the first failed slot. */
 export class SlotFailedError extends Error {
 	constructor(readonly outcome: SlotOutcome) {
@@ -144,8 +141,8 @@ function failedByError<Result extends CollectableResult>(slot: Slot, error: unkn
 
 export interface WaitForSlotsOptions<Result extends CollectableResult = CollectableResult> {
 	failFast: boolean;
-	/** Resolves a task whose job the pool does not know (n8n restarted); undefined keeps it a failed slot. */
-	resolveUnknown?: ResolveUnknownSlot<Result>;
+	/** Resolves a task whose job the pool does not know (n8n restarted; see CollectorSpec.resolveUnknownJob); undefined keeps it a failed slot. */
+	resolveUnknown?: (slot: Slot & { jobId: string }, signal: AbortSignal) => Promise<Result | undefined>;
 	/** The execution's cancel signal: stops the wait at once. */
 	signal?: AbortSignal;
 	/** Removes secrets from error text that did not come redacted from the job. */
