@@ -88,7 +88,6 @@ export function areaOf(file: string, functionName: string): Area | undefined {
 		[/^src\/fluxN8n\/(storedJob|ownedJob|jobResult)$/, 'store'],
 		[/^src\/store\//, 'store'],
 		[/^src\/collect\//, 'collector'],
-		[/^src\/twin\/collectorHint$/, 'collector'],
 		[/^src\/flux\/(job|request|body|retry|retryPolicy|httpAgent|endpoints|addresses|errors|testHooks)$/, 'shared'],
 		[/^src\/(fluxN8n\/imageJobs|fluxVideoN8n\/videoJobs)$/, 'shared'],
 	];

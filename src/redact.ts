@@ -13,10 +13,6 @@ export const MAX_REDACTED_LENGTH = 500;
 /** Secrets shorter than this are not searched for literally (they would wipe ordinary words). */
 const MIN_SECRET_LENGTH = 4;
 
-function escapeRegExp(s: string): string {
-	return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 // Any scheme://… run of non-space characters, plus data: URIs (which can be huge base64 blobs).
 const URL_RE = /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s"'<>`]+/gi;
 const DATA_URI_RE = /\bdata:[a-z0-9.+/-]*(?:;[a-z0-9=.+-]*)*,[^\s"'<>`]*/gi;
@@ -43,7 +39,7 @@ export function redact(text: string, secrets: readonly string[] = [], maxLength 
 	}
 	// Longest first, so a secret that contains another is removed whole.
 	for (const literal of [...literals].sort((a, b) => b.length - a.length)) {
-		out = out.replace(new RegExp(escapeRegExp(literal), 'g'), REDACTED);
+		out = out.replaceAll(literal, REDACTED);
 	}
 	out = out
 		.replace(DATA_URI_RE, URL_PLACEHOLDER)

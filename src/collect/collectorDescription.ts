@@ -20,7 +20,7 @@ export const configuredInputs = (parameters: INodeParameters) =>
 		displayName: `Tasks ${index + 1}`,
 	}));
 
-const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+export const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** The parameters: a notice, Number of Inputs (1–10), Failure Mode, the binary field. Names are stable. */
 function collectorProperties<Result extends CollectableResult>(spec: CollectorSpec<Result>): INodeProperties[] {

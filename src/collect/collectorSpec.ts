@@ -33,13 +33,8 @@ export interface UnknownTask {
 	itemIndex: number;
 }
 
-/** How the collector names itself and what it collects. */
-export interface CollectorIdentity {
-	name: string;
-	displayName: string;
-	/** The node's description line in n8n's node list. */
-	description: string;
-	icon: INodeTypeDescription['icon'];
+/** How the collector names itself (`description`: its line in n8n's node list) and what it collects. */
+export interface CollectorIdentity extends Pick<INodeTypeDescription, 'name' | 'displayName' | 'description' | 'icon'> {
 	defaultName: string;
 	/** What one slot delivers, e.g. { one: 'image', many: 'images' }. */
 	noun: { one: string; many: string };

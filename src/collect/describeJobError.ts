@@ -7,13 +7,6 @@ const KIND_BY_POOL_CODE: Record<PoolErrorCode, string> = {
 	EXPIRED_JOB: 'expired',
 };
 
-interface ErrorFields {
-	message?: unknown;
-	kind?: unknown;
-	taskId?: unknown;
-	cost?: unknown;
-}
-
 /**
  * A job's error as the collector shows it: redacted text, and a kind when known.
  * Classified by value (a `kind` field, else a pool error `code`), never by class:
@@ -23,7 +16,7 @@ export function describeJobError(
 	error: unknown,
 	redact: (text: string) => string,
 ): { message: string; kind?: string; taskId?: string; cost?: number } {
-	const fields: ErrorFields = typeof error === 'object' && error !== null ? (error as ErrorFields) : {};
+	const fields: Record<string, unknown> = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {};
 	const code = poolErrorCode(error);
 	const kind = typeof fields.kind === 'string' ? fields.kind : code && KIND_BY_POOL_CODE[code];
 	const text =

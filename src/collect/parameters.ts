@@ -1,10 +1,8 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 import { z } from 'zod';
 
+import { isReservedName } from '../parameters/mediaSources';
 import { MAX_INPUTS } from './collectorDescription';
-
-/** Names JavaScript objects already carry (`__proto__`, `constructor`, …): never a binary field name. */
-const isReservedName = (name: string) => name === '__proto__' || name === 'prototype' || name in Object.prototype;
 
 const inputsMessage = `must be an integer from 1 to ${MAX_INPUTS}`;
 

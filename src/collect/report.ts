@@ -1,22 +1,18 @@
-import type { SlotOutcome, SlotStatus, SlotTimings } from './waitForSlots';
+import type { NodeExecutionHint } from 'n8n-workflow';
 
-export interface SlotReportRow {
+import { capitalised } from './collectorDescription';
+import type { CollectableResult, CollectorSpec } from './collectorSpec';
+import type { CollectorParameters } from './parameters';
+import type { SlotOutcome, SlotStatus } from './waitForSlots';
+
+/** One slot's row: its place, its job and how it ended (as in SlotOutcome; `cost` null when the API did not say). */
+export interface SlotReportRow extends Pick<SlotOutcome, 'status' | 'taskId' | 'error' | 'errorKind' | 'timings' | 'attempts' | 'cached'> {
 	slot: number;
 	input: number;
 	item: number;
-	status: SlotStatus;
 	/** Absent for a task the submit node could not submit. */
 	jobId?: string;
-	taskId?: string;
-	error?: string;
-	errorKind?: string;
-	timings: SlotTimings;
-	attempts: number;
-	/** Present when the job says: true = served from the durable store (no new job). */
-	cached?: boolean;
-	/** What the job cost as the API reported it (credits); 0 when served from the store; null: the API did not say. */
 	cost: number | null;
-	/** Present (true) when the slot's result is a draft. */
 	draft?: true;
 }
 
@@ -91,4 +87,39 @@ export function buildReport(outcomes: readonly SlotOutcome[], warnings: readonly
 		...extra,
 		slots: outcomes.map(slotRow),
 	};
+}
+
+/** "2 of 4 slots", "1 of 1 slot". */
+const ofSlots = (n: number, total: number) => `${n} of ${total} slot${total === 1 ? '' : 's'}`;
+
+/** What stands in a failed slot's place in this run. */
+function failedSlotsGet<Result extends CollectableResult>(spec: CollectorSpec<Result>, params: CollectorParameters, toErrorOutput: boolean): string {
+	const { one, many } = spec.identity.noun;
+	if (toErrorOutput) return `they left through the error output, not ${capitalised(many)}`;
+	if (params.failureMode === 'placeholder' && spec.failedSlot) return `each keeps its place in ${capitalised(many)} with status failed and ${spec.failedSlot.describe}`;
+	return `each keeps its place in ${capitalised(many)} with status failed and no ${one}`;
+}
+
+/**
+ * The hint for a run in which some slots did not succeed; undefined when every slot succeeded. Such a run
+ * (Placeholder mode, Skip Error, "On Error: Continue") must not look green: the hint says how many slots failed,
+ * what stands in their place, and that the Report output says why. n8n shows it above the node's output
+ * (NodeExecutionHint, n8n-workflow 2.0 and later).
+ */
+export function unsuccessfulSlotsHint<Result extends CollectableResult>(
+	report: CollectReport,
+	spec: CollectorSpec<Result>,
+	params: CollectorParameters,
+	toErrorOutput: boolean,
+): NodeExecutionHint | undefined {
+	const { failed, skipped_error: skipped, cancelled } = report.counts;
+	if (failed + skipped + cancelled === 0) return undefined;
+	const parts: string[] = [];
+	if (failed > 0) parts.push(`${ofSlots(failed, report.total)} failed: ${failedSlotsGet(spec, params, toErrorOutput)}.`);
+	if (cancelled > 0) parts.push(`${ofSlots(cancelled, report.total)} ${cancelled === 1 ? 'was' : 'were'} cancelled.`);
+	if (skipped > 0) {
+		parts.push(`${ofSlots(skipped, report.total)} hit an error that Skip Error turned into a stand-in ${spec.identity.noun.one} (status skipped_error).`);
+	}
+	parts.push('The Report output says why (slots → error).');
+	return { message: parts.join(' '), type: 'warning', location: 'outputPane' };
 }

@@ -1,13 +1,13 @@
 import pLimit from 'p-limit';
-import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type INodeType } from 'n8n-workflow';
 
 import { poolFor, type WorkerPool } from '../pool';
 import { toNodeError } from '../n8n/nodeErrors';
 import { watchExecutionCancel } from '../twin/executionCancel';
+import { makeCollectorDescription } from './collectorDescription';
 import type { CollectableResult, CollectorSpec } from './collectorSpec';
 import { readCollectorParameters, type CollectorParameters } from './parameters';
-import { buildReport } from './report';
-import { unsuccessfulSlotsHint } from './runHint';
+import { buildReport, unsuccessfulSlotsHint } from './report';
 import { reportItem, slotItem } from './slotItems';
 import { gatherSlots, receivedJobIds, type Slot } from './slots';
 import { SlotFailedError, waitForSlots, type SlotOutcome } from './waitForSlots';
@@ -67,25 +67,18 @@ export const HAND_OVER_CONCURRENCY = 3;
  * to hand over. At most {@link HAND_OVER_CONCURRENCY} at a time, so results read back from a store become n8n's
  * binaries a few at a time (the bytes of all slots are never in memory at once next to their copies).
  */
-class SlotHandOver<Result extends CollectableResult> {
-	private readonly made = new Map<SlotOutcome<Result>, Promise<INodeExecutionData>>();
-	private readonly limit = pLimit(HAND_OVER_CONCURRENCY);
-
-	constructor(
-		private readonly ctx: IExecuteFunctions,
-		private readonly spec: CollectorSpec<Result>,
-		private readonly params: CollectorParameters,
-	) {}
-
-	start(outcome: SlotOutcome<Result>): void {
-		const item = this.limit(async () => await slotItem(this.ctx, this.spec, outcome, this.params));
-		item.catch(() => undefined); // awaited (and thrown) by item(); not unhandled when the wait fails first
-		this.made.set(outcome, item);
-	}
-
-	async item(outcome: SlotOutcome<Result>): Promise<INodeExecutionData> {
-		return await (this.made.get(outcome) ?? slotItem(this.ctx, this.spec, outcome, this.params));
-	}
+function slotHandOver<Result extends CollectableResult>(ctx: IExecuteFunctions, spec: CollectorSpec<Result>, params: CollectorParameters) {
+	const made = new Map<SlotOutcome<Result>, Promise<INodeExecutionData>>();
+	const limit = pLimit(HAND_OVER_CONCURRENCY);
+	const make = async (outcome: SlotOutcome<Result>) => await slotItem(ctx, spec, outcome, params);
+	return {
+		start(outcome: SlotOutcome<Result>): void {
+			const item = limit(async () => await make(outcome));
+			item.catch(() => undefined); // awaited (and thrown) by item(); not unhandled when the wait fails first
+			made.set(outcome, item);
+		},
+		item: async (outcome: SlotOutcome<Result>): Promise<INodeExecutionData> => await (made.get(outcome) ?? make(outcome)),
+	};
 }
 
 /**
@@ -93,7 +86,7 @@ class SlotHandOver<Result extends CollectableResult> {
  * one item per slot in slot order plus a report. Delivered results are marked collected,
  * so the pool's memory bound may drop them from now on.
  */
-export async function runCollector<Result extends CollectableResult>(
+async function runCollector<Result extends CollectableResult>(
 	ctx: IExecuteFunctions,
 	spec: CollectorSpec<Result>,
 ): Promise<INodeExecutionData[][]> {
@@ -101,7 +94,7 @@ export async function runCollector<Result extends CollectableResult>(
 	const release = watchExecutionCancel(ctx.getExecutionCancelSignal(), ctx.getExecutionId(), pool);
 	try {
 		const { params, slots } = prepare(ctx, spec, pool);
-		const handOver = new SlotHandOver(ctx, spec, params);
+		const handOver = slotHandOver(ctx, spec, params);
 		const outcomes = await waitOrFail(ctx, spec, pool, slots, params, (outcome) => handOver.start(outcome));
 		const items: INodeExecutionData[] = [];
 		for (const outcome of outcomes) items.push(await handOver.item(outcome));
@@ -115,4 +108,23 @@ export async function runCollector<Result extends CollectableResult>(
 	} finally {
 		release();
 	}
+}
+
+/**
+ * Make a collector node type for one job kind: inputs 1–10 like n8n's Merge v3, Failure Mode,
+ * the binary field, a Report output and error-output support; the spec says how a result
+ * becomes a binary and what a failed slot gets.
+ */
+export function makeConcurrentCollector<Result extends CollectableResult>(
+	spec: CollectorSpec<Result>,
+): new () => INodeType {
+	const description = makeCollectorDescription(spec);
+
+	return class ConcurrentCollector implements INodeType {
+		description = description;
+
+		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+			return await runCollector(this, spec);
+		}
+	};
 }

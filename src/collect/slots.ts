@@ -41,21 +41,6 @@ export function receivedJobIds(ctx: IExecuteFunctions): string[] {
 	return ids;
 }
 
-function tooManyTasks<Result extends CollectableResult>(
-	ctx: IExecuteFunctions,
-	total: number,
-	spec: CollectorSpec<Result>,
-): NodeOperationError {
-	const max = spec.maxSlots;
-	return new NodeOperationError(
-		ctx.getNode(),
-		`${total} tasks reached this collector, but one ${spec.identity.displayName} takes at most ${max}`,
-		{
-			description: `Split the batch: put a Loop Over Items node (batch size ${max}) before the submit node, and loop back from after this collector. Lowering COMFLY_${spec.kind.toUpperCase()}_CONCURRENCY does not change this limit.`,
-		},
-	);
-}
-
 /** The slot of one input item; throws naming input, item and slot when it is not a task of `spec.kind`. */
 function slotOf<Result extends CollectableResult>(
 	ctx: IExecuteFunctions,
@@ -91,7 +76,12 @@ export function gatherSlots<Result extends CollectableResult>(
 ): Slot[] {
 	const perInput = Array.from({ length: numberInputs }, (_, inputIndex) => inputItems(ctx, inputIndex));
 	const total = perInput.reduce((sum, items) => sum + items.length, 0);
-	if (total > spec.maxSlots) throw tooManyTasks(ctx, total, spec);
+	const max = spec.maxSlots;
+	if (total > max) {
+		throw new NodeOperationError(ctx.getNode(), `${total} tasks reached this collector, but one ${spec.identity.displayName} takes at most ${max}`, {
+			description: `Split the batch: put a Loop Over Items node (batch size ${max}) before the submit node, and loop back from after this collector. Lowering COMFLY_${spec.kind.toUpperCase()}_CONCURRENCY does not change this limit.`,
+		});
+	}
 	const slots: Slot[] = [];
 	perInput.forEach((items, inputIndex) => {
 		items.forEach((item, itemIndex) => {

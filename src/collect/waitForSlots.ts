@@ -17,26 +17,14 @@ export interface SlotTimings {
 	runMs?: number;
 }
 
-/** How one slot ended. */
-export interface SlotOutcome<Result extends CollectableResult = CollectableResult> {
+/** How one slot ended; the fields it shares with its result mean what they mean there (its cost: 0 when served from the store). */
+export interface SlotOutcome<Result extends CollectableResult = CollectableResult> extends Pick<CollectableResult, 'taskId' | 'error' | 'errorKind' | 'cached' | 'cost' | 'draft'> {
 	slot: Slot;
 	status: SlotStatus;
-	taskId?: string;
-	error?: string;
-	errorKind?: string;
 	result?: Result;
 	timings: SlotTimings;
 	attempts: number;
-	/** The result came from a durable store (no new job). */
-	cached?: boolean;
-	/** What the slot's job cost as the API reported it; 0 when served from the store; null: unknown. */
-	cost?: number | null;
-	/** The result is a draft. */
-	draft?: boolean;
 }
-
-/** Resolves a slot whose job the pool does not know (see CollectorSpec.resolveUnknownJob). */
-export type ResolveUnknownSlot<Result> = (slot: Slot & { jobId: string }, signal: AbortSignal) => Promise<Result | undefined>;
 
 /** Thrown by waitForSlots in fail-fast mode: the first failed slot. */
 export class SlotFailedError extends Error {
@@ -114,15 +102,11 @@ async function waitForSlot<Result extends CollectableResult>(
 	return await pool.wait<Result>(jobId, signal).then(
 		(snapshot) => outcomeOf(slot, snapshot, redact),
 		async (error: unknown) => {
-			if (!isMissingJob(error)) throw error;
-			return (await resolvedOutcome({ ...slot, jobId }, signal, options)) ?? missingJobOutcome<Result>(slot, error, redact);
+			const code = poolErrorCode(error);
+			if (code !== 'UNKNOWN_JOB' && code !== 'EXPIRED_JOB') throw error; // only a missing job is a failed slot
+			return (await resolvedOutcome({ ...slot, jobId }, signal, options)) ?? failedByError<Result>(slot, error, redact, 'expired');
 		},
 	);
-}
-
-function isMissingJob(error: unknown): boolean {
-	const code = poolErrorCode(error);
-	return code === 'UNKNOWN_JOB' || code === 'EXPIRED_JOB';
 }
 
 /** A missing job resolved elsewhere (the spec's hook): its outcome, a failed slot when it rejects, or undefined. */
@@ -140,10 +124,7 @@ async function resolvedOutcome<Result extends CollectableResult>(
 		// The collector turns this into a node error (runCollector).
 		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
 		if (signal.aborted) throw new PoolCancelledError('Cancelled while resolving a task after a restart');
-		const described = describeJobError(error, options.redact);
-		const failed = failedSlot<Result>(slot, `The task at ${slotPlace(slot)}: ${described.message}`, described.kind ?? 'unknown_job');
-		const withCost = described.cost === undefined ? failed : { ...failed, cost: described.cost };
-		return described.taskId ? { ...withCost, taskId: described.taskId } : withCost;
+		return failedByError(slot, error, options.redact, 'unknown_job');
 	}
 	if (!result) return undefined;
 	const finishedAt = Date.now();
@@ -151,20 +132,17 @@ async function resolvedOutcome<Result extends CollectableResult>(
 	return outcomeOf(slot, snapshot as JobSnapshot<Result>, options.redact);
 }
 
-/** An unknown or expired job is a failed slot naming input, item and slot; other errors are not. */
-function missingJobOutcome<Result extends CollectableResult>(
-	slot: Slot,
-	error: unknown,
-	redact: (text: string) => string,
-): SlotOutcome<Result> {
-	const described = describeJobError(error, redact);
-	return failedSlot(slot, `The task at ${slotPlace(slot)}: ${described.message}`, described.kind ?? 'expired');
+/** A failed slot from an error (its job unknown or expired, or its resolution rejected), naming input, item and slot. */
+function failedByError<Result extends CollectableResult>(slot: Slot, error: unknown, redact: (text: string) => string, fallbackKind: string): SlotOutcome<Result> {
+	const { message, kind, taskId, cost } = describeJobError(error, redact);
+	const failed = failedSlot<Result>(slot, `The task at ${slotPlace(slot)}: ${message}`, kind ?? fallbackKind);
+	return { ...failed, ...(cost === undefined ? {} : { cost }), ...(taskId ? { taskId } : {}) };
 }
 
 export interface WaitForSlotsOptions<Result extends CollectableResult = CollectableResult> {
 	failFast: boolean;
-	/** Resolves a task whose job the pool does not know (n8n restarted); undefined keeps it a failed slot. */
-	resolveUnknown?: ResolveUnknownSlot<Result>;
+	/** Resolves a task whose job the pool does not know (n8n restarted; see CollectorSpec.resolveUnknownJob); undefined keeps it a failed slot. */
+	resolveUnknown?: (slot: Slot & { jobId: string }, signal: AbortSignal) => Promise<Result | undefined>;
 	/** The execution's cancel signal: stops the wait at once. */
 	signal?: AbortSignal;
 	/** Removes secrets from error text that did not come redacted from the job. */

@@ -34,26 +34,15 @@ const sideSchema = z.preprocess(
 		.transform((n) => (n === 0 ? undefined : n)),
 );
 
-const side = (name: 'width' | 'height', displayName: string): Parameter => ({
-	name,
-	property: {
-		displayName,
-		name,
-		type: 'number',
-		default: 1024,
-		typeOptions: { minValue: 0, maxValue: 4096, numberPrecision: 0 },
-		description: `The image's ${name} in pixels: a multiple of 16, at least ${MIN_SIDE}; Width × Height at most about 4 megapixels (2048 × 2048). 0 leaves it to the API (the first reference image's size).`,
-	},
-	schema: sideSchema,
-	wire: name,
-});
-
 const number = (name: string, displayName: string, schema: z.ZodTypeAny, typeOptions: INodeProperties['typeOptions'], fallback: number, description: string): Parameter => ({
 	name,
 	property: { displayName, name, type: 'number', default: fallback, typeOptions, description },
 	schema,
 	wire: name,
 });
+
+const side = (name: 'width' | 'height', displayName: string) =>
+	number(name, displayName, sideSchema, { minValue: 0, maxValue: 4096, numberPrecision: 0 }, 1024, `The image's ${name} in pixels: a multiple of 16, at least ${MIN_SIDE}; Width × Height at most about 4 megapixels (2048 × 2048). 0 leaves it to the API (the first reference image's size).`);
 
 const SIZE_AND_FORMAT: Parameter[] = [
 	side('width', 'Width'),

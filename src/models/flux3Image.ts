@@ -5,6 +5,7 @@
 import { booleanLike, choice } from '../parameters/fieldSchemas';
 import { modelVersion, safetyTolerance } from './sharedParameters';
 import { describeImageModel, imagePrompt, referenceImages } from './imageModel';
+import type { Parameter } from './parameter';
 
 /** What each Resolution means (BFL's tiers, read as the side of a square: 768sq is 768 × 768, 1k is 1024 × 1024 …). */
 const RESOLUTIONS = {
@@ -35,9 +36,12 @@ const ASPECT_RATIOS = {
 	'9:21': 'Ultra-tall portrait',
 };
 
-/** An options parameter's values with their help texts. */
-const choices = (help: Record<string, string>) => Object.entries(help).map(([value, description]) => ({ name: value, value, description }));
-const values = <T extends Record<string, string>>(help: T) => Object.keys(help) as [keyof T & string, ...Array<keyof T & string>];
+/** An options parameter whose values are `help`'s keys, each with its help text; blank takes `fallback`. */
+function options<T extends Record<string, string>>(name: string, displayName: string, help: T, fallback: keyof T & string, wire: string, description: string): Parameter {
+	const values = Object.keys(help) as [keyof T & string, ...Array<keyof T & string>];
+	const choices = Object.entries(help).map(([value, text]) => ({ name: value, value, description: text }));
+	return { name, property: { displayName, name, type: 'options', default: fallback, options: choices, description }, schema: choice(values, fallback), wire };
+}
 
 export const flux3Image = describeImageModel({
 	id: 'flux-3-image',
@@ -45,33 +49,15 @@ export const flux3Image = describeImageModel({
 	maxReferenceImages: 10,
 	parameters: [
 		imagePrompt,
-		{
-			name: 'resolution',
-			property: {
-				displayName: 'Resolution',
-				name: 'resolution',
-				type: 'options',
-				default: '1k',
-				options: choices(RESOLUTIONS),
-				description:
-					'How many pixels the image has: about 768 × 768 (768sq), 1 megapixel (1k, e.g. 1024 × 1024 at 1:1), 2.4 MP (1.5k), 4 MP (2k) or 16 MP (4k). Aspect Ratio sets the shape. BFL prices each image by this tier; 4k can take several minutes.',
-			},
-			schema: choice(values(RESOLUTIONS), '1k'),
-			wire: 'resolution',
-		},
-		{
-			name: 'aspectRatio',
-			property: {
-				displayName: 'Aspect Ratio',
-				name: 'aspectRatio',
-				type: 'options',
-				default: 'auto',
-				options: choices(ASPECT_RATIOS),
-				description: 'Width : height of the image. Auto takes the shape of the first reference image, or makes a square when there is none.',
-			},
-			schema: choice(values(ASPECT_RATIOS), 'auto'),
-			wire: 'aspect_ratio',
-		},
+		options(
+			'resolution',
+			'Resolution',
+			RESOLUTIONS,
+			'1k',
+			'resolution',
+			'How many pixels the image has: about 768 × 768 (768sq), 1 megapixel (1k, e.g. 1024 × 1024 at 1:1), 2.4 MP (1.5k), 4 MP (2k) or 16 MP (4k). Aspect Ratio sets the shape. BFL prices each image by this tier; 4k can take several minutes.',
+		),
+		options('aspectRatio', 'Aspect Ratio', ASPECT_RATIOS, 'auto', 'aspect_ratio', 'Width : height of the image. Auto takes the shape of the first reference image, or makes a square when there is none.'),
 		{
 			name: 'grounding',
 			property: {

@@ -7,7 +7,6 @@ import { flux2Flex, flux2Klein4b, flux2Klein9b, flux2Max, flux2Pro } from './flu
 import { flux3Image } from './flux3Image';
 import { flux3Video } from './flux3Video';
 import type { ImageModelDescriptor } from './imageModel';
-import type { ModelDescriptor } from './modelDescriptor';
 
 /** The default model: workflows saved before there was a Model parameter keep using it. */
 export const DEFAULT_IMAGE_MODEL = flux3Image.id;
@@ -33,12 +32,7 @@ export function imageModel(value: unknown): ImageModelDescriptor {
 	return found;
 }
 
-/** Any model by its id (the account limit, the list price), or undefined. */
-export function modelById(id: string): ModelDescriptor | undefined {
-	return [...models, flux3Video].find((m) => m.id === id);
-}
-
 /** BFL's list price of a job of model `id` for its body (media as 1 each), where BFL publishes one. */
 export function modelListPrice(id: string, body: Readonly<Record<string, unknown>>): number | undefined {
-	return modelById(id)?.listPrice?.(body);
+	return [...models, flux3Video].find((m) => m.id === id)?.listPrice?.(body);
 }

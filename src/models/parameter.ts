@@ -9,7 +9,6 @@ import type { z } from 'zod';
 import type { Media } from '../flux/request';
 import { describeValue, fieldOf, InvalidParameterError, valueAt } from '../parameters/invalidParameter';
 
-
 export interface Parameter {
 	/** The parameter's name (its value's path: `name`, or `options.name` when `in` is `options`). */
 	readonly name: string;
@@ -93,11 +92,6 @@ export function bodyOf(parameters: readonly Parameter[], values: Values, media: 
 	return body;
 }
 
-/** A declaration's property with the conditions that show it (none when it shows everywhere). */
-function shown(property: INodeProperties, show: Record<string, string[]>): INodeProperties {
-	return Object.keys(show).length === 0 ? { ...property } : { ...property, displayOptions: { show } };
-}
-
 /**
  * The editor properties of a set of models: each declared property once per distinct form (a per-model range
  * makes one form per range), shown only for the models (`selector`'s values) and modes that take it; those under
@@ -128,7 +122,8 @@ export function editorProperties(models: ReadonlyArray<{ id: string; parameters:
 		const show: Record<string, string[]> = {};
 		if (ids.length < models.length) show[`${root}${selector}`] = ids;
 		if (p.modes) show[`${root}mode`] = [...p.modes];
-		(p.in ? options : top).push(shown(p.property!, show));
+		// The conditions that show it: none when it shows everywhere.
+		(p.in ? options : top).push(Object.keys(show).length === 0 ? { ...p.property! } : { ...p.property!, displayOptions: { show } });
 	}
 	return { top, options };
 }

@@ -17,16 +17,11 @@ export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 /** Structured extras passed to n8n's logger as its `meta` argument (values are not redacted: keep them secret-free). */
 export type LogMeta = Record<string, unknown>;
 
-function withPrefix(message: string, secrets: readonly string[]): string {
-	const text = redact(message, secrets, MAX_LOG_LENGTH);
-	return text.startsWith(PACKAGE_LOG_PREFIX) ? text : `${PACKAGE_LOG_PREFIX} ${text}`;
-}
-
 /** Logs one message at `level` through n8n's logger; `secrets` are also redacted from it. */
 export function log(level: LogLevel, message: string, meta: LogMeta = {}, secrets: readonly string[] = []): void {
-	const line = withPrefix(message, secrets);
-	const extras = { package: 'n8n-nodes-flux-concurrent', ...meta };
-	LoggerProxy[level](line, extras);
+	const text = redact(message, secrets, MAX_LOG_LENGTH);
+	const line = text.startsWith(PACKAGE_LOG_PREFIX) ? text : `${PACKAGE_LOG_PREFIX} ${text}`;
+	LoggerProxy[level](line, { package: 'n8n-nodes-flux-concurrent', ...meta });
 }
 
 export const logWarning = (message: string, meta?: LogMeta): void => log('warn', message, meta);

@@ -24,11 +24,6 @@ function messageOf(error: unknown): string {
 	return String(error);
 }
 
-/** True for a cancelled wait or job, recognised by name so that another package copy's error counts. */
-export function isCancelledError(error: unknown): boolean {
-	return stringField(error, 'name') === 'PoolCancelledError';
-}
-
 /**
  * Turn any error into an n8n node error with the item index, classifying it by
  * value: an n8n error is kept; a cancelled pool wait/job (`name`
@@ -44,7 +39,8 @@ export function toNodeError(
 	hints: ErrorHints = {},
 ): NodeOperationError | NodeApiError {
 	if (error instanceof NodeOperationError || error instanceof NodeApiError) return error;
-	if (isCancelledError(error)) {
+	// A cancelled wait or job is recognised by name, so that another package copy's error counts.
+	if (stringField(error, 'name') === 'PoolCancelledError') {
 		return new NodeOperationError(node, 'Execution canceled', { itemIndex, description: messageOf(error) });
 	}
 	const kind = stringField(error, 'kind');

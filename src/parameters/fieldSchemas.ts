@@ -59,7 +59,6 @@ export const promptSchema = z
 	.refine((s) => s.length > 0, { message: 'is required and must not be empty' })
 	.refine((s) => [...s].length <= MAX_PROMPT_CHARS, { message: `must be at most ${MAX_PROMPT_CHARS} characters` });
 
-
 /** The Options every FLUX node shares: Timeout (Minutes), the download cap in MB (`download`), Cache, Max New Jobs. */
 export const jobOptionsSchema = (timeoutMinutes: number, download: { max: number; fallback: number; min: number }) =>
 	z.preprocess(

@@ -38,12 +38,13 @@ export async function readMediaBinary(property: string, field: string, read: Rea
 }
 
 /** Names JavaScript objects already carry (`__proto__`, `constructor`, …): never binary property names. */
-function isReservedName(name: string): boolean {
+export function isReservedName(name: string): boolean {
 	return name === '__proto__' || name === 'prototype' || name in Object.prototype;
 }
 
-/** One entry's syntax: an http(s) URL, or a binary property name; other schemes (file:, data:, …) are an error. */
-export function classifyReferenceEntry(value: string): MediaSource | { error: string } {
+/** A value as a media source: an http(s) URL, or a binary property name; other schemes (file:, data:, …) are an error. */
+function mediaSource(value: unknown): MediaSource | { error: string } {
+	if (typeof value !== 'string') return { error: `must be a binary property name or an http(s) URL (got ${describeValue(value)})` };
 	const entry = value.trim();
 	const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(entry);
 	if (scheme && !/^\d+$/.test(scheme[1])) {
@@ -62,12 +63,6 @@ export function classifyReferenceEntry(value: string): MediaSource | { error: st
 	if (/^\/\//.test(entry) || /^www\./i.test(entry)) return { error: 'looks like a URL without its scheme: start it with https:// (or http://)' };
 	if (isReservedName(entry)) return { error: `"${entry}" cannot be a binary property name (the name is reserved in JavaScript): rename the binary property` };
 	return { kind: 'binary', property: entry };
-}
-
-/** A value as a media source, or a message. */
-function mediaSource(value: unknown): MediaSource | { error: string } {
-	if (typeof value !== 'string') return { error: `must be a binary property name or an http(s) URL (got ${describeValue(value)})` };
-	return classifyReferenceEntry(value);
 }
 
 /** One medium: blank is absent (the parameter's default when it has one). */

@@ -7,20 +7,13 @@ import {
 } from 'n8n-workflow';
 
 import { toNodeError } from '../n8n/nodeErrors';
-import { poolFor, type JobContext } from '../pool';
+import { poolFor, type JobContext, type JobKind } from '../pool';
 import type { ConcurrentSource } from './concurrentSource';
-import { hintWhenNoCollector } from './collectorHint';
 import { releaseWhenFinal, watchExecutionCancel } from './executionCancel';
 import { makeFailedTaskItemJson, makeTaskItemJson } from './taskItem';
 
 /** What the twin changes besides outputs and execute: its identity. */
-export interface TwinIdentity {
-	name: string;
-	displayName: string;
-	description: string;
-	icon: INodeTypeDescription['icon'];
-	defaultName: string;
-}
+export type TwinIdentity = Pick<INodeTypeDescription, 'name' | 'displayName' | 'description' | 'icon'> & { defaultName: string };
 
 /**
  * Make the concurrent twin of a serial node's description: a deep copy of the
@@ -41,7 +34,7 @@ export function makeConcurrentTwinDescription(serial: INodeTypeDescription, iden
 		outputNames: ['Task'],
 		// Not an AI Agent tool: it returns task items an agent cannot use (the serial node is the tool).
 		usableAsTool: undefined,
-		// The "connect a collector" hint is added by a run that has no collector downstream (collectorHint.ts).
+		// The "connect a collector" hint is added by a run that has no collector downstream (hintWhenNoCollector).
 		hints: copy.hints ?? [],
 	};
 }
@@ -54,6 +47,29 @@ function twinSubtitle(serial: INodeTypeDescription['subtitle']): string {
 	const expression = typeof serial === 'string' ? /^=\{\{([\s\S]*)\}\}$/.exec(serial.trim())?.[1] : undefined;
 	if (expression !== undefined) return `={{"task · " + (${expression.trim()})}}`;
 	return typeof serial === 'string' && serial !== '' ? `task · ${serial}` : 'task';
+}
+
+/** The collector node of each job kind: its type name (after the package prefix) and its display name. */
+const COLLECTOR_OF_KIND: Readonly<Record<JobKind, { typeName: string; displayName: string; things: string }>> = {
+	image: { typeName: 'concurrentCollect', displayName: 'Concurrent Collect Images', things: 'images' },
+	video: { typeName: 'concurrentCollectVideos', displayName: 'Concurrent Collect Videos', things: 'videos' },
+};
+
+/** The "connect a collector" hint's text for a submit node of `kind`. */
+export function connectCollectorMessage(kind: JobKind): string {
+	const { displayName, things } = COLLECTOR_OF_KIND[kind];
+	return `This node outputs tasks, not ${things}, and no ${displayName} node is connected after it. Connect one: it waits for the jobs and returns the ${things} in order.`;
+}
+
+/**
+ * The "connect a collector" hint, only where it helps: after a run that succeeded (n8n records a node's execution
+ * hints only when it returns) and only when no enabled collector of its kind is anywhere downstream. The collector
+ * is recognised by its node type name, whatever package prefix n8n gives it.
+ */
+function hintWhenNoCollector(ctx: IExecuteFunctions, kind: JobKind): void {
+	const { typeName } = COLLECTOR_OF_KIND[kind];
+	if (ctx.getChildNodes(ctx.getNode().name).some((child) => !child.disabled && child.type.split('.').pop() === typeName)) return;
+	ctx.addExecutionHints({ message: connectCollectorMessage(kind), type: 'warning', location: 'outputPane' });
 }
 
 /** Resolves on a later turn of the event loop: after the node has returned its items to n8n. */

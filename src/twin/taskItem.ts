@@ -1,7 +1,5 @@
 import { z } from 'zod';
 
-import type { JobKind } from '../pool';
-
 /** The value of `json.type` that marks an item as a concurrent task. */
 export const TASK_ITEM_TYPE = 'n8n-nodes-flux-concurrent.task';
 
@@ -19,16 +17,7 @@ const taskItemSchema = z.object({
  * A task whose item failed at the submit node ("On Error: Continue"): the task
  * marker with the reason and no job. It reaches the collector as a failed slot.
  */
-const failedTaskItemSchema = z
-	.object({
-		type: z.literal(TASK_ITEM_TYPE),
-		version: z.literal(1),
-		kind: z.enum(['image', 'video']),
-		model: z.string(),
-		node: z.string(),
-		error: z.string(),
-	})
-	.strict();
+const failedTaskItemSchema = taskItemSchema.omit({ jobId: true, submittedAt: true }).extend({ error: z.string() }).strict();
 
 /** A task item's JSON: a handle on a job in the pool. It never carries secrets. */
 export type TaskItemJson = z.infer<typeof taskItemSchema>;
@@ -36,13 +25,7 @@ export type TaskItemJson = z.infer<typeof taskItemSchema>;
 /** A failed task item's JSON: `error` is the submit node's (redacted) message; no job exists. */
 export type FailedTaskItemJson = z.infer<typeof failedTaskItemSchema>;
 
-export function makeTaskItemJson(fields: {
-	jobId: string;
-	kind: JobKind;
-	model: string;
-	node: string;
-	submittedAt: Date;
-}): TaskItemJson {
+export function makeTaskItemJson(fields: Omit<TaskItemJson, 'type' | 'version' | 'submittedAt'> & { submittedAt: Date }): TaskItemJson {
 	return {
 		type: TASK_ITEM_TYPE,
 		version: 1,
@@ -55,23 +38,20 @@ export function makeTaskItemJson(fields: {
 }
 
 /** The item a submit node emits for an item it could not submit, under "On Error: Continue". */
-export function makeFailedTaskItemJson(fields: {
-	kind: JobKind;
-	model: string;
-	node: string;
-	error: string;
-}): FailedTaskItemJson {
+export function makeFailedTaskItemJson(fields: Omit<FailedTaskItemJson, 'type' | 'version'>): FailedTaskItemJson {
 	return { type: TASK_ITEM_TYPE, version: 1, kind: fields.kind, model: fields.model, node: fields.node, error: fields.error };
 }
 
+/** A reader of items of `schema`: the item's JSON as one, or undefined when it is not one. */
+const reader =
+	<Schema extends z.ZodTypeAny>(schema: Schema) =>
+	(json: unknown): z.infer<Schema> | undefined => {
+		const parsed = schema.safeParse(json);
+		return parsed.success ? parsed.data : undefined;
+	};
+
 /** The task in an item's JSON, or undefined when the item is not a task. */
-export function readTaskItemJson(json: unknown): TaskItemJson | undefined {
-	const parsed = taskItemSchema.safeParse(json);
-	return parsed.success ? parsed.data : undefined;
-}
+export const readTaskItemJson = reader(taskItemSchema);
 
 /** The failed task in an item's JSON, or undefined when the item is not a failed task. */
-export function readFailedTaskItemJson(json: unknown): FailedTaskItemJson | undefined {
-	const parsed = failedTaskItemSchema.safeParse(json);
-	return parsed.success ? parsed.data : undefined;
-}
+export const readFailedTaskItemJson = reader(failedTaskItemSchema);

@@ -1,7 +1,7 @@
 /** The collector's run hint: what it says for each kind of unsuccessful slot, for images and for videos. */
 import type { CollectorSpec } from '../../src/collect';
 import type { CollectReport } from '../../src/collect/report';
-import { unsuccessfulSlotsHint } from '../../src/collect/runHint';
+import { unsuccessfulSlotsHint } from '../../src/collect/report';
 
 const spec = (one: string, many: string, placeholder?: string) =>
 	({

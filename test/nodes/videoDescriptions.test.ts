@@ -1,4 +1,4 @@
-import { connectCollectorMessage } from '../../src/twin/collectorHint';
+import { connectCollectorMessage } from '../../src/twin/makeConcurrentTwin';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
