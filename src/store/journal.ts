@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { redact } from '../redact';
 import { logWarning } from '../n8n/log';
 import { listCacheIndex } from './cacheIndexList';
+import { codeOf } from './fsErrors';
 import type { DiskSync } from './journalAhead';
 import { JournalLog, laterEntry, latestByName, type LogEntry } from './journalLog';
 import { ensureStoreFolder } from './storeFolder';
@@ -113,7 +114,6 @@ const JOB_PREFIX = 'job:';
 const MAX_REASON_LENGTH = 300;
 /** A compaction's temp file older than this was left by a killed process. */
 const TEMP_KEPT_MS = 60 * 60_000;
-const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
 export interface JournalPruneOptions {
 	/** Records (latest of a key) that may go before their TTL (the store is over its size bound). */
@@ -354,9 +354,9 @@ export class JobJournal {
 			if (damaged > 0) this.noteDamaged(file, damaged, false);
 			return { entry, damaged: damaged > 0 };
 		} catch (error) {
-			const code = codeOf(error);
-			if (code !== 'ENOENT' && code !== 'ENOTDIR') this.faults.fault(describeStoreError('reading the job journal', this.rootDir, error));
-			return { damaged: code !== 'ENOENT' && code !== 'ENOTDIR' };
+			const missing = codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR';
+			if (!missing) this.faults.fault(describeStoreError('reading the job journal', this.rootDir, error));
+			return { damaged: !missing };
 		}
 	}
 

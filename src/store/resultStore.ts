@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { logWarning } from '../n8n/log';
 import { type CacheBackend, type CacheEntry, cacacheBackend, READ_CHUNK_BYTES } from './cacheBackend';
+import { codeOf } from './fsErrors';
 import { ensureStoreFolder } from './storeFolder';
 import { StoreFaults, type StoreHealth, describeStoreError } from './storeHealth';
 
@@ -93,7 +94,6 @@ const KEY_PREFIX = 'result:';
 export { READ_CHUNK_BYTES };
 const CORRUPT_CODES = new Set(['EINTEGRITY', 'EBADSIZE']);
 const MISSING_CODES = new Set(['ENOENT', 'ENOTDIR']);
-const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
 export class ResultStore {
 	/** The cacache folder of the results. */

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
+import { codeOf } from '../fsErrors';
 import { ensureStoreFolder } from '../storeFolder';
 import { type ProcessOwner as ClaimOwner, processAlive as ownerAlive, ownerRecord, readOwnerRecord, thisOwner } from '../../coordination/ownerLiveness';
 import type { ClaimTiming } from './claimTiming';
@@ -34,7 +35,6 @@ interface Held {
 /** A takeover lock older than this was left by a process killed during its takeover (which takes milliseconds). */
 const TAKEOVER_LAPSE_MS = 10_000;
 const SAFE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
-const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
 /** The claim file name of a key (a key that is not a plain name is hashed). */
 export function claimFileName(key: string): string {
