@@ -66,41 +66,13 @@ export class FileClaims {
 	 * without a claim when the folder cannot hold one (reported through onFault). Rejects with the signal's reason.
 	 */
 	async acquire(key: string, signal?: AbortSignal): Promise<{ claim?: FileClaim; waited: boolean }> {
-		const file = path.join(this.dir, claimFileName(key));
 		const pause = backoff(this.timing.waitMinMs, this.timing.waitMaxMs);
-		let waited = false;
-		for (;;) {
-			signal?.throwIfAborted();
-			this.creating.add(file);
-			try {
-				const made = await this.create(file);
-				if (made === 'unusable') return { waited };
-				if (made !== 'held') return { claim: this.hold(key, made), waited };
-			} finally {
-				this.creating.delete(file);
-			}
-			waited = true;
-			if (await this.judgeDead(file)) await this.takeOver(file);
-			else await this.wakeups.pause(key, pause(), signal);
-		}
+		return await this.claim(key, Number.POSITIVE_INFINITY, async () => await this.wakeups.pause(key, pause(), signal), signal);
 	}
 
 	/** Claims `key` if nobody holds it (a dead owner's claim is taken over); undefined when held or impossible. */
 	async tryAcquire(key: string): Promise<FileClaim | undefined> {
-		const file = path.join(this.dir, claimFileName(key));
-		for (let attempt = 0; attempt < 2; attempt++) {
-			this.creating.add(file);
-			try {
-				const made = await this.create(file);
-				if (made === 'unusable') return undefined;
-				if (made !== 'held') return this.hold(key, made);
-			} finally {
-				this.creating.delete(file);
-			}
-			if (!(await this.judgeDead(file))) return undefined;
-			await this.takeOver(file);
-		}
-		return undefined;
+		return (await this.claim(key, 2)).claim;
 	}
 
 	/** Claim files whose owner is gone (a process killed while holding them); for the store's prune. */
@@ -127,6 +99,28 @@ export class FileClaims {
 		held.lost = true;
 		this.onLost(key);
 		return false;
+	}
+
+	/** Up to `tries` attempts to create the claim file, taking over a dead owner's; `wait` (none: give up) while a live owner holds it. */
+	private async claim(key: string, tries: number, wait?: () => Promise<void>, signal?: AbortSignal): Promise<{ claim?: FileClaim; waited: boolean }> {
+		const file = path.join(this.dir, claimFileName(key));
+		let waited = false;
+		for (let attempt = 0; attempt < tries; attempt++) {
+			signal?.throwIfAborted();
+			this.creating.add(file);
+			try {
+				const made = await this.create(file);
+				if (made === 'unusable') return { waited };
+				if (made !== 'held') return { claim: this.hold(key, made), waited };
+			} finally {
+				this.creating.delete(file);
+			}
+			waited = true;
+			if (await this.judgeDead(file)) await this.takeOver(file);
+			else if (wait) await wait();
+			else break;
+		}
+		return { waited };
 	}
 
 	private async create(file: string): Promise<{ ino: number; dev: number } | 'held' | 'unusable'> {
