@@ -3,7 +3,7 @@ export { type JobKeyInput, canonicalJson, contentDigest, jobKey } from './jobKey
 export { type CacheBackend, type CacheEntry, cacacheBackend } from './cacheBackend';
 export { type StoreHealth, RECENT_STORE_FAULT_MS, StoreFaults } from './storeHealth';
 export { type NewResultMeta, type PruneSummary, type ResultStoreOptions, type StoredResult, type StoredResultMeta, ResultStore, partKey } from './resultStore';
-export { type JobJournalOptions, type JobStart, type JournalMirror, type JournalPruneOptions, type JournalRead, type JournalRecord, type JournalState, JobJournal } from './journal';
+export { type JobJournalOptions, type JobStart, type JournalMirror, type JournalPruneOptions, type JournalRecord, type JournalState, JobJournal } from './journal';
 export { JOURNAL_REDIS_PREFIX, redisJournalMirror } from './journalMirror';
 export { type StoreBoundParts, type StoreSize, DOWNLOAD_FOLDERS, PRUNE_EVERY_MS, StoreBound } from './storeBound';
 export { ResultsInUse } from './resultsInUse';

@@ -27,36 +27,36 @@ import { JournalLog, laterEntry, latestByName, type LogEntry } from './journalLo
 import { ensureStoreFolder } from './storeFolder';
 import { StoreFaults, type StoreHealth, describeStoreError } from './storeHealth';
 
-export type JournalState = 'submitting' | 'submitted' | 'stored' | 'failed';
-
-/** What is known before the submit is sent. */
-export interface JobStart {
-	jobId: string;
-	apiStyle: string;
-	baseUrl: string;
-	model: string;
-	apiKeyHash: string;
-}
+const recordSchema = z.object({
+	jobKey: z.string().min(1),
+	state: z.enum(['submitting', 'submitted', 'stored', 'failed']),
+	jobId: z.string().min(1),
+	apiStyle: z.string(),
+	baseUrl: z.string(),
+	model: z.string(),
+	apiKeyHash: z.string(),
+	/** Epoch ms of the `submitting` record. */
+	createdAt: z.number(),
+	/** Epoch ms of this record. */
+	updatedAt: z.number(),
+	/** Upstream task id (from `submitted` on). */
+	taskId: z.string().optional(),
+	/** Upstream polling URL (from `submitted` on). */
+	pollingUrl: z.string().optional(),
+	/** The submit answer's cost in credits, when it reported one (a re-attached job still says what it cost). */
+	cost: z.number().nonnegative().optional(),
+	/** Redacted reason of a final failure. */
+	reason: z.string().optional(),
+	/** The FluxError kind of a final failure, when it had one. */
+	errorKind: z.string().optional(),
+});
+const jobLinkSchema = z.object({ jobKey: z.string().min(1) });
 
 /** The latest state of a job key. */
-export interface JournalRecord extends JobStart {
-	jobKey: string;
-	state: JournalState;
-	/** Epoch ms of the `submitting` record. */
-	createdAt: number;
-	/** Epoch ms of this record. */
-	updatedAt: number;
-	/** Upstream task id (from `submitted` on). */
-	taskId?: string;
-	/** Upstream polling URL (from `submitted` on). */
-	pollingUrl?: string;
-	/** The submit answer's cost in credits, when it reported one (a re-attached job still says what it cost). */
-	cost?: number;
-	/** Redacted reason of a final failure. */
-	reason?: string;
-	/** The FluxError kind of a final failure, when it had one. */
-	errorKind?: string;
-}
+export type JournalRecord = z.infer<typeof recordSchema>;
+export type JournalState = JournalRecord['state'];
+/** What is known before the submit is sent. */
+export type JobStart = Pick<JournalRecord, 'jobId' | 'apiStyle' | 'baseUrl' | 'model' | 'apiKeyHash'>;
 
 /** Where entries are mirrored (Redis in queue mode): reads take the newer of the local and the mirrored entry. */
 export interface JournalMirror {
@@ -77,30 +77,6 @@ export interface JobJournalOptions {
 	/** How a durable write is made durable (default: fdatasync; tests hold or count it). */
 	sync?: DiskSync;
 }
-
-/** A key's latest record, and whether its journal file had damaged lines (one of them may have been its latest). */
-export interface JournalRead {
-	record?: JournalRecord;
-	damaged: boolean;
-}
-
-const recordSchema = z.object({
-	jobKey: z.string().min(1),
-	state: z.enum(['submitting', 'submitted', 'stored', 'failed']),
-	jobId: z.string().min(1),
-	apiStyle: z.string(),
-	baseUrl: z.string(),
-	model: z.string(),
-	apiKeyHash: z.string(),
-	createdAt: z.number(),
-	updatedAt: z.number(),
-	taskId: z.string().optional(),
-	pollingUrl: z.string().optional(),
-	cost: z.number().nonnegative().optional(),
-	reason: z.string().optional(),
-	errorKind: z.string().optional(),
-});
-const jobLinkSchema = z.object({ jobKey: z.string().min(1) });
 
 /** Folder of the journal inside the store folder. */
 export const JOURNAL_SUBFOLDER = 'journal';
@@ -190,7 +166,7 @@ export class JobJournal {
 	}
 
 	/** The latest record of `key`, and whether damaged lines in its file may have hidden a later one (then a note says so). */
-	async readChecked(key: string): Promise<JournalRead> {
+	async readChecked(key: string): Promise<{ record?: JournalRecord; damaged: boolean }> {
 		const { value, damaged } = await this.latest(KEY_PREFIX + key);
 		const parsed = recordSchema.safeParse(value);
 		return { record: parsed.success ? parsed.data : undefined, damaged };

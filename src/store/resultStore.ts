@@ -14,29 +14,31 @@ import { codeOf } from './fsErrors';
 import { ensureStoreFolder } from './storeFolder';
 import { StoreFaults, type StoreHealth, describeStoreError } from './storeHealth';
 
-/** What the caller gives with the bytes (any other field, e.g. a key, is dropped, never stored). */
-export interface NewResultMeta {
-	mimeType: string;
-	fileExtension: string;
-	taskId?: string;
-	width?: number;
-	height?: number;
+const newMetaSchema = z.object({
+	mimeType: z.string().min(1),
+	fileExtension: z.string().min(1),
+	taskId: z.string().optional(),
+	width: z.number().int().positive().optional(),
+	height: z.number().int().positive().optional(),
 	/** Files stored with this result, each under {@link partKey}: the result is whole only with every one of them. */
-	parts?: string[];
-}
+	parts: z.array(z.string().min(1)).optional(),
+});
+const storedMetaSchema = newMetaSchema.extend({
+	/** Epoch ms of the write. */
+	storedAt: z.number(),
+	byteLength: z.number().int().min(0),
+	/** The process that wrote it (ResultStoreOptions.writer), when known. */
+	writer: z.string().optional(),
+});
+
+/** What the caller gives with the bytes (any other field, e.g. a key, is dropped, never stored). */
+export type NewResultMeta = z.infer<typeof newMetaSchema>;
 
 /** The key of the file `part` stored with `key`'s result (e.g. a draft clip's `draftCache`). */
 export const partKey = (key: string, part: string): string => `${key}.${part}`;
 
 /** What the store keeps with the bytes. */
-export interface StoredResultMeta extends NewResultMeta {
-	/** Epoch ms of the write. */
-	storedAt: number;
-	/** Length of the bytes. */
-	byteLength: number;
-	/** The process that wrote it (ResultStoreOptions.writer), when known. */
-	writer?: string;
-}
+export type StoredResultMeta = z.infer<typeof storedMetaSchema>;
 
 export interface StoredResult {
 	bytes: Buffer;
@@ -68,16 +70,6 @@ export interface ResultStoreOptions {
 	/** Shared with the journal so the store warns once in all; default: a new one logging via the package logger. */
 	faults?: StoreFaults;
 }
-
-const newMetaSchema = z.object({
-	mimeType: z.string().min(1),
-	fileExtension: z.string().min(1),
-	taskId: z.string().optional(),
-	width: z.number().int().positive().optional(),
-	height: z.number().int().positive().optional(),
-	parts: z.array(z.string().min(1)).optional(),
-});
-const storedMetaSchema = newMetaSchema.extend({ storedAt: z.number(), byteLength: z.number().int().min(0), writer: z.string().optional() });
 
 /** The caller's metadata, checked (a TypeError naming `method` and the field: a caller bug). */
 function parseNewMeta(method: string, meta: NewResultMeta): NewResultMeta {
