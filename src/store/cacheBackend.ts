@@ -8,8 +8,7 @@ import * as cacache from 'cacache';
 import * as ssri from 'ssri';
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { CacheEntry } from './cacheEntry';
-import { listCacheIndex } from './cacheIndexList';
+import { type CacheEntry, listCacheIndex } from './cacheIndexList';
 import { placeContentFile } from './placeContentFile';
 import { againIfFolderVanished, removeEmptyFolders } from './emptyFolders';
 

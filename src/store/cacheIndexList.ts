@@ -6,16 +6,18 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { CacheEntry } from './cacheEntry';
 import { unless } from './fsErrors';
 
-interface RawEntry {
+/** One index entry of the result store's cache (`cacache.get.info` / `cacache.ls`): shared by the backend and the index listing. */
+export interface CacheEntry {
 	key: string;
-	integrity?: string | null;
+	integrity: string;
 	time: number;
 	size?: number;
 	metadata?: unknown;
 }
+/** A bucket line as cacache reads it: no integrity is a deletion. */
+type RawEntry = Omit<CacheEntry, 'integrity'> & { integrity?: string | null };
 interface EntryIndexModule {
 	bucketDir(cache: string): string;
 	bucketEntries(bucket: string): Promise<RawEntry[]>;

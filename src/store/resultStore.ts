@@ -185,7 +185,7 @@ export class ResultStore {
 	private async write(write: (storedAt: number) => Promise<number>): Promise<boolean> {
 		let byteLength: number;
 		try {
-			await this.ensureFolder();
+			await ensureStoreFolder(this.cacheDir); // a folder deleted while n8n runs is made again 0700 (cacache alone: 0755)
 			byteLength = await write(this.now());
 		} catch (error) {
 			this.faults.fault(describeStoreError('writing a result', this.rootDir, error));
@@ -372,11 +372,6 @@ export class ResultStore {
 
 	private isExpired(time: number): boolean {
 		return time < this.now() - this.options.ttlMs;
-	}
-
-	/** Every write: a folder deleted while n8n runs is created again 0700 (cacache alone would make it 0755). */
-	private ensureFolder(): Promise<void> {
-		return ensureStoreFolder(this.cacheDir);
 	}
 }
 

@@ -3,4 +3,3 @@ export { CLAIMS_SUBFOLDER, Claims, type ClaimHandle, type ClaimsOptions } from '
 export { DEFAULT_CLAIM_TIMING, type ClaimTiming } from './claimTiming';
 export { type ProcessOwner as ClaimOwner, thisOwner } from '../../coordination/ownerLiveness';
 export { claimFileName } from './fileClaims';
-export { CLAIM_REDIS_PREFIX } from './redisClaims';
