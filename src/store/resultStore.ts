@@ -109,34 +109,22 @@ export class ResultStore {
 		return this.faults.health();
 	}
 
-	/** The stored result, or undefined (missing, expired, corrupt: a corrupt entry is logged once and removed). */
+	/** The stored result, read whole through its integrity check, or undefined (as `check`). */
 	async get(key: string): Promise<StoredResult | undefined> {
-		let found: { data: Buffer; metadata?: unknown };
-		try {
-			found = await this.backend.get(this.cacheDir, KEY_PREFIX + key);
-		} catch (error) {
-			if (MISSING_CODES.has(codeOf(error) as string)) return this.missOrOrphan(key);
-			if (CORRUPT_CODES.has(codeOf(error) as string)) return this.dropCorrupt(key, 'content failed its integrity check');
-			this.faults.fault(describeStoreError('reading a result', this.rootDir, error));
-			return undefined;
-		}
-		const meta = storedMetaSchema.safeParse(found.metadata);
-		if (!meta.success || meta.data.byteLength !== found.data.length) {
-			return this.dropCorrupt(key, 'its metadata does not match its content');
-		}
-		if (this.isExpired(meta.data.storedAt)) return undefined;
-		return { bytes: found.data, meta: meta.data };
+		const chunks: Buffer[] = [];
+		const meta = await this.check(key, (chunk) => chunks.push(chunk));
+		return meta && { bytes: Buffer.concat(chunks), meta };
 	}
 
 	/**
 	 * The metadata of `key`'s result after reading its content through its integrity check (streamed: never whole
-	 * in memory), or undefined (missing, expired, corrupt: a corrupt entry is logged once and removed, as by `get`).
+	 * in memory unless `onChunk` keeps it), or undefined (missing, expired, corrupt: a corrupt entry is logged once and removed).
 	 */
-	async check(key: string): Promise<StoredResultMeta | undefined> {
+	async check(key: string, onChunk?: (chunk: Buffer) => void): Promise<StoredResultMeta | undefined> {
 		const opened = await this.openStream(key);
 		if (!opened) return undefined;
 		try {
-			for await (const chunk of opened.stream) void chunk;
+			for await (const chunk of opened.stream) onChunk?.(chunk as Buffer);
 		} catch (error) {
 			if (CORRUPT_CODES.has(codeOf(error) as string)) return this.dropCorrupt(key, 'content failed its integrity check');
 			if (MISSING_CODES.has(codeOf(error) as string)) return this.dropCorrupt(key, 'its content file is missing');
@@ -336,12 +324,6 @@ export class ResultStore {
 		if (current && current.time === listed.time && current.integrity === listed.integrity) {
 			await this.backend.rmEntry(this.cacheDir, listed.key);
 		}
-	}
-
-	/** A miss; an index entry whose content file is gone (e.g. pruned by another process) is dropped too. */
-	private async missOrOrphan(key: string): Promise<undefined> {
-		if ((await this.info(key)) === undefined) return undefined;
-		return this.dropCorrupt(key, 'its content file is missing');
 	}
 
 	private async dropCorrupt(key: string, why: string): Promise<undefined> {
