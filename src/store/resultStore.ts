@@ -71,14 +71,6 @@ export interface ResultStoreOptions {
 	faults?: StoreFaults;
 }
 
-/** The caller's metadata, checked (a TypeError naming `method` and the field: a caller bug). */
-function parseNewMeta(method: string, meta: NewResultMeta): NewResultMeta {
-	const parsed = newMetaSchema.safeParse(meta);
-	if (parsed.success) return parsed.data;
-	const issue = parsed.error.issues[0];
-	throw new TypeError(`ResultStore.${method}: meta field "${issue.path.join('.')}" ${issue.message}`);
-}
-
 /** Folder of the results inside the store folder. */
 export const RESULTS_SUBFOLDER = 'results';
 const KEY_PREFIX = 'result:';
@@ -145,12 +137,7 @@ export class ResultStore {
 	 * could not be used (logged once, see `health()`). Throws a TypeError only for invalid `meta` (a caller bug).
 	 */
 	async put(key: string, bytes: Buffer, meta: NewResultMeta): Promise<boolean> {
-		const parsed = parseNewMeta('put', meta);
-		return await this.write(async (storedAt) => {
-			const stored: StoredResultMeta = { ...parsed, storedAt, byteLength: bytes.length, ...this.writerMeta() };
-			await this.backend.put(this.cacheDir, KEY_PREFIX + key, bytes, { metadata: stored, time: storedAt });
-			return bytes.length;
-		});
+		return await this.write('put', meta, bytes.length, (metadata, time) => this.backend.put(this.cacheDir, KEY_PREFIX + key, bytes, { metadata, time }));
 	}
 
 	/**
@@ -159,22 +146,29 @@ export class ResultStore {
 	 * index entry), and is removed from `filePath` once stored. On false it is left where it is (the caller's).
 	 */
 	async adoptFile(key: string, file: { filePath: string; integrity: string; byteLength: number }, meta: NewResultMeta): Promise<boolean> {
-		const parsed = parseNewMeta('adoptFile', meta);
-		const stored = await this.write(async (storedAt) => {
-			const entry: StoredResultMeta = { ...parsed, storedAt, byteLength: file.byteLength, ...this.writerMeta() };
-			await this.backend.adopt(this.cacheDir, KEY_PREFIX + key, file.filePath, file.integrity, { metadata: entry, time: storedAt, size: file.byteLength });
-			return file.byteLength;
-		});
+		const stored = await this.write('adoptFile', meta, file.byteLength, (metadata, time) =>
+			this.backend.adopt(this.cacheDir, KEY_PREFIX + key, file.filePath, file.integrity, { metadata, time, size: file.byteLength }),
+		);
 		if (stored) await rm(file.filePath, { force: true }).catch(() => undefined);
 		return stored;
 	}
 
-	/** One write into the store (`write` resolves the bytes it stored): faults become false (logged once), growth may prune. */
-	private async write(write: (storedAt: number) => Promise<number>): Promise<boolean> {
-		let byteLength: number;
+	/**
+	 * One write of `byteLength` bytes into the store (`write` stores them with their metadata, stamped `time`): the
+	 * caller's `meta` checked first (a TypeError naming `method` and the field: a caller bug), then faults become
+	 * false (logged once), growth may prune.
+	 */
+	private async write(method: string, meta: NewResultMeta, byteLength: number, write: (metadata: StoredResultMeta, time: number) => Promise<unknown>): Promise<boolean> {
+		const parsed = newMetaSchema.safeParse(meta);
+		if (!parsed.success) {
+			const issue = parsed.error.issues[0];
+			throw new TypeError(`ResultStore.${method}: meta field "${issue.path.join('.')}" ${issue.message}`);
+		}
+		const writer = this.options.writer === undefined ? {} : { writer: this.options.writer };
 		try {
 			await ensureStoreFolder(this.cacheDir); // a folder deleted while n8n runs is made again 0700 (cacache alone: 0755)
-			byteLength = await write(this.now());
+			const storedAt = this.now();
+			await write({ ...parsed.data, storedAt, byteLength, ...writer }, storedAt);
 		} catch (error) {
 			this.faults.fault(describeStoreError('writing a result', this.rootDir, error));
 			return false;
@@ -187,10 +181,6 @@ export class ResultStore {
 		this.bytesSincePrune += byteLength;
 		if (this.bytesSincePrune > this.options.maxBytes / 8) await this.prune();
 		return true;
-	}
-
-	private writerMeta(): { writer?: string } {
-		return this.options.writer === undefined ? {} : { writer: this.options.writer };
 	}
 
 	/**
