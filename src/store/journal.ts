@@ -136,13 +136,13 @@ export class JobJournal {
 		// Durable: lost in a power cut, a re-run would find the key as it was before and pay again. The later states
 		// are not: losing one leaves an earlier state (`submitting`: maybe paid, `submitted`: re-attached), never a resend.
 		const durable = { durable: true };
-		const [recorded, linked] = await Promise.all([this.appendRecord(record, durable), this.append(JOB_PREFIX + jobId, { jobKey: key }, durable)]);
+		const [recorded, linked] = await Promise.all([this.appendRecord(record, durable), this.write(this.entryOf(JOB_PREFIX + jobId, { jobKey: key }), durable)]);
 		return recorded && linked;
 	}
 
 	/** Links another pool job id to `key` (a job served from the store, re-attached, or sharing a flight). */
 	link(jobId: string, key: string): Promise<boolean> {
-		return this.append(JOB_PREFIX + jobId, { jobKey: key });
+		return this.write(this.entryOf(JOB_PREFIX + jobId, { jobKey: key }));
 	}
 
 	/** The upstream acknowledged the submit. False on failure or when no `submitting` record exists. */
@@ -276,10 +276,6 @@ export class JobJournal {
 		return ok;
 	}
 
-	private append(name: string, value: unknown, options: { durable?: boolean } = {}): Promise<boolean> {
-		return this.write(this.entryOf(name, value), options);
-	}
-
 	/** The next entry of `name`: one revision past the highest seen of it. */
 	private entryOf(name: string, value: unknown): LogEntry {
 		const rev = (this.revisions.get(name) ?? 0) + 1;
@@ -291,7 +287,7 @@ export class JobJournal {
 		if (entry && (entry.rev ?? 0) > (this.revisions.get(entry.name) ?? 0)) this.revisions.set(entry.name, entry.rev ?? 0);
 	}
 
-	private async write(entry: LogEntry, options: { durable?: boolean }): Promise<boolean> {
+	private async write(entry: LogEntry, options: { durable?: boolean } = {}): Promise<boolean> {
 		const { name } = entry;
 		try {
 			await this.ready();

@@ -155,11 +155,10 @@ export class JournalLog {
 
 	/** The latest entry of `name` (or undefined), and how many damaged lines its bucket has. */
 	async latest(name: string): Promise<{ entry?: LogEntry; damaged: number; file: string }> {
-		const file = this.fileOf(bucketOf(name));
-		const [{ entries, damaged }, ahead] = await Promise.all([this.scanFile(file), (this.aheadRead ??= this.readAhead())]);
+		const [{ entries, damaged }, ahead] = await Promise.all([this.scan(bucketOf(name)), (this.aheadRead ??= this.readAhead())]);
 		let found = ahead.get(name);
 		for (const entry of entries) if (entry.name === name) found = laterEntry(found, entry);
-		return { entry: found, damaged, file };
+		return { entry: found, damaged, file: this.fileOf(bucketOf(name)) };
 	}
 
 	/** Every bucket file with its size (none when the folder does not exist). */
@@ -175,7 +174,8 @@ export class JournalLog {
 
 	/** One bucket's entries (file order), damaged lines and size. */
 	async scan(bucket: string): Promise<BucketScan> {
-		return await this.scanFile(this.fileOf(bucket));
+		const text = await unless(fs.readFile(this.fileOf(bucket), 'utf8'), MISSING, '');
+		return { ...parseBucket(text), bytes: Buffer.byteLength(text) };
 	}
 
 	/**
@@ -234,18 +234,13 @@ export class JournalLog {
 	private async readAhead(): Promise<Map<string, LogEntry>> {
 		const ahead = latestByName(await this.ahead.entries().catch(() => []));
 		for (const bucket of new Set([...ahead.keys()].map(bucketOf))) {
-			const { entries } = await this.scanFile(this.fileOf(bucket)).catch(() => ({ entries: [] as LogEntry[] }));
+			const { entries } = await this.scan(bucket).catch(() => ({ entries: [] as LogEntry[] }));
 			for (const [name, entry] of latestByName(entries)) {
 				const lost = ahead.get(name);
 				if (lost && compareEntries(entry, lost) >= 0) ahead.delete(name);
 			}
 		}
 		return ahead;
-	}
-
-	private async scanFile(file: string): Promise<BucketScan> {
-		const text = await unless(fs.readFile(file, 'utf8'), MISSING, '');
-		return { ...parseBucket(text), bytes: Buffer.byteLength(text) };
 	}
 }
 

@@ -16,9 +16,9 @@ import type { SharedRedis } from '../../redis';
 import { spareFolder } from '../spareFolder';
 import type { ProcessOwner as ClaimOwner } from '../../coordination/ownerLiveness';
 import { DEFAULT_CLAIM_TIMING, type ClaimTiming } from './claimTiming';
-import { ClaimWakeups } from './claimWait';
-import { FileClaims, type FileClaim } from './fileClaims';
-import { RedisClaims, type RedisClaim } from './redisClaims';
+import { ClaimWakeups, type HeldClaim } from './claimWait';
+import { FileClaims } from './fileClaims';
+import { RedisClaims } from './redisClaims';
 
 /** Folder of the claims inside the store folder. */
 export const CLAIMS_SUBFOLDER = 'claims';
@@ -74,14 +74,14 @@ export class Claims {
 			const spare = await this.spareFiles.acquire(key, signal);
 			folder = { claim: spare.claim, waited: folder.waited || spare.waited };
 		}
-		let redis: { claim?: RedisClaim; waited: boolean } = { waited: false };
+		let redis: { claim?: HeldClaim; waited: boolean } = { waited: false };
 		try {
 			if (this.redis) redis = await this.redis.acquire(key, signal);
 		} catch (error) {
 			await folder.claim?.release();
 			throw error;
 		}
-		const parts: Array<FileClaim | RedisClaim> = [redis.claim, folder.claim].filter((c): c is FileClaim | RedisClaim => c !== undefined);
+		const parts = [redis.claim, folder.claim].filter((c): c is HeldClaim => c !== undefined);
 		return {
 			waited: folder.waited || redis.waited,
 			through: { folder: folder.claim !== undefined, redis: redis.claim !== undefined },

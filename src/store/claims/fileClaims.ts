@@ -16,14 +16,7 @@ import { codeOf } from '../fsErrors';
 import { ensureStoreFolder } from '../storeFolder';
 import { type ProcessOwner as ClaimOwner, processAlive as ownerAlive, ownerRecord, readOwnerRecord, thisOwner } from '../../coordination/ownerLiveness';
 import type { ClaimTiming } from './claimTiming';
-import { backoff, type ClaimWakeups } from './claimWait';
-
-/** A held file claim. */
-export interface FileClaim {
-	/** False once another process took it over (this process was silent past the lapse, e.g. on another machine). */
-	held(): boolean;
-	release(): Promise<void>;
-}
+import { backoff, type ClaimWakeups, type HeldClaim } from './claimWait';
 
 interface Held {
 	file: string;
@@ -65,13 +58,13 @@ export class FileClaims {
 	 * Claims `key`, waiting while another live owner holds it. Resolves with the claim and whether it waited, or
 	 * without a claim when the folder cannot hold one (reported through onFault). Rejects with the signal's reason.
 	 */
-	async acquire(key: string, signal?: AbortSignal): Promise<{ claim?: FileClaim; waited: boolean }> {
+	async acquire(key: string, signal?: AbortSignal): Promise<{ claim?: HeldClaim; waited: boolean }> {
 		const pause = backoff(this.timing.waitMinMs, this.timing.waitMaxMs);
 		return await this.claim(key, Number.POSITIVE_INFINITY, async () => await this.wakeups.pause(key, pause(), signal), signal);
 	}
 
 	/** Claims `key` if nobody holds it (a dead owner's claim is taken over); undefined when held or impossible. */
-	async tryAcquire(key: string): Promise<FileClaim | undefined> {
+	async tryAcquire(key: string): Promise<HeldClaim | undefined> {
 		return (await this.claim(key, 2)).claim;
 	}
 
@@ -102,7 +95,7 @@ export class FileClaims {
 	}
 
 	/** Up to `tries` attempts to create the claim file, taking over a dead owner's; `wait` (none: give up) while a live owner holds it. */
-	private async claim(key: string, tries: number, wait?: () => Promise<void>, signal?: AbortSignal): Promise<{ claim?: FileClaim; waited: boolean }> {
+	private async claim(key: string, tries: number, wait?: () => Promise<void>, signal?: AbortSignal): Promise<{ claim?: HeldClaim; waited: boolean }> {
 		const file = path.join(this.dir, claimFileName(key));
 		let waited = false;
 		for (let attempt = 0; attempt < tries; attempt++) {
@@ -160,7 +153,7 @@ export class FileClaims {
 		}
 	}
 
-	private hold(key: string, id: { ino: number; dev: number }): FileClaim {
+	private hold(key: string, id: { ino: number; dev: number }): HeldClaim {
 		const held: Held = { file: path.join(this.dir, claimFileName(key)), ...id, lost: false };
 		this.held.set(key, held);
 		this.startHeartbeat();
