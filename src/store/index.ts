@@ -2,8 +2,8 @@
 export { type JobKeyInput, canonicalJson, contentDigest, jobKey } from './jobKey';
 export { type CacheBackend, type CacheEntry, cacacheBackend } from './cacheBackend';
 export { StoreFaults } from './storeHealth';
-export { type NewResultMeta, type PruneSummary, type ResultStoreOptions, type StoredResult, type StoredResultMeta, ResultStore, partKey } from './resultStore';
-export { type JobJournalOptions, type JobStart, type JournalMirror, type JournalPruneOptions, type JournalRecord, type JournalState, JobJournal } from './journal';
+export { type NewResultMeta, type ResultStoreOptions, type StoredResult, type StoredResultMeta, ResultStore, partKey } from './resultStore';
+export { type JobJournalOptions, type JobStart, type JournalMirror, type JournalRecord, type JournalState, JobJournal } from './journal';
 export { redisJournalMirror } from './journalMirror';
 export { CLAIMS_SUBFOLDER, Claims, type ClaimHandle, type ClaimsOptions, DEFAULT_CLAIM_TIMING, type ClaimTiming } from './claims';
 export { type CacheMode, type ResumeDecision, MAYBE_PAID_REASON, resumeDecision } from './resumeDecision';

@@ -91,11 +91,6 @@ const MAX_REASON_LENGTH = 300;
 /** A compaction's temp file older than this was left by a killed process. */
 const TEMP_KEPT_MS = 60 * 60_000;
 
-export interface JournalPruneOptions {
-	/** Records (latest of a key) that may go before their TTL (the store is over its size bound). */
-	drop?: (record: JournalRecord) => boolean;
-}
-
 export class JobJournal {
 	/** The folder of the journal's logs. */
 	readonly cacheDir: string;
@@ -206,10 +201,11 @@ export class JobJournal {
 
 	/**
 	 * Compacts the logs: one line per name, records and job links older than the TTL dropped, and with
-	 * `options.drop` the records it picks plus the job links to their keys. Only one process may prune a folder at
-	 * a time (the store's prune lock). Resolves with how many names went, undefined on failure.
+	 * `options.drop` the records it picks (latest of a key: they may go before their TTL, the store is over its
+	 * size bound) plus the job links to their keys. Only one process may prune a folder at a time (the store's prune
+	 * lock). Resolves with how many names went, undefined on failure.
 	 */
-	async prune(options: JournalPruneOptions = {}): Promise<number | undefined> {
+	async prune(options: { drop?: (record: JournalRecord) => boolean } = {}): Promise<number | undefined> {
 		try {
 			await this.ready();
 			const now = this.now();

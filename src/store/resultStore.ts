@@ -45,12 +45,6 @@ export interface StoredResult {
 	meta: StoredResultMeta;
 }
 
-export interface PruneSummary {
-	removed: number;
-	freedBytes: number;
-	keptBytes: number;
-}
-
 export interface ResultStoreOptions {
 	maxBytes: number;
 	ttlMs: number;
@@ -253,7 +247,7 @@ export class ResultStore {
 	 * Drops expired results, then the oldest until the bytes fit `maxBytes` (or `budgetBytes`: what the store
 	 * folder leaves the results); content no longer referenced goes too.
 	 */
-	async prune(budgetBytes = this.options.maxBytes): Promise<PruneSummary | undefined> {
+	async prune(budgetBytes = this.options.maxBytes): Promise<{ removed: number; freedBytes: number; keptBytes: number } | undefined> {
 		this.bytesSincePrune = 0;
 		try {
 			const entries = Object.values(await this.backend.ls(this.cacheDir))

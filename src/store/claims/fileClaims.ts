@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import { codeOf } from '../fsErrors';
 import { ensureStoreFolder } from '../storeFolder';
 import { type ProcessOwner as ClaimOwner, processAlive as ownerAlive, ownerRecord, readOwnerRecord, thisOwner } from '../../coordination/ownerLiveness';
-import type { ClaimTiming } from './claimTiming';
+import type { ClaimTiming } from './claims';
 import { backoff, type ClaimWakeups, type HeldClaim } from './claimWait';
 
 interface Held {

@@ -14,7 +14,7 @@ import { Mutex } from 'redis-semaphore';
 
 import type { SharedRedis } from '../../redis';
 import { type ProcessOwner as ClaimOwner, processAlive as ownerAlive, parseOwner, thisOwner } from '../../coordination/ownerLiveness';
-import type { ClaimTiming } from './claimTiming';
+import type { ClaimTiming } from './claims';
 import { backoff, type ClaimWakeups, type HeldClaim } from './claimWait';
 
 /** Prefix of the claims' Redis keys (redis-semaphore puts `mutex:` before it). */
