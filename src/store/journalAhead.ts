@@ -30,7 +30,7 @@ export const diskSync: DiskSync = async (target, what) => {
 const GENERATION = /^ahead-(\d{1,15})\.log$/;
 
 /** Syncs of one target shared by concurrent writers: `request` resolves once a sync that started after the call has ended. */
-export class GroupSync {
+class GroupSync {
 	private running?: Promise<void>;
 	private queued?: Promise<void>;
 

@@ -28,7 +28,7 @@ export interface LogEntry {
 }
 
 /** Order of two entries of one name: by revision, then (a tie, or lines of earlier versions) by time. */
-export function compareEntries(a: LogEntry, b: LogEntry): number {
+function compareEntries(a: LogEntry, b: LogEntry): number {
 	return (a.rev ?? 0) - (b.rev ?? 0) || a.time - b.time;
 }
 

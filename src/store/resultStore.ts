@@ -66,7 +66,7 @@ export interface ResultStoreOptions {
 }
 
 /** Folder of the results inside the store folder. */
-export const RESULTS_SUBFOLDER = 'results';
+const RESULTS_SUBFOLDER = 'results';
 const KEY_PREFIX = 'result:';
 /** Chunk size of reads from the store (cacheBackend.ts). */
 export { READ_CHUNK_BYTES };
