@@ -39,7 +39,7 @@ function readTrimmed(read: () => string): string {
 }
 
 /** Field 22 of /proc/<pid>/stat (the start time), or undefined where /proc does not show it. */
-export function processStartTime(pid: number): string | undefined {
+function processStartTime(pid: number): string | undefined {
 	const stat = readTrimmed(() => readFileSync(`/proc/${pid}/stat`, 'utf8'));
 	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 	return fields.length > 19 && /^\d+$/.test(fields[19]) ? fields[19] : undefined;
@@ -84,7 +84,7 @@ export function ownerAlive(owner: ProcessOwner | undefined, lease: OwnerLease, n
 }
 
 /** Whether a process of this PID namespace has the pid `pid` (signal 0; EPERM: it exists, another user's). */
-export function pidAlive(pid: number): boolean {
+function pidAlive(pid: number): boolean {
 	try {
 		process.kill(pid, 0);
 		return true;

@@ -8,8 +8,7 @@ import * as cacache from 'cacache';
 import * as ssri from 'ssri';
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { CacheEntry } from './cacheEntry';
-import { listCacheIndex } from './cacheIndexList';
+import { type CacheEntry, listCacheIndex } from './cacheIndexList';
 import { placeContentFile } from './placeContentFile';
 import { againIfFolderVanished, removeEmptyFolders } from './emptyFolders';
 
@@ -28,8 +27,6 @@ const bucketPathOf = (require('cacache/lib/entry-index') as { bucketPath: (cache
 export type { CacheEntry };
 
 export interface CacheBackend {
-	/** Content and metadata of `key`; rejects with code ENOENT (missing) or EINTEGRITY / EBADSIZE (corrupt). */
-	get(cache: string, key: string): Promise<{ data: Buffer; metadata?: unknown; integrity: string; size?: number }>;
 	/** Latest index entry of `key`, or null. */
 	info(cache: string, key: string): Promise<CacheEntry | null>;
 	/** Writes the content atomically, then appends the index entry (stamped `time`); resolves with the integrity. */
@@ -60,7 +57,6 @@ export const READ_CHUNK_BYTES = 1024 * 1024;
 
 /** The real backend: npm's cacache. */
 export const cacacheBackend: CacheBackend = {
-	get: (cache, key) => cacache.get(cache, key),
 	info: (cache, key) => cacache.get.info(cache, key),
 	// `time` reaches cacache's index entry (the @types omit it).
 	put: (cache, key, data, entry) => againIfFolderVanished(() => cacache.put(cache, key, data, { ...entry, algorithms: [HASH] } as cacache.put.Options)),

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/store knows nothing of n8n nodes: unexpected filesystem errors reach the store, which turns them into a miss or `false` plus health(). */
 /**
  * Lists a cacache folder's live entries like `cacache.ls`, without its dynamic `import('p-map')`: that import
  * throws inside a VM without --experimental-vm-modules (jest, and so the engine tests, run the package there).
@@ -7,15 +6,18 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import type { CacheEntry } from './cacheEntry';
+import { unless } from './fsErrors';
 
-interface RawEntry {
+/** One index entry of the result store's cache (`cacache.get.info` / `cacache.ls`): shared by the backend and the index listing. */
+export interface CacheEntry {
 	key: string;
-	integrity?: string | null;
+	integrity: string;
 	time: number;
 	size?: number;
 	metadata?: unknown;
 }
+/** A bucket line as cacache reads it: no integrity is a deletion. */
+type RawEntry = Omit<CacheEntry, 'integrity'> & { integrity?: string | null };
 interface EntryIndexModule {
 	bucketDir(cache: string): string;
 	bucketEntries(bucket: string): Promise<RawEntry[]>;
@@ -25,15 +27,7 @@ interface EntryIndexModule {
 const entryIndex = require('cacache/lib/entry-index') as EntryIndexModule;
 
 /** The names in `dir`, none when it is gone (a folder removed as empty meanwhile: emptyFolders.ts). */
-async function namesIn(dir: string): Promise<string[]> {
-	try {
-		return await fs.readdir(dir);
-	} catch (error) {
-		const code = (error as { code?: unknown }).code;
-		if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-		throw error;
-	}
-}
+const namesIn = (dir: string): Promise<string[]> => unless(fs.readdir(dir), ['ENOENT', 'ENOTDIR'], []);
 
 /** Buckets sit three levels down: <2 hex>/<2 hex>/<rest of the key's hash>; walked a level at a time, so a folder removed during the walk is skipped, not the end of it. */
 async function bucketFiles(indexDir: string): Promise<string[]> {
@@ -47,15 +41,8 @@ async function bucketFiles(indexDir: string): Promise<string[]> {
 	return files;
 }
 
-async function readBucket(file: string): Promise<RawEntry[]> {
-	try {
-		return await entryIndex.bucketEntries(file);
-	} catch (error) {
-		const code = (error as { code?: unknown }).code;
-		if (code === 'ENOENT' || code === 'EISDIR') return []; // removed meanwhile, or a sub-folder
-		throw error;
-	}
-}
+/** A bucket's entries; none when it was removed meanwhile (ENOENT) or is a sub-folder (EISDIR). */
+const readBucket = (file: string): Promise<RawEntry[]> => unless(entryIndex.bucketEntries(file), ['ENOENT', 'EISDIR'], []);
 
 /** Every live key of the cache at `cache` with its latest entry. */
 export async function listCacheIndex(cache: string): Promise<Record<string, CacheEntry>> {

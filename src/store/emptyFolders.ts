@@ -8,7 +8,7 @@
 import { rmdir } from 'node:fs/promises';
 import * as path from 'node:path';
 
-const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
+import { codeOf } from './fsErrors';
 
 /** Removes `file`'s folder and the `levels - 1` folders above it, each only when empty, never `root` or above. */
 export async function removeEmptyFolders(root: string, file: string, levels = 2): Promise<void> {

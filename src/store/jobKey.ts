@@ -16,30 +16,22 @@ export function contentDigest(bytes: Uint8Array): string {
 	return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
-/** Everything that makes a job; see `jobKey`. */
-export interface JobKeyInput {
-	apiStyle: string;
-	baseUrl: string;
-	model: string;
-	/** Every field sent upstream (JSON values only), reference images already replaced by `contentDigest`. */
-	upstream: Record<string, unknown>;
-	/** The node's seed (a cache key, never sent upstream); 42 and "42" are the same seed. */
-	seed: number | string;
-	/** `apiKeyHash(apiKey)` (src/account), never the key. */
-	apiKeyHash: string;
-	/** 0-based index of this request among identical requests in one n8n execution (occurrences.ts). */
-	occurrence: number;
-}
-
 const jobKeyInputSchema = z.object({
 	apiStyle: z.string().min(1),
 	baseUrl: z.string().min(1),
 	model: z.string().min(1),
+	/** Every field sent upstream (JSON values only), reference images already replaced by `contentDigest`. */
 	upstream: z.record(z.unknown()),
+	/** The node's seed (a cache key, never sent upstream); 42 and "42" are the same seed. */
 	seed: z.union([z.number().finite(), z.string()]),
+	/** `apiKeyHash(apiKey)` (src/account), never the key. */
 	apiKeyHash: z.string().regex(/^[0-9a-f]+$/, 'must be the hex output of apiKeyHash'),
+	/** 0-based index of this request among identical requests in one n8n execution (occurrences.ts). */
 	occurrence: z.number().int().min(0),
 });
+
+/** Everything that makes a job; see `jobKey`. */
+export type JobKeyInput = z.infer<typeof jobKeyInputSchema>;
 
 /** Canonical JSON: object keys sorted at every depth, undefined members dropped; non-JSON values throw. */
 export function canonicalJson(value: unknown, at = '$'): string {

@@ -21,41 +21,42 @@ import { z } from 'zod';
 import { redact } from '../redact';
 import { logWarning } from '../n8n/log';
 import { listCacheIndex } from './cacheIndexList';
+import { codeOf } from './fsErrors';
 import type { DiskSync } from './journalAhead';
 import { JournalLog, laterEntry, latestByName, type LogEntry } from './journalLog';
 import { ensureStoreFolder } from './storeFolder';
 import { StoreFaults, type StoreHealth, describeStoreError } from './storeHealth';
 
-export type JournalState = 'submitting' | 'submitted' | 'stored' | 'failed';
-
-/** What is known before the submit is sent. */
-export interface JobStart {
-	jobId: string;
-	apiStyle: string;
-	baseUrl: string;
-	model: string;
-	apiKeyHash: string;
-}
+const recordSchema = z.object({
+	jobKey: z.string().min(1),
+	state: z.enum(['submitting', 'submitted', 'stored', 'failed']),
+	jobId: z.string().min(1),
+	apiStyle: z.string(),
+	baseUrl: z.string(),
+	model: z.string(),
+	apiKeyHash: z.string(),
+	/** Epoch ms of the `submitting` record. */
+	createdAt: z.number(),
+	/** Epoch ms of this record. */
+	updatedAt: z.number(),
+	/** Upstream task id (from `submitted` on). */
+	taskId: z.string().optional(),
+	/** Upstream polling URL (from `submitted` on). */
+	pollingUrl: z.string().optional(),
+	/** The submit answer's cost in credits, when it reported one (a re-attached job still says what it cost). */
+	cost: z.number().nonnegative().optional(),
+	/** Redacted reason of a final failure. */
+	reason: z.string().optional(),
+	/** The FluxError kind of a final failure, when it had one. */
+	errorKind: z.string().optional(),
+});
+const jobLinkSchema = z.object({ jobKey: z.string().min(1) });
 
 /** The latest state of a job key. */
-export interface JournalRecord extends JobStart {
-	jobKey: string;
-	state: JournalState;
-	/** Epoch ms of the `submitting` record. */
-	createdAt: number;
-	/** Epoch ms of this record. */
-	updatedAt: number;
-	/** Upstream task id (from `submitted` on). */
-	taskId?: string;
-	/** Upstream polling URL (from `submitted` on). */
-	pollingUrl?: string;
-	/** The submit answer's cost in credits, when it reported one (a re-attached job still says what it cost). */
-	cost?: number;
-	/** Redacted reason of a final failure. */
-	reason?: string;
-	/** The FluxError kind of a final failure, when it had one. */
-	errorKind?: string;
-}
+export type JournalRecord = z.infer<typeof recordSchema>;
+export type JournalState = JournalRecord['state'];
+/** What is known before the submit is sent. */
+export type JobStart = Pick<JournalRecord, 'jobId' | 'apiStyle' | 'baseUrl' | 'model' | 'apiKeyHash'>;
 
 /** Where entries are mirrored (Redis in queue mode): reads take the newer of the local and the mirrored entry. */
 export interface JournalMirror {
@@ -77,30 +78,6 @@ export interface JobJournalOptions {
 	sync?: DiskSync;
 }
 
-/** A key's latest record, and whether its journal file had damaged lines (one of them may have been its latest). */
-export interface JournalRead {
-	record?: JournalRecord;
-	damaged: boolean;
-}
-
-const recordSchema = z.object({
-	jobKey: z.string().min(1),
-	state: z.enum(['submitting', 'submitted', 'stored', 'failed']),
-	jobId: z.string().min(1),
-	apiStyle: z.string(),
-	baseUrl: z.string(),
-	model: z.string(),
-	apiKeyHash: z.string(),
-	createdAt: z.number(),
-	updatedAt: z.number(),
-	taskId: z.string().optional(),
-	pollingUrl: z.string().optional(),
-	cost: z.number().nonnegative().optional(),
-	reason: z.string().optional(),
-	errorKind: z.string().optional(),
-});
-const jobLinkSchema = z.object({ jobKey: z.string().min(1) });
-
 /** Folder of the journal inside the store folder. */
 export const JOURNAL_SUBFOLDER = 'journal';
 /** The journal's identity, in its folder and next to it: one without the other means the journal was lost. */
@@ -113,12 +90,6 @@ const JOB_PREFIX = 'job:';
 const MAX_REASON_LENGTH = 300;
 /** A compaction's temp file older than this was left by a killed process. */
 const TEMP_KEPT_MS = 60 * 60_000;
-const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
-
-export interface JournalPruneOptions {
-	/** Records (latest of a key) that may go before their TTL (the store is over its size bound). */
-	drop?: (record: JournalRecord) => boolean;
-}
 
 export class JobJournal {
 	/** The folder of the journal's logs. */
@@ -160,13 +131,13 @@ export class JobJournal {
 		// Durable: lost in a power cut, a re-run would find the key as it was before and pay again. The later states
 		// are not: losing one leaves an earlier state (`submitting`: maybe paid, `submitted`: re-attached), never a resend.
 		const durable = { durable: true };
-		const [recorded, linked] = await Promise.all([this.appendRecord(record, durable), this.append(JOB_PREFIX + jobId, { jobKey: key }, durable)]);
+		const [recorded, linked] = await Promise.all([this.appendRecord(record, durable), this.write(this.entryOf(JOB_PREFIX + jobId, { jobKey: key }), durable)]);
 		return recorded && linked;
 	}
 
 	/** Links another pool job id to `key` (a job served from the store, re-attached, or sharing a flight). */
 	link(jobId: string, key: string): Promise<boolean> {
-		return this.append(JOB_PREFIX + jobId, { jobKey: key });
+		return this.write(this.entryOf(JOB_PREFIX + jobId, { jobKey: key }));
 	}
 
 	/** The upstream acknowledged the submit. False on failure or when no `submitting` record exists. */
@@ -190,7 +161,7 @@ export class JobJournal {
 	}
 
 	/** The latest record of `key`, and whether damaged lines in its file may have hidden a later one (then a note says so). */
-	async readChecked(key: string): Promise<JournalRead> {
+	async readChecked(key: string): Promise<{ record?: JournalRecord; damaged: boolean }> {
 		const { value, damaged } = await this.latest(KEY_PREFIX + key);
 		const parsed = recordSchema.safeParse(value);
 		return { record: parsed.success ? parsed.data : undefined, damaged };
@@ -230,10 +201,11 @@ export class JobJournal {
 
 	/**
 	 * Compacts the logs: one line per name, records and job links older than the TTL dropped, and with
-	 * `options.drop` the records it picks plus the job links to their keys. Only one process may prune a folder at
-	 * a time (the store's prune lock). Resolves with how many names went, undefined on failure.
+	 * `options.drop` the records it picks (latest of a key: they may go before their TTL, the store is over its
+	 * size bound) plus the job links to their keys. Only one process may prune a folder at a time (the store's prune
+	 * lock). Resolves with how many names went, undefined on failure.
 	 */
-	async prune(options: JournalPruneOptions = {}): Promise<number | undefined> {
+	async prune(options: { drop?: (record: JournalRecord) => boolean } = {}): Promise<number | undefined> {
 		try {
 			await this.ready();
 			const now = this.now();
@@ -300,10 +272,6 @@ export class JobJournal {
 		return ok;
 	}
 
-	private append(name: string, value: unknown, options: { durable?: boolean } = {}): Promise<boolean> {
-		return this.write(this.entryOf(name, value), options);
-	}
-
 	/** The next entry of `name`: one revision past the highest seen of it. */
 	private entryOf(name: string, value: unknown): LogEntry {
 		const rev = (this.revisions.get(name) ?? 0) + 1;
@@ -315,7 +283,7 @@ export class JobJournal {
 		if (entry && (entry.rev ?? 0) > (this.revisions.get(entry.name) ?? 0)) this.revisions.set(entry.name, entry.rev ?? 0);
 	}
 
-	private async write(entry: LogEntry, options: { durable?: boolean }): Promise<boolean> {
+	private async write(entry: LogEntry, options: { durable?: boolean } = {}): Promise<boolean> {
 		const { name } = entry;
 		try {
 			await this.ready();
@@ -354,9 +322,9 @@ export class JobJournal {
 			if (damaged > 0) this.noteDamaged(file, damaged, false);
 			return { entry, damaged: damaged > 0 };
 		} catch (error) {
-			const code = codeOf(error);
-			if (code !== 'ENOENT' && code !== 'ENOTDIR') this.faults.fault(describeStoreError('reading the job journal', this.rootDir, error));
-			return { damaged: code !== 'ENOENT' && code !== 'ENOTDIR' };
+			const missing = codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR';
+			if (!missing) this.faults.fault(describeStoreError('reading the job journal', this.rootDir, error));
+			return { damaged: !missing };
 		}
 	}
 

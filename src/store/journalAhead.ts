@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/store knows nothing of n8n nodes: filesystem errors go to the journal, which turns them into false/undefined plus a store warning. */
 /**
  * The journal's durable write-ahead file: the lines whose loss could make a job be paid twice (`submitting`) are
  * also appended to `<dir>/ahead-<generation>.log` and are on disk (fdatasync; the folder fsynced after the file
@@ -12,6 +11,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
+import { codeOf, unless } from './fsErrors';
 import { parseBucket, type LogEntry } from './journalLog';
 import { ensureStoreFolder } from './storeFolder';
 
@@ -28,10 +28,9 @@ export const diskSync: DiskSync = async (target, what) => {
 };
 
 const GENERATION = /^ahead-(\d{1,15})\.log$/;
-const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
 /** Syncs of one target shared by concurrent writers: `request` resolves once a sync that started after the call has ended. */
-export class GroupSync {
+class GroupSync {
 	private running?: Promise<void>;
 	private queued?: Promise<void>;
 
@@ -102,9 +101,7 @@ export class AheadLog {
 		if (old.length === 0) return;
 		const newest = old[old.length - 1];
 		const next = this.fileOf(newest + 1);
-		await fs.writeFile(next, '', { flag: 'wx', mode: 0o600 }).catch((error: unknown) => {
-			if (codeOf(error) !== 'EEXIST') throw error;
-		});
+		await unless(fs.writeFile(next, '', { flag: 'wx', mode: 0o600 }), ['EEXIST'], undefined);
 		await this.sync(this.dir, 'folder');
 		this.current = Math.max(this.current ?? 0, newest + 1);
 		const texts = await Promise.all(old.map(async (generation) => await readBytes(this.fileOf(generation))));
@@ -123,10 +120,7 @@ export class AheadLog {
 	}
 
 	private async generations(): Promise<number[]> {
-		const names = await fs.readdir(this.dir).catch((error: unknown) => {
-			if (codeOf(error) === 'ENOENT') return [] as string[];
-			throw error;
-		});
+		const names = await unless(fs.readdir(this.dir), ['ENOENT'], []);
 		return names
 			.map((name) => GENERATION.exec(name)?.[1])
 			.filter((n): n is string => n !== undefined)
@@ -138,21 +132,7 @@ export class AheadLog {
 	private async appendTo(file: string, bytes: Buffer): Promise<void> {
 		let created = false;
 		if (!this.known.has(file)) created = !(await fs.stat(file).then(() => true, () => false));
-		let handle: fs.FileHandle;
-		try {
-			handle = await fs.open(file, 'a', 0o600);
-		} catch (error) {
-			if (codeOf(error) !== 'ENOENT') throw error;
-			await ensureStoreFolder(this.dir);
-			await this.sync(path.dirname(this.dir), 'folder');
-			handle = await fs.open(file, 'a', 0o600);
-		}
-		try {
-			const { bytesWritten } = await handle.write(bytes);
-			if (bytesWritten !== bytes.length) throw Object.assign(new Error(`short write to ${file} (${bytesWritten} of ${bytes.length} bytes)`), { code: 'ENOSPC' });
-		} finally {
-			await handle.close();
-		}
+		await appendWrite(file, bytes, () => this.sync(path.dirname(this.dir), 'folder'), async () => undefined);
 		await this.groupOf(file, 'file').request();
 		if (created) await this.groupOf(this.dir, 'folder').request();
 		this.known.add(file);
@@ -165,11 +145,24 @@ export class AheadLog {
 	}
 }
 
-async function readBytes(file: string): Promise<Buffer> {
+const readBytes = (file: string): Promise<Buffer> => unless(fs.readFile(file), ['ENOENT'], Buffer.alloc(0));
+
+/**
+ * One write of `bytes` to `file` opened for append; a missing folder is created (then `madeFolder` runs) and the
+ * file opened again. `after` sees the open handle once the bytes are written.
+ */
+export async function appendWrite<T>(file: string, bytes: Buffer, madeFolder: () => Promise<void>, after: (handle: fs.FileHandle) => Promise<T>): Promise<T> {
+	const handle = await fs.open(file, 'a', 0o600).catch(async (error: unknown) => {
+		if (codeOf(error) !== 'ENOENT') throw error;
+		await ensureStoreFolder(path.dirname(file));
+		await madeFolder();
+		return await fs.open(file, 'a', 0o600);
+	});
 	try {
-		return await fs.readFile(file);
-	} catch (error) {
-		if (codeOf(error) === 'ENOENT') return Buffer.alloc(0);
-		throw error;
+		const { bytesWritten } = await handle.write(bytes);
+		if (bytesWritten !== bytes.length) throw Object.assign(new Error(`short write to ${file} (${bytesWritten} of ${bytes.length} bytes)`), { code: 'ENOSPC' });
+		return await after(handle);
+	} finally {
+		await handle.close();
 	}
 }

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/store knows nothing of n8n nodes: filesystem errors go to the journal, which turns them into false/undefined plus a store warning. */
 /**
  * The job journal's files: 256 append-only logs, `<dir>/<2 hex>.log` (an entry's bucket is the first byte of the
  * sha256 of its name). One line per entry, `<crc32, 8 hex> <json { n: name, t: time, r: revision, v: value }>`,
@@ -16,8 +15,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 
-import { AheadLog, diskSync, type DiskSync } from './journalAhead';
-import { ensureStoreFolder } from './storeFolder';
+import { AheadLog, appendWrite, diskSync, type DiskSync } from './journalAhead';
+import { unless } from './fsErrors';
 
 export interface LogEntry {
 	name: string;
@@ -29,7 +28,7 @@ export interface LogEntry {
 }
 
 /** Order of two entries of one name: by revision, then (a tie, or lines of earlier versions) by time. */
-export function compareEntries(a: LogEntry, b: LogEntry): number {
+function compareEntries(a: LogEntry, b: LogEntry): number {
 	return (a.rev ?? 0) - (b.rev ?? 0) || a.time - b.time;
 }
 
@@ -55,7 +54,7 @@ const FILE_SUFFIX = '.log';
 const BUCKET_FILE = /^[0-9a-f]{2}\.log$/;
 /** An append that keeps landing in a replaced file (a compaction each time) gives up after this many tries. */
 const APPEND_TRIES = 4;
-const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
+const MISSING = ['ENOENT', 'ENOTDIR'];
 
 function encode(entry: LogEntry): Buffer {
 	const json = JSON.stringify({ n: entry.name, t: entry.time, r: entry.rev, v: entry.value });
@@ -156,22 +155,15 @@ export class JournalLog {
 
 	/** The latest entry of `name` (or undefined), and how many damaged lines its bucket has. */
 	async latest(name: string): Promise<{ entry?: LogEntry; damaged: number; file: string }> {
-		const file = this.fileOf(bucketOf(name));
-		const [{ entries, damaged }, ahead] = await Promise.all([this.scanFile(file), (this.aheadRead ??= this.readAhead())]);
+		const [{ entries, damaged }, ahead] = await Promise.all([this.scan(bucketOf(name)), (this.aheadRead ??= this.readAhead())]);
 		let found = ahead.get(name);
 		for (const entry of entries) if (entry.name === name) found = laterEntry(found, entry);
-		return { entry: found, damaged, file };
+		return { entry: found, damaged, file: this.fileOf(bucketOf(name)) };
 	}
 
 	/** Every bucket file with its size (none when the folder does not exist). */
 	async buckets(): Promise<Array<{ bucket: string; bytes: number }>> {
-		let names: string[];
-		try {
-			names = await fs.readdir(this.dir);
-		} catch (error) {
-			if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return [];
-			throw error;
-		}
+		const names = await unless(fs.readdir(this.dir), MISSING, []);
 		const found: Array<{ bucket: string; bytes: number }> = [];
 		for (const name of names.filter((n) => BUCKET_FILE.test(n))) {
 			const info = await fs.stat(path.join(this.dir, name)).catch(() => undefined);
@@ -182,7 +174,8 @@ export class JournalLog {
 
 	/** One bucket's entries (file order), damaged lines and size. */
 	async scan(bucket: string): Promise<BucketScan> {
-		return await this.scanFile(this.fileOf(bucket));
+		const text = await unless(fs.readFile(this.fileOf(bucket), 'utf8'), MISSING, '');
+		return { ...parseBucket(text), bytes: Buffer.byteLength(text) };
 	}
 
 	/**
@@ -193,13 +186,8 @@ export class JournalLog {
 	 */
 	async compact(bucket: string, keep: (latest: LogEntry[]) => LogEntry[]): Promise<{ before: number; after: number; damaged: number }> {
 		const file = this.fileOf(bucket);
-		let handle: fs.FileHandle;
-		try {
-			handle = await fs.open(file, 'r');
-		} catch (error) {
-			if (codeOf(error) === 'ENOENT') return { before: 0, after: 0, damaged: 0 };
-			throw error;
-		}
+		const handle = await unless(fs.open(file, 'r'), ['ENOENT'], undefined);
+		if (!handle) return { before: 0, after: 0, damaged: 0 };
 		try {
 			const text = await readFrom(handle, 0);
 			// Up to the last newline: a piece after it is an append in progress, read again below with what follows.
@@ -233,22 +221,10 @@ export class JournalLog {
 
 	/** One write of `bytes`; false when the file was replaced (compacted) meanwhile: append again. */
 	private async appendOnce(file: string, bytes: Buffer): Promise<boolean> {
-		let handle: fs.FileHandle;
-		try {
-			handle = await fs.open(file, 'a', 0o600);
-		} catch (error) {
-			if (codeOf(error) !== 'ENOENT') throw error;
-			await ensureStoreFolder(this.dir);
-			handle = await fs.open(file, 'a', 0o600);
-		}
-		try {
-			const { bytesWritten } = await handle.write(bytes);
-			if (bytesWritten !== bytes.length) throw Object.assign(new Error(`short write to ${file} (${bytesWritten} of ${bytes.length} bytes)`), { code: 'ENOSPC' });
+		return await appendWrite(file, bytes, async () => undefined, async (handle) => {
 			const [mine, current] = await Promise.all([handle.stat(), fs.stat(file).catch(() => undefined)]);
 			return current !== undefined && current.ino === mine.ino && current.dev === mine.dev;
-		} finally {
-			await handle.close();
-		}
+		});
 	}
 
 	/**
@@ -258,24 +234,13 @@ export class JournalLog {
 	private async readAhead(): Promise<Map<string, LogEntry>> {
 		const ahead = latestByName(await this.ahead.entries().catch(() => []));
 		for (const bucket of new Set([...ahead.keys()].map(bucketOf))) {
-			const { entries } = await this.scanFile(this.fileOf(bucket)).catch(() => ({ entries: [] as LogEntry[] }));
+			const { entries } = await this.scan(bucket).catch(() => ({ entries: [] as LogEntry[] }));
 			for (const [name, entry] of latestByName(entries)) {
 				const lost = ahead.get(name);
 				if (lost && compareEntries(entry, lost) >= 0) ahead.delete(name);
 			}
 		}
 		return ahead;
-	}
-
-	private async scanFile(file: string): Promise<BucketScan> {
-		let text: string;
-		try {
-			text = await fs.readFile(file, 'utf8');
-		} catch (error) {
-			if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return { entries: [], damaged: 0, bytes: 0 };
-			throw error;
-		}
-		return { ...parseBucket(text), bytes: Buffer.byteLength(text) };
 	}
 }
 

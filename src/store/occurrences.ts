@@ -20,14 +20,9 @@ export interface ExecutionOccurrencesOptions {
 	now?: () => number;
 }
 
-interface ExecutionCounts {
-	counts: Map<string, number>;
-	lastUsed: number;
-}
-
 export class ExecutionOccurrences {
 	/** Least recently active first (a Map keeps insertion order; a use re-inserts). */
-	private readonly executions = new Map<string, ExecutionCounts>();
+	private readonly executions = new Map<string, { counts: Map<string, number>; lastUsed: number }>();
 	private readonly idleMs: number;
 	private readonly maxExecutions: number;
 	private readonly now: () => number;

@@ -33,8 +33,6 @@ export interface Store {
 	warnings(): string[];
 	/** Prunes the whole folder (TTL, then the size bound); never rejects (failures show in `health()`). */
 	prune(): Promise<StoreSize | undefined>;
-	/** `bytes` were written into the folder outside the result store and the journal (e.g. a kept download). */
-	grew(bytes: number): void;
 }
 
 export interface OpenStoreOptions {
@@ -55,8 +53,7 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions = {}): 
 	const now = options.now ?? Date.now;
 	const faults = new StoreFaults(options.warn ?? logWarning, now);
 	const inUse = new ResultsInUse(config.spareRecentMs || 60 * 60_000, now); // the pool's result TTL (0: the default hour)
-	const growth = { to: (bytes: number): void => void bytes }; // the bound, once it exists
-	const grew = (bytes: number) => growth.to(bytes);
+	const grew = (bytes: number) => bound.grew(bytes); // the bound is made last (nothing is written before)
 	const results = new ResultStore(config.dir, {
 		backend: options.backend,
 		now,
@@ -82,7 +79,6 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions = {}): 
 			faults.noteOnce(`claim-lost:${key}`, `The claim on job ${key.slice(0, 12)}… (${where === 'redis' ? 'in Redis' : `in ${config.dir}`}) was taken over by another process while this one still ran it (it was silent past the claim's lapse).`),
 	});
 	const bound = new StoreBound({ config, results, journal, claims, inUse, faults, now });
-	growth.to = (bytes) => bound.grew(bytes);
 	return {
 		config,
 		results,
@@ -92,7 +88,6 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions = {}): 
 		health: () => faults.health(),
 		warnings: () => faults.warnings(),
 		prune: () => bound.prune(),
-		grew,
 	};
 }
 

@@ -10,42 +10,39 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { logWarning } from '../n8n/log';
 import { type CacheBackend, type CacheEntry, cacacheBackend, READ_CHUNK_BYTES } from './cacheBackend';
+import { codeOf } from './fsErrors';
 import { ensureStoreFolder } from './storeFolder';
 import { StoreFaults, type StoreHealth, describeStoreError } from './storeHealth';
 
-/** What the caller gives with the bytes (any other field, e.g. a key, is dropped, never stored). */
-export interface NewResultMeta {
-	mimeType: string;
-	fileExtension: string;
-	taskId?: string;
-	width?: number;
-	height?: number;
+const newMetaSchema = z.object({
+	mimeType: z.string().min(1),
+	fileExtension: z.string().min(1),
+	taskId: z.string().optional(),
+	width: z.number().int().positive().optional(),
+	height: z.number().int().positive().optional(),
 	/** Files stored with this result, each under {@link partKey}: the result is whole only with every one of them. */
-	parts?: string[];
-}
+	parts: z.array(z.string().min(1)).optional(),
+});
+const storedMetaSchema = newMetaSchema.extend({
+	/** Epoch ms of the write. */
+	storedAt: z.number(),
+	byteLength: z.number().int().min(0),
+	/** The process that wrote it (ResultStoreOptions.writer), when known. */
+	writer: z.string().optional(),
+});
+
+/** What the caller gives with the bytes (any other field, e.g. a key, is dropped, never stored). */
+export type NewResultMeta = z.infer<typeof newMetaSchema>;
 
 /** The key of the file `part` stored with `key`'s result (e.g. a draft clip's `draftCache`). */
 export const partKey = (key: string, part: string): string => `${key}.${part}`;
 
 /** What the store keeps with the bytes. */
-export interface StoredResultMeta extends NewResultMeta {
-	/** Epoch ms of the write. */
-	storedAt: number;
-	/** Length of the bytes. */
-	byteLength: number;
-	/** The process that wrote it (ResultStoreOptions.writer), when known. */
-	writer?: string;
-}
+export type StoredResultMeta = z.infer<typeof storedMetaSchema>;
 
 export interface StoredResult {
 	bytes: Buffer;
 	meta: StoredResultMeta;
-}
-
-export interface PruneSummary {
-	removed: number;
-	freedBytes: number;
-	keptBytes: number;
 }
 
 export interface ResultStoreOptions {
@@ -68,32 +65,13 @@ export interface ResultStoreOptions {
 	faults?: StoreFaults;
 }
 
-const newMetaSchema = z.object({
-	mimeType: z.string().min(1),
-	fileExtension: z.string().min(1),
-	taskId: z.string().optional(),
-	width: z.number().int().positive().optional(),
-	height: z.number().int().positive().optional(),
-	parts: z.array(z.string().min(1)).optional(),
-});
-const storedMetaSchema = newMetaSchema.extend({ storedAt: z.number(), byteLength: z.number().int().min(0), writer: z.string().optional() });
-
-/** The caller's metadata, checked (a TypeError naming `method` and the field: a caller bug). */
-function parseNewMeta(method: string, meta: NewResultMeta): NewResultMeta {
-	const parsed = newMetaSchema.safeParse(meta);
-	if (parsed.success) return parsed.data;
-	const issue = parsed.error.issues[0];
-	throw new TypeError(`ResultStore.${method}: meta field "${issue.path.join('.')}" ${issue.message}`);
-}
-
 /** Folder of the results inside the store folder. */
-export const RESULTS_SUBFOLDER = 'results';
+const RESULTS_SUBFOLDER = 'results';
 const KEY_PREFIX = 'result:';
 /** Chunk size of reads from the store (cacheBackend.ts). */
 export { READ_CHUNK_BYTES };
 const CORRUPT_CODES = new Set(['EINTEGRITY', 'EBADSIZE']);
 const MISSING_CODES = new Set(['ENOENT', 'ENOTDIR']);
-const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
 export class ResultStore {
 	/** The cacache folder of the results. */
@@ -117,34 +95,22 @@ export class ResultStore {
 		return this.faults.health();
 	}
 
-	/** The stored result, or undefined (missing, expired, corrupt: a corrupt entry is logged once and removed). */
+	/** The stored result, read whole through its integrity check, or undefined (as `check`). */
 	async get(key: string): Promise<StoredResult | undefined> {
-		let found: { data: Buffer; metadata?: unknown };
-		try {
-			found = await this.backend.get(this.cacheDir, KEY_PREFIX + key);
-		} catch (error) {
-			if (MISSING_CODES.has(codeOf(error) as string)) return this.missOrOrphan(key);
-			if (CORRUPT_CODES.has(codeOf(error) as string)) return this.dropCorrupt(key, 'content failed its integrity check');
-			this.faults.fault(describeStoreError('reading a result', this.rootDir, error));
-			return undefined;
-		}
-		const meta = storedMetaSchema.safeParse(found.metadata);
-		if (!meta.success || meta.data.byteLength !== found.data.length) {
-			return this.dropCorrupt(key, 'its metadata does not match its content');
-		}
-		if (this.isExpired(meta.data.storedAt)) return undefined;
-		return { bytes: found.data, meta: meta.data };
+		const chunks: Buffer[] = [];
+		const meta = await this.check(key, (chunk) => chunks.push(chunk));
+		return meta && { bytes: Buffer.concat(chunks), meta };
 	}
 
 	/**
 	 * The metadata of `key`'s result after reading its content through its integrity check (streamed: never whole
-	 * in memory), or undefined (missing, expired, corrupt: a corrupt entry is logged once and removed, as by `get`).
+	 * in memory unless `onChunk` keeps it), or undefined (missing, expired, corrupt: a corrupt entry is logged once and removed).
 	 */
-	async check(key: string): Promise<StoredResultMeta | undefined> {
+	async check(key: string, onChunk?: (chunk: Buffer) => void): Promise<StoredResultMeta | undefined> {
 		const opened = await this.openStream(key);
 		if (!opened) return undefined;
 		try {
-			for await (const chunk of opened.stream) void chunk;
+			for await (const chunk of opened.stream) onChunk?.(chunk as Buffer);
 		} catch (error) {
 			if (CORRUPT_CODES.has(codeOf(error) as string)) return this.dropCorrupt(key, 'content failed its integrity check');
 			if (MISSING_CODES.has(codeOf(error) as string)) return this.dropCorrupt(key, 'its content file is missing');
@@ -165,12 +131,7 @@ export class ResultStore {
 	 * could not be used (logged once, see `health()`). Throws a TypeError only for invalid `meta` (a caller bug).
 	 */
 	async put(key: string, bytes: Buffer, meta: NewResultMeta): Promise<boolean> {
-		const parsed = parseNewMeta('put', meta);
-		return await this.write(async (storedAt) => {
-			const stored: StoredResultMeta = { ...parsed, storedAt, byteLength: bytes.length, ...this.writerMeta() };
-			await this.backend.put(this.cacheDir, KEY_PREFIX + key, bytes, { metadata: stored, time: storedAt });
-			return bytes.length;
-		});
+		return await this.write('put', meta, bytes.length, (metadata, time) => this.backend.put(this.cacheDir, KEY_PREFIX + key, bytes, { metadata, time }));
 	}
 
 	/**
@@ -179,22 +140,29 @@ export class ResultStore {
 	 * index entry), and is removed from `filePath` once stored. On false it is left where it is (the caller's).
 	 */
 	async adoptFile(key: string, file: { filePath: string; integrity: string; byteLength: number }, meta: NewResultMeta): Promise<boolean> {
-		const parsed = parseNewMeta('adoptFile', meta);
-		const stored = await this.write(async (storedAt) => {
-			const entry: StoredResultMeta = { ...parsed, storedAt, byteLength: file.byteLength, ...this.writerMeta() };
-			await this.backend.adopt(this.cacheDir, KEY_PREFIX + key, file.filePath, file.integrity, { metadata: entry, time: storedAt, size: file.byteLength });
-			return file.byteLength;
-		});
+		const stored = await this.write('adoptFile', meta, file.byteLength, (metadata, time) =>
+			this.backend.adopt(this.cacheDir, KEY_PREFIX + key, file.filePath, file.integrity, { metadata, time, size: file.byteLength }),
+		);
 		if (stored) await rm(file.filePath, { force: true }).catch(() => undefined);
 		return stored;
 	}
 
-	/** One write into the store (`write` resolves the bytes it stored): faults become false (logged once), growth may prune. */
-	private async write(write: (storedAt: number) => Promise<number>): Promise<boolean> {
-		let byteLength: number;
+	/**
+	 * One write of `byteLength` bytes into the store (`write` stores them with their metadata, stamped `time`): the
+	 * caller's `meta` checked first (a TypeError naming `method` and the field: a caller bug), then faults become
+	 * false (logged once), growth may prune.
+	 */
+	private async write(method: string, meta: NewResultMeta, byteLength: number, write: (metadata: StoredResultMeta, time: number) => Promise<unknown>): Promise<boolean> {
+		const parsed = newMetaSchema.safeParse(meta);
+		if (!parsed.success) {
+			const issue = parsed.error.issues[0];
+			throw new TypeError(`ResultStore.${method}: meta field "${issue.path.join('.')}" ${issue.message}`);
+		}
+		const writer = this.options.writer === undefined ? {} : { writer: this.options.writer };
 		try {
-			await this.ensureFolder();
-			byteLength = await write(this.now());
+			await ensureStoreFolder(this.cacheDir); // a folder deleted while n8n runs is made again 0700 (cacache alone: 0755)
+			const storedAt = this.now();
+			await write({ ...parsed.data, storedAt, byteLength, ...writer }, storedAt);
 		} catch (error) {
 			this.faults.fault(describeStoreError('writing a result', this.rootDir, error));
 			return false;
@@ -207,10 +175,6 @@ export class ResultStore {
 		this.bytesSincePrune += byteLength;
 		if (this.bytesSincePrune > this.options.maxBytes / 8) await this.prune();
 		return true;
-	}
-
-	private writerMeta(): { writer?: string } {
-		return this.options.writer === undefined ? {} : { writer: this.options.writer };
 	}
 
 	/**
@@ -283,7 +247,7 @@ export class ResultStore {
 	 * Drops expired results, then the oldest until the bytes fit `maxBytes` (or `budgetBytes`: what the store
 	 * folder leaves the results); content no longer referenced goes too.
 	 */
-	async prune(budgetBytes = this.options.maxBytes): Promise<PruneSummary | undefined> {
+	async prune(budgetBytes = this.options.maxBytes): Promise<{ removed: number; freedBytes: number; keptBytes: number } | undefined> {
 		this.bytesSincePrune = 0;
 		try {
 			const entries = Object.values(await this.backend.ls(this.cacheDir))
@@ -346,12 +310,6 @@ export class ResultStore {
 		}
 	}
 
-	/** A miss; an index entry whose content file is gone (e.g. pruned by another process) is dropped too. */
-	private async missOrOrphan(key: string): Promise<undefined> {
-		if ((await this.info(key)) === undefined) return undefined;
-		return this.dropCorrupt(key, 'its content file is missing');
-	}
-
 	private async dropCorrupt(key: string, why: string): Promise<undefined> {
 		this.faults.noteOnce(
 			`corrupt:${key}`,
@@ -380,11 +338,6 @@ export class ResultStore {
 
 	private isExpired(time: number): boolean {
 		return time < this.now() - this.options.ttlMs;
-	}
-
-	/** Every write: a folder deleted while n8n runs is created again 0700 (cacache alone would make it 0755). */
-	private ensureFolder(): Promise<void> {
-		return ensureStoreFolder(this.cacheDir);
 	}
 }
 

@@ -57,10 +57,6 @@ export class ResultsInUse {
 		return false;
 	}
 
-	get size(): number {
-		return this.uses.size;
-	}
-
 	private forgetExpired(): void {
 		const now = this.now();
 		for (const [id, use] of this.uses) if (use.until <= now) this.uses.delete(id);

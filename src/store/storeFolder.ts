@@ -2,6 +2,8 @@
 import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
+import { codeOf } from './fsErrors';
+
 /** The nearest folder of `dir` (itself or a parent) that exists. */
 async function nearestExisting(dir: string): Promise<string> {
 	for (let at = dir; ; at = path.dirname(at)) {
@@ -15,13 +17,13 @@ async function nearestExisting(dir: string): Promise<string> {
  * system): the nearest existing parent is read-only or not writable. The error otherwise.
  */
 async function explainMkdirFailure(dir: string, error: unknown): Promise<unknown> {
-	if ((error as { code?: unknown }).code !== 'ENOENT') return error;
+	if (codeOf(error) !== 'ENOENT') return error;
 	const parent = await nearestExisting(path.dirname(dir));
 	try {
 		await fs.access(parent, constants.W_OK);
 		return error;
 	} catch (denied) {
-		const code = (denied as { code?: unknown }).code;
+		const code = codeOf(denied);
 		if (code === 'EROFS') return Object.assign(new Error(`cannot create ${dir}: ${parent} is on a read-only file system`), { code });
 		if (code === 'EACCES' || code === 'EPERM') return Object.assign(new Error(`cannot create ${dir}: ${parent} is not writable`), { code });
 		return error;

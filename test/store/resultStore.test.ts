@@ -168,7 +168,7 @@ describe('ResultStore: faults never throw into the job path', () => {
 	it('an unreadable index (injected EIO) is a miss and a fault, not a throw', async () => {
 		const backend: CacheBackend = {
 			...cacacheBackend,
-			get: async () => {
+			info: async () => {
 				throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
 			},
 		};

@@ -5,6 +5,13 @@
  */
 import { EventEmitter } from 'node:events';
 
+/** A held claim, in the folder or in Redis. */
+export interface HeldClaim {
+	/** False once another owner took it over (this process was silent past the claim's lapse or lease). */
+	held(): boolean;
+	release(): Promise<void>;
+}
+
 /** Releases in this process, by key: a waiter on the same key tries again at once. */
 export class ClaimWakeups {
 	private readonly events = new EventEmitter();

@@ -15,13 +15,36 @@ import * as path from 'node:path';
 import type { SharedRedis } from '../../redis';
 import { spareFolder } from '../spareFolder';
 import type { ProcessOwner as ClaimOwner } from '../../coordination/ownerLiveness';
-import { DEFAULT_CLAIM_TIMING, type ClaimTiming } from './claimTiming';
-import { ClaimWakeups } from './claimWait';
-import { FileClaims, type FileClaim } from './fileClaims';
-import { RedisClaims, type RedisClaim } from './redisClaims';
+import { ClaimWakeups, type HeldClaim } from './claimWait';
+import { FileClaims } from './fileClaims';
+import { RedisClaims } from './redisClaims';
 
 /** Folder of the claims inside the store folder. */
 export const CLAIMS_SUBFOLDER = 'claims';
+
+/** How claims are kept and judged (production values; tests shorten them). */
+export interface ClaimTiming {
+	/** How often a held claim is renewed: a file claim touched, a Redis claim's lease extended. */
+	heartbeatMs: number;
+	/** A file claim not touched for this long, whose owner cannot be seen alive on this machine, has lapsed. */
+	fileLapseMs: number;
+	/** The lease of a Redis claim: it lapses this long after its owner last renewed it. */
+	redisLeaseMs: number;
+	/** After Redis answers again, new Redis claims wait this long, so the owners of earlier ones re-assert them first. */
+	redisGraceMs: number;
+	/** The first and the longest pause of a claimant waiting for the owner's outcome. */
+	waitMinMs: number;
+	waitMaxMs: number;
+}
+
+export const DEFAULT_CLAIM_TIMING: ClaimTiming = {
+	heartbeatMs: 2_000,
+	fileLapseMs: 20_000,
+	redisLeaseMs: 10_000,
+	redisGraceMs: 5_000,
+	waitMinMs: 20,
+	waitMaxMs: 250,
+};
 
 /** A job key's claim. */
 export interface ClaimHandle {
@@ -74,14 +97,14 @@ export class Claims {
 			const spare = await this.spareFiles.acquire(key, signal);
 			folder = { claim: spare.claim, waited: folder.waited || spare.waited };
 		}
-		let redis: { claim?: RedisClaim; waited: boolean } = { waited: false };
+		let redis: { claim?: HeldClaim; waited: boolean } = { waited: false };
 		try {
 			if (this.redis) redis = await this.redis.acquire(key, signal);
 		} catch (error) {
 			await folder.claim?.release();
 			throw error;
 		}
-		const parts: Array<FileClaim | RedisClaim> = [redis.claim, folder.claim].filter((c): c is FileClaim | RedisClaim => c !== undefined);
+		const parts = [redis.claim, folder.claim].filter((c): c is HeldClaim => c !== undefined);
 		return {
 			waited: folder.waited || redis.waited,
 			through: { folder: folder.claim !== undefined, redis: redis.claim !== undefined },

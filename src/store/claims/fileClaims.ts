@@ -12,17 +12,11 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
+import { codeOf } from '../fsErrors';
 import { ensureStoreFolder } from '../storeFolder';
 import { type ProcessOwner as ClaimOwner, processAlive as ownerAlive, ownerRecord, readOwnerRecord, thisOwner } from '../../coordination/ownerLiveness';
-import type { ClaimTiming } from './claimTiming';
-import { backoff, type ClaimWakeups } from './claimWait';
-
-/** A held file claim. */
-export interface FileClaim {
-	/** False once another process took it over (this process was silent past the lapse, e.g. on another machine). */
-	held(): boolean;
-	release(): Promise<void>;
-}
+import type { ClaimTiming } from './claims';
+import { backoff, type ClaimWakeups, type HeldClaim } from './claimWait';
 
 interface Held {
 	file: string;
@@ -34,7 +28,6 @@ interface Held {
 /** A takeover lock older than this was left by a process killed during its takeover (which takes milliseconds). */
 const TAKEOVER_LAPSE_MS = 10_000;
 const SAFE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
-const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
 /** The claim file name of a key (a key that is not a plain name is hashed). */
 export function claimFileName(key: string): string {
@@ -65,42 +58,14 @@ export class FileClaims {
 	 * Claims `key`, waiting while another live owner holds it. Resolves with the claim and whether it waited, or
 	 * without a claim when the folder cannot hold one (reported through onFault). Rejects with the signal's reason.
 	 */
-	async acquire(key: string, signal?: AbortSignal): Promise<{ claim?: FileClaim; waited: boolean }> {
-		const file = path.join(this.dir, claimFileName(key));
+	async acquire(key: string, signal?: AbortSignal): Promise<{ claim?: HeldClaim; waited: boolean }> {
 		const pause = backoff(this.timing.waitMinMs, this.timing.waitMaxMs);
-		let waited = false;
-		for (;;) {
-			signal?.throwIfAborted();
-			this.creating.add(file);
-			try {
-				const made = await this.create(file);
-				if (made === 'unusable') return { waited };
-				if (made !== 'held') return { claim: this.hold(key, made), waited };
-			} finally {
-				this.creating.delete(file);
-			}
-			waited = true;
-			if (await this.judgeDead(file)) await this.takeOver(file);
-			else await this.wakeups.pause(key, pause(), signal);
-		}
+		return await this.claim(key, Number.POSITIVE_INFINITY, async () => await this.wakeups.pause(key, pause(), signal), signal);
 	}
 
 	/** Claims `key` if nobody holds it (a dead owner's claim is taken over); undefined when held or impossible. */
-	async tryAcquire(key: string): Promise<FileClaim | undefined> {
-		const file = path.join(this.dir, claimFileName(key));
-		for (let attempt = 0; attempt < 2; attempt++) {
-			this.creating.add(file);
-			try {
-				const made = await this.create(file);
-				if (made === 'unusable') return undefined;
-				if (made !== 'held') return this.hold(key, made);
-			} finally {
-				this.creating.delete(file);
-			}
-			if (!(await this.judgeDead(file))) return undefined;
-			await this.takeOver(file);
-		}
-		return undefined;
+	async tryAcquire(key: string): Promise<HeldClaim | undefined> {
+		return (await this.claim(key, 2)).claim;
 	}
 
 	/** Claim files whose owner is gone (a process killed while holding them); for the store's prune. */
@@ -127,6 +92,28 @@ export class FileClaims {
 		held.lost = true;
 		this.onLost(key);
 		return false;
+	}
+
+	/** Up to `tries` attempts to create the claim file, taking over a dead owner's; `wait` (none: give up) while a live owner holds it. */
+	private async claim(key: string, tries: number, wait?: () => Promise<void>, signal?: AbortSignal): Promise<{ claim?: HeldClaim; waited: boolean }> {
+		const file = path.join(this.dir, claimFileName(key));
+		let waited = false;
+		for (let attempt = 0; attempt < tries; attempt++) {
+			signal?.throwIfAborted();
+			this.creating.add(file);
+			try {
+				const made = await this.create(file);
+				if (made === 'unusable') return { waited };
+				if (made !== 'held') return { claim: this.hold(key, made), waited };
+			} finally {
+				this.creating.delete(file);
+			}
+			waited = true;
+			if (await this.judgeDead(file)) await this.takeOver(file);
+			else if (wait) await wait();
+			else break;
+		}
+		return { waited };
 	}
 
 	private async create(file: string): Promise<{ ino: number; dev: number } | 'held' | 'unusable'> {
@@ -166,7 +153,7 @@ export class FileClaims {
 		}
 	}
 
-	private hold(key: string, id: { ino: number; dev: number }): FileClaim {
+	private hold(key: string, id: { ino: number; dev: number }): HeldClaim {
 		const held: Held = { file: path.join(this.dir, claimFileName(key)), ...id, lost: false };
 		this.held.set(key, held);
 		this.startHeartbeat();

@@ -1,6 +1,4 @@
 /** One paid job, one owner: claims per job key through the store folder and Redis (see claims.ts). */
-export { CLAIMS_SUBFOLDER, Claims, type ClaimHandle, type ClaimsOptions } from './claims';
-export { DEFAULT_CLAIM_TIMING, type ClaimTiming } from './claimTiming';
+export { CLAIMS_SUBFOLDER, Claims, type ClaimHandle, type ClaimsOptions, DEFAULT_CLAIM_TIMING, type ClaimTiming } from './claims';
 export { type ProcessOwner as ClaimOwner, thisOwner } from '../../coordination/ownerLiveness';
 export { claimFileName } from './fileClaims';
-export { CLAIM_REDIS_PREFIX } from './redisClaims';

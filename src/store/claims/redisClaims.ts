@@ -14,8 +14,8 @@ import { Mutex } from 'redis-semaphore';
 
 import type { SharedRedis } from '../../redis';
 import { type ProcessOwner as ClaimOwner, processAlive as ownerAlive, parseOwner, thisOwner } from '../../coordination/ownerLiveness';
-import type { ClaimTiming } from './claimTiming';
-import { backoff, type ClaimWakeups } from './claimWait';
+import type { ClaimTiming } from './claims';
+import { backoff, type ClaimWakeups, type HeldClaim } from './claimWait';
 
 /** Prefix of the claims' Redis keys (redis-semaphore puts `mutex:` before it). */
 export const CLAIM_REDIS_PREFIX = 'flux-concurrent:claim:';
@@ -23,13 +23,6 @@ const MUTEX_PREFIX = 'mutex:';
 
 /** Deletes the claim only if it still holds the value judged dead (never a claim made meanwhile). */
 const DELETE_IF_EQUAL = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
-
-/** A held Redis claim. */
-export interface RedisClaim {
-	/** False once Redis showed another owner (the lease lapsed while Redis or this process was silent). */
-	held(): boolean;
-	release(): Promise<void>;
-}
 
 interface Held {
 	key: string;
@@ -84,7 +77,7 @@ export class RedisClaims {
 	 * to answer (that owner, on another machine, may be paying for the job right now), until the signal ends it.
 	 * Rejects with the signal's reason.
 	 */
-	async acquire(key: string, signal?: AbortSignal): Promise<{ claim?: RedisClaim; waited: boolean }> {
+	async acquire(key: string, signal?: AbortSignal): Promise<{ claim?: HeldClaim; waited: boolean }> {
 		const redisKey = CLAIM_REDIS_PREFIX + key;
 		const identifier = identifierOf(this.owner);
 		const pause = backoff(this.timing.waitMinMs, this.timing.waitMaxMs);
@@ -131,7 +124,7 @@ export class RedisClaims {
 			: new Mutex(this.redis.client, redisKey, { ...lease, identifier, acquireAttemptsLimit: 1, acquireTimeout: this.timing.redisLeaseMs, retryInterval: 0 });
 	}
 
-	private hold(key: string, identifier: string): RedisClaim {
+	private hold(key: string, identifier: string): HeldClaim {
 		const held: Held = { key, identifier, lost: false, timer: setInterval(() => void this.renew(held), this.timing.heartbeatMs) };
 		held.timer.unref();
 		this.held.add(held);
