@@ -3,6 +3,5 @@
  * gone, silent or refusing the credentials (see sharedRedis.ts). Used by the account limit and the journal.
  */
 export { type RedisErrorKind, classifyRedisError, safeReason } from './redisErrors';
-export { type RedisProblem, RECENT_OUTAGE_MS, RedisHealth } from './redisHealth';
-export { type RedisResult, type SharedRedisOptions, CONNECT_WAIT_MS, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_PROBE_EVERY_MS, SharedRedis } from './sharedRedis';
+export { type RedisResult, type SharedRedisOptions, CONNECT_WAIT_MS, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_PROBE_EVERY_MS, RECENT_OUTAGE_MS, SharedRedis } from './sharedRedis';
 export { processRedis, redisWarnings } from './processRedis';
