@@ -23,7 +23,7 @@ const LOCK_REFRESH_MS = 1000;
 /**
  * Waiting for the lock: retries this far apart at most, about 30 s in all: longer than a dead holder's lock lives,
  * and than a few holders each waiting one Redis deadline under it (spendLedger.ts; once one has, the others of the
- * machine skip Redis for a while: redisSilence.ts).
+ * machine skip Redis for a while: spendLedger.ts).
  */
 const LOCK_RETRY = { retries: 750, factor: 1.2, minTimeout: 5, maxTimeout: 40, randomize: true } as const;
 

@@ -9,24 +9,17 @@ import { randomUUID } from 'node:crypto';
 
 import type { SubmitBudget } from '../flux';
 import { LedgerUnusableError } from './fileLedger';
-import type { LedgerEntry, SpendLimits } from './ledgerState';
+import { hasDailyLimit, type LedgerEntry, type ReserveRequest } from './ledgerState';
 import type { NewJobsPerExecution } from './newJobsPerExecution';
 import type { SpendLedger } from './spendLedger';
 import { creditLimitReached, executionLimitReached, jobLimitReached, ledgerUnusable } from './spendRefusal';
 
 /** What a job's spend control needs to know, made when the job is prepared (no n8n context needed later). */
-export interface SpendTerms {
+export interface SpendTerms extends Omit<ReserveRequest, 'id' | 'owner'> {
 	/** src/account's accountId of the job's credential. */
 	account: string;
-	/** The credential's daily limits (empty: none). */
-	limits: SpendLimits;
-	/** priceBook.ts: the job's price key and list price. */
-	priceKey: string;
-	listPrice?: number;
 	/** Max New Jobs per Execution of the node (absent: none). */
 	perExecution?: { key: string; max: number; node: string };
-	/** How long an unpriced reservation may hold back others (the job's timeout). */
-	blockMs: number;
 }
 
 /** A job waiting for another's price (one at a time while none is known) looks again this often (ms). */
@@ -37,14 +30,10 @@ export interface BudgetDeps {
 	perExecution: NewJobsPerExecution;
 }
 
-/** True when the terms limit anything. */
-export function hasLimits(terms: SpendTerms | undefined): terms is SpendTerms {
-	return terms !== undefined && (terms.limits.credits !== undefined || terms.limits.jobs !== undefined || terms.perExecution !== undefined);
-}
-
 /** The job's hook, or undefined when no limit applies to it. */
 export function jobBudget(terms: SpendTerms | undefined, deps: () => BudgetDeps): SubmitBudget | undefined {
-	return hasLimits(terms) ? new JobBudget(terms, deps()) : undefined;
+	const limited = terms !== undefined && (hasDailyLimit(terms.limits) || terms.perExecution !== undefined);
+	return limited ? new JobBudget(terms, deps()) : undefined;
 }
 
 class JobBudget implements SubmitBudget {
@@ -56,17 +45,13 @@ class JobBudget implements SubmitBudget {
 		private readonly deps: BudgetDeps,
 	) {}
 
-	private get daily(): boolean {
-		return this.terms.limits.credits !== undefined || this.terms.limits.jobs !== undefined;
-	}
-
 	async reserve(signal: AbortSignal): Promise<void> {
 		const { perExecution } = this.terms;
 		if (perExecution && !this.placeTaken) {
 			if (!this.deps.perExecution.take(perExecution.key, perExecution.max)) throw executionLimitReached(perExecution.max, perExecution.node);
 			this.placeTaken = true;
 		}
-		if (!this.daily || this.reservation) return;
+		if (!hasDailyLimit(this.terms.limits) || this.reservation) return;
 		try {
 			this.reservation = await this.reserveInLedger(signal);
 		} catch (error) {

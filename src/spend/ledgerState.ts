@@ -54,6 +54,11 @@ export interface SpendLimits {
 	jobs?: number;
 }
 
+/** True when either daily limit is set. */
+export function hasDailyLimit(limits: SpendLimits): boolean {
+	return limits.credits !== undefined || limits.jobs !== undefined;
+}
+
 export interface Spent {
 	credits: number;
 	jobs: number;
@@ -61,9 +66,11 @@ export interface Spent {
 
 export interface ReserveRequest {
 	id: string;
+	/** priceBook.ts: the job's price key. */
 	priceKey: string;
 	/** The model's list price for these parameters (pricebook.ts), if it has one. */
 	listPrice?: number;
+	/** The credential's daily limits (empty: none). */
 	limits: SpendLimits;
 	/** How long an unpriced reservation holds back others at most (the job's timeout). */
 	blockMs: number;
@@ -85,12 +92,6 @@ const REMOVED_KEPT_MAX = 2000;
 export function modelOf(priceKey: string): string {
 	const colon = priceKey.indexOf(':');
 	return colon < 0 ? priceKey : priceKey.slice(0, colon);
-}
-
-/** True when the API reported no cost for this model's last finished job of the account. */
-export function reportsNoCost(state: LedgerState, model?: string): boolean {
-	const noCost = state.noCost ?? {};
-	return model === undefined ? Object.keys(noCost).length > 0 : noCost[model] !== undefined;
 }
 
 /** Credits are compared with this slack (costs like 4.5 add up in binary floating point). */
@@ -124,12 +125,8 @@ export function spentIn(state: LedgerState, clock: LedgerClock): Spent {
 		highest ??= Math.max(0, ...Object.values(state.prices).map((price) => price.credits));
 		credits += state.prices[entry.priceKey]?.credits ?? highest;
 	}
-	return { credits: roundCredits(credits), jobs };
-}
-
-/** Credits without floating-point dust (e.g. 0.1 + 0.2). */
-export function roundCredits(credits: number): number {
-	return Math.round(credits * 1e6) / 1e6;
+	// Without floating-point dust (e.g. 0.1 + 0.2).
+	return { credits: Math.round(credits * 1e6) / 1e6, jobs };
 }
 
 /** The window only: entries past it leave, removals older than an hour too; `state` itself when nothing leaves (nothing to write). */
@@ -143,11 +140,6 @@ function pruned(state: LedgerState, clock: LedgerClock): LedgerState {
 /** True when two states hold the same (their revisions aside; a merge always makes a new one): nothing to write. */
 export function sameLedger(a: LedgerState, b: LedgerState): boolean {
 	return a === b || JSON.stringify({ ...a, rev: 0 }) === JSON.stringify({ ...b, rev: 0 });
-}
-
-/** The estimate a reservation holds: the price this account last saw for the key, else the list price. */
-export function estimateFor(state: LedgerState, priceKey: string, listPrice: number | undefined): number | undefined {
-	return state.prices[priceKey]?.credits ?? listPrice;
 }
 
 /** True while an unpriced entry holds back other unpriced reservations. */
@@ -171,8 +163,10 @@ export function reserve(
 	const spent = spentIn(current, clock);
 	const { limits } = request;
 	if (limits.jobs !== undefined && spent.jobs + 1 > limits.jobs) return { state: current, outcome: { kind: 'refused', limit: 'jobs', spent } };
-	const creditLimitEnforced = limits.credits !== undefined && !reportsNoCost(current, modelOf(request.priceKey));
-	const estimate = estimateFor(current, request.priceKey, request.listPrice);
+	// Not where the API reported no cost for this model's last finished job of the account.
+	const creditLimitEnforced = limits.credits !== undefined && current.noCost?.[modelOf(request.priceKey)] === undefined;
+	// The price this account last saw for the key, else the list price.
+	const estimate = current.prices[request.priceKey]?.credits ?? request.listPrice;
 	let credits: number | null = estimate ?? null;
 	if (creditLimitEnforced) {
 		const limit = limits.credits!;

@@ -3,14 +3,10 @@
  * process, the collector's own credential), what was spent in the last 24 hours and the limits; and the notes:
  * a credit limit the API's answers cannot enforce (no cost reported), limits held per machine (Redis away).
  */
-import type { SpendLimits } from './ledgerState';
+import { hasDailyLimit, type SpendLimits, type Spent } from './ledgerState';
 import { recentAccounts, spendLedger } from './spendControl';
 
-export interface SpentInWindow {
-	credits: number;
-	jobs: number;
-	window: '24h';
-}
+export type SpentInWindow = Spent & { window: '24h' };
 
 export interface DailyLimits {
 	dailyCreditLimit: number | null;
@@ -37,7 +33,7 @@ export async function spendReport(
 	const recent = recentAccounts();
 	const accounts = recent.accountsOf(jobIds);
 	const own = recent.knowsAny(jobIds) ? undefined : await fallback?.();
-	if (own && (own.limits.credits !== undefined || own.limits.jobs !== undefined)) accounts.set(own.account, own.limits);
+	if (own && hasDailyLimit(own.limits)) accounts.set(own.account, own.limits);
 	if (accounts.size === 0) return { fields: {}, warnings: [] };
 	const ledger = spendLedger();
 	const rows: Array<{ account: string; spent: SpentInWindow; limits: DailyLimits }> = [];
