@@ -14,7 +14,6 @@
 import { Redis } from 'ioredis';
 
 import { redisAddress, type RedisTarget } from '../config';
-import { classifyRedisError, safeReason } from './redisErrors';
 
 /** Deadline of every command (ms). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
@@ -29,6 +28,10 @@ export const CONNECT_WAIT_MS = 2000;
 const DISCONNECT_TIMEOUT_MS = 100;
 /** Longest pause between reconnection attempts (ms). */
 const MAX_RECONNECT_DELAY_MS = 1000;
+/** ioredis's message for a command that got no reply within `commandTimeout`. */
+const TIMED_OUT = 'Command timed out';
+const CONNECTION_MESSAGES = [/connection is closed/i, /stream isn't writeable/i, /max retries per request/i];
+const CREDENTIAL_REPLIES = /^(NOAUTH|WRONGPASS)\b|invalid password|invalid username-password/i;
 /** How long after Redis returned its absence is still reported. */
 export const RECENT_OUTAGE_MS = 10 * 60_000;
 
@@ -141,9 +144,8 @@ export class SharedRedis {
 		try {
 			return { ok: true, value: await command(this.client) };
 		} catch (error) {
-			const kind = classifyRedisError(error);
-			if (kind === 'other') throw error;
-			if (kind !== 'reply') this.failed(error);
+			if (classifyRedisError(error) === 'other') throw error;
+			this.failed(error);
 			return { ok: false, reason: safeReason(error) };
 		}
 	}
@@ -237,4 +239,29 @@ export class SharedRedis {
 			this.probing = false;
 		}
 	}
+}
+
+/**
+ * What an ioredis error means: Redis gone (`unreachable`), connected but not answering within the deadline
+ * (`stalled`), refusing the credentials (`credentials`), answering a command with an error (`reply`: Redis works,
+ * the command did not), or not a Redis error at all (`other`: a bug or an abort, for the caller). Classified by
+ * value (name, code, message), not by class: Node's socket errors may come from another realm.
+ */
+function classifyRedisError(error: unknown): 'unreachable' | 'stalled' | 'credentials' | 'reply' | 'other' {
+	if (typeof error !== 'object' || error === null) return 'other';
+	const { name, message, code } = error as { name?: unknown; message?: unknown; code?: unknown };
+	if (typeof message !== 'string') return 'other';
+	if (message === TIMED_OUT) return 'stalled';
+	if (name === 'ReplyError') return CREDENTIAL_REPLIES.test(message) ? 'credentials' : 'reply';
+	if (name === 'MaxRetriesPerRequestError') return 'unreachable';
+	if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return 'unreachable';
+	return CONNECTION_MESSAGES.some((re) => re.test(message)) ? 'unreachable' : 'other';
+}
+
+/** An ioredis error's code or message, without anything that could carry a password. */
+function safeReason(error: unknown): string {
+	const code = (error as { code?: unknown }).code;
+	if (typeof code === 'string') return code;
+	const message = typeof (error as { message?: unknown })?.message === 'string' ? (error as { message: string }).message : String(error);
+	return message.replace(/\/\/[^@\s]*@/g, '//***@').slice(0, 200);
 }
