@@ -65,15 +65,11 @@ export class SharedRedis {
 	readonly client: Redis;
 	/** `host:port` of the target, for messages. */
 	readonly where: string;
-	private readonly warn: (message: string) => void;
-	private readonly info: (message: string) => void;
-	private readonly now: () => number;
 	/** Set during an outage; the last one and when it ended, for the report's "recent outage" warning. */
 	private problem?: RedisProblem;
 	private lastProblem?: RedisProblem;
 	private lastOutageEnd?: number;
 	private readonly commandTimeoutMs: number;
-	private readonly probeEveryMs: number;
 	private readonly createdAt = Date.now();
 	private readonly upListeners: Array<() => void> = [];
 	private wasReady = false;
@@ -83,13 +79,12 @@ export class SharedRedis {
 	/** One wait for the first connection, shared by every caller. */
 	private firstConnect?: Promise<boolean>;
 
-	constructor(target: RedisTarget, options: SharedRedisOptions = {}) {
+	constructor(
+		target: RedisTarget,
+		private readonly options: SharedRedisOptions = {},
+	) {
 		this.where = redisAddress(target);
 		this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-		this.probeEveryMs = options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS;
-		this.warn = options.warn ?? (() => undefined);
-		this.info = options.info ?? (() => undefined);
-		this.now = options.now ?? Date.now;
 		this.client = new Redis({
 			host: target.host,
 			port: target.port,
@@ -158,7 +153,7 @@ export class SharedRedis {
 	/** The report's warnings: one while Redis is not usable, or shortly after it came back. */
 	warnings(): string[] {
 		if (this.problem !== undefined) return [this.message(this.problem)];
-		if (this.lastProblem !== undefined && this.lastOutageEnd !== undefined && this.now() - this.lastOutageEnd < RECENT_OUTAGE_MS) {
+		if (this.lastProblem !== undefined && this.lastOutageEnd !== undefined && (this.options.now ?? Date.now)() - this.lastOutageEnd < RECENT_OUTAGE_MS) {
 			const why = this.lastProblem.kind === 'credentials' ? 'it refused the credentials' : this.lastProblem.detail;
 			return [`Redis at ${this.where} was unreachable for a while (${why}): jobs meanwhile ran on per-process limits; it is back and the limit is shared again.`];
 		}
@@ -189,7 +184,7 @@ export class SharedRedis {
 		if (this.problem === undefined) {
 			this.problem = problem;
 			this.lastProblem = problem;
-			this.warn(this.message(problem));
+			this.options.warn?.(this.message(problem));
 		}
 		this.startProbe();
 	}
@@ -199,8 +194,8 @@ export class SharedRedis {
 		this.stopProbe();
 		if (this.problem === undefined) return;
 		this.problem = undefined;
-		this.lastOutageEnd = this.now();
-		this.info(`Redis at ${this.where} answers again: the account-wide limit and the journal are shared across processes again.`);
+		this.lastOutageEnd = (this.options.now ?? Date.now)();
+		this.options.info?.(`Redis at ${this.where} answers again: the account-wide limit and the journal are shared across processes again.`);
 		for (const listener of this.upListeners) listener();
 	}
 
@@ -217,7 +212,7 @@ export class SharedRedis {
 
 	private startProbe(): void {
 		if (this.probe !== undefined || this.closing) return;
-		this.probe = setInterval(() => void this.probeOnce(), this.probeEveryMs);
+		this.probe = setInterval(() => void this.probeOnce(), this.options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS);
 		this.probe.unref();
 	}
 
