@@ -7,7 +7,6 @@
  */
 import type { SharedRedis } from '../redis';
 import { AdaptiveLimit, type AdaptiveLimitStats } from './adaptiveLimit';
-import { readRateLimitHint, type HeaderBag } from './rateLimitHeaders';
 import { DEFAULT_LEASE_TIMING, RedisLeases, type LeaseTiming } from './redisLeases';
 import { JobAdmission } from './jobAdmission';
 
@@ -30,7 +29,6 @@ export class AccountLimiter {
 			limit,
 			local: this.localLimit(name, limit),
 			leases: this.options.leases,
-			hintOf: (headers: HeaderBag) => readRateLimitHint(headers, Date.now()),
 		});
 	}
 

@@ -6,7 +6,7 @@
  * `release` when the task is final. Every method is idempotent past the first release.
  */
 import type { AdaptiveLimit, Grant, GrantOutcome } from './adaptiveLimit';
-import type { HeaderBag, RateLimitHint } from './rateLimitHeaders';
+import { readRateLimitHint, type HeaderBag } from './rateLimitHeaders';
 import type { Lease, RedisLeases } from './redisLeases';
 
 export interface JobAdmissionParts {
@@ -14,7 +14,6 @@ export interface JobAdmissionParts {
 	limit: number;
 	local: AdaptiveLimit;
 	leases?: RedisLeases;
-	hintOf: (headers: HeaderBag) => RateLimitHint;
 }
 
 export class JobAdmission {
@@ -56,7 +55,7 @@ export class JobAdmission {
 		const grant = this.grant;
 		this.grant = undefined;
 		this.dropLease();
-		return grant ? this.parts.local.rateLimited(grant, this.parts.hintOf(headers)) : false;
+		return grant ? this.parts.local.rateLimited(grant, readRateLimitHint(headers, Date.now())) : false;
 	}
 
 	/** The task is final (`ready` / `failed`) or the job ended: hand back grant and lease. */

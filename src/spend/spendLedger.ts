@@ -15,7 +15,7 @@ import { EventEmitter } from 'node:events';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
-import type { RedisResult } from '../redis';
+import type { RedisResult, SharedRedis } from '../redis';
 import { ownerAlive, thisOwner, type ProcessOwner } from '../coordination/ownerLiveness';
 import { FileLedger, LedgerUnusableError, type LedgerChange } from './fileLedger';
 import { systemClock, type LedgerClock } from './ledgerClock';
@@ -30,10 +30,7 @@ export const FALLBACK_REPORTED_MS = 10 * 60_000;
 /** How long a process's note that Redis was silent holds the others of its machine back from Redis (ms). */
 const SILENCE_SHARED_MS = 5000;
 
-export interface SpendRedis extends LedgerRedis {
-	usable(): boolean;
-	onUp(listener: () => void): void;
-}
+export type SpendRedis = LedgerRedis & Pick<SharedRedis, 'usable' | 'onUp'>;
 
 export interface SpendLedgerOptions {
 	/** The folder of the local ledger (the store folder's `spend`). */
