@@ -16,10 +16,9 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import type { RedisResult, SharedRedis } from '../redis';
-import { ownerAlive, thisOwner, type ProcessOwner } from '../coordination/ownerLiveness';
+import { bootId, ownerAlive, thisOwner, type ProcessOwner } from '../coordination/ownerLiveness';
 import { FileLedger, LedgerUnusableError, type LedgerChange } from './fileLedger';
-import { systemClock, type LedgerClock } from './ledgerClock';
-import { merge, refund, reserve, sameLedger, settle, spentIn, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
+import { merge, refund, reserve, sameLedger, settle, spentIn, type LedgerClock, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
 import { RedisLedger, type LedgerRedis } from './redisLedger';
 
 /** Where a change was made: the shared ledger (Redis, or the folder when there is no Redis), or this machine's only (Redis away). */
@@ -263,6 +262,12 @@ export class SpendLedger {
 		this.lastFallback = { at: this.clock().wall, reason };
 		if (first) this.warn(this.warnings()[0] ?? reason);
 	}
+}
+
+/** The real clock (ledgerState.ts, LedgerClock). */
+export function systemClock(): LedgerClock {
+	const boot = bootId() || undefined;
+	return boot === undefined ? { wall: Date.now() } : { wall: Date.now(), mono: Number(process.hrtime.bigint() / 1_000_000n), boot };
 }
 
 /** The local ledger's folder inside a store folder. */

@@ -20,8 +20,6 @@ export interface SpendReportFields {
 	spentByAccount?: Array<{ account: string; spent: SpentInWindow; limits: DailyLimits }>;
 }
 
-const limitsOf = (limits: SpendLimits): DailyLimits => ({ dailyCreditLimit: limits.credits ?? null, dailyJobLimit: limits.jobs ?? null });
-
 /**
  * The spend fields and notes of a report over `jobIds`; `fallback` (asked only when this process ran none of the jobs,
  * e.g. a collector retried in a new process): the collector's own credential's account and limits.
@@ -41,7 +39,7 @@ export async function spendReport(
 	for (const [account, limits] of accounts) {
 		try {
 			const balance = await ledger.balance(account);
-			rows.push({ account, spent: { credits: balance.spent.credits, jobs: balance.spent.jobs, window: '24h' }, limits: limitsOf(limits) });
+			rows.push({ account, spent: { credits: balance.spent.credits, jobs: balance.spent.jobs, window: '24h' }, limits: { dailyCreditLimit: limits.credits ?? null, dailyJobLimit: limits.jobs ?? null } });
 			if (balance.noCost.length > 0 && limits.credits !== undefined) {
 				const jobLimit = limits.jobs === undefined ? 'no Daily Job Limit is set' : `its Daily Job Limit (${limits.jobs}) still is`;
 				warnings.push(`The API reports no cost for this account's ${balance.noCost.join(', ')} jobs, so the Daily Credit Limit (${limits.credits}) of its FLUX API credential cannot be enforced for them; ${jobLimit}.`);
