@@ -107,7 +107,11 @@ export class FileLedger {
 		await this.ensureFolder();
 		// Deleted since (the store folder cleaned by hand): made again, so counting restarts from zero as for a removed
 		// ledger file, instead of every lock failing ENOENT after the whole retry budget and every job being refused.
-		if (!(await isFolder(this.dir))) {
+		const isFolder = await fs.stat(this.dir).then(
+			(info) => info.isDirectory(),
+			() => false,
+		);
+		if (!isFolder) {
 			this.folderReady = undefined;
 			await this.ensureFolder();
 		}
@@ -184,13 +188,6 @@ export class FileLedger {
 			throw new LedgerUnusableError(`the spend ledger ${file} could not be written (${reasonOf(error)})`);
 		}
 	}
-}
-
-async function isFolder(dir: string): Promise<boolean> {
-	return await fs.stat(dir).then(
-		(info) => info.isDirectory(),
-		() => false,
-	);
 }
 
 function reasonOf(error: unknown): string {

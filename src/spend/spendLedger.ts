@@ -113,12 +113,9 @@ export class SpendLedger {
 	/** What the account spent in the window, from the shared ledger (the local one while Redis is away). */
 	async balance(account: string): Promise<Balance> {
 		const clock = this.clock();
-		if (this.shared) {
-			const read = await this.shared.read(account);
-			if (read.ok) return { spent: spentIn(read.value, clock), noCost: Object.keys(read.value.noCost ?? {}), place: 'shared' };
-		}
-		const state = await this.file.read(account);
-		return { spent: spentIn(state, clock), noCost: Object.keys(state.noCost ?? {}), place: this.shared ? 'machine' : 'shared' };
+		const read = await this.shared?.read(account);
+		const state = read?.ok ? read.value : await this.file.read(account);
+		return { spent: spentIn(state, clock), noCost: Object.keys(state.noCost ?? {}), place: this.shared && !read?.ok ? 'machine' : 'shared' };
 	}
 
 	/**
