@@ -6,9 +6,8 @@
  * submit, report a 429 or acceptance, and release when its task is final.
  */
 import type { SharedRedis } from '../redis';
-import { AdaptiveLimit, type AdaptiveLimitStats, type GrantOutcome } from './adaptiveLimit';
-import { readRateLimitHint, type HeaderBag } from './rateLimitHeaders';
-import type { RedisLeases } from './redisLeases';
+import { AdaptiveLimit, type AdaptiveLimitStats } from './adaptiveLimit';
+import { DEFAULT_LEASE_TIMING, RedisLeases, type LeaseTiming } from './redisLeases';
 import { JobAdmission } from './jobAdmission';
 
 export interface AccountLimiterOptions {
@@ -16,8 +15,6 @@ export interface AccountLimiterOptions {
 	leases?: RedisLeases;
 	/** The Redis behind `leases` (whether the limit is shared right now). */
 	redis?: SharedRedis;
-	now?: () => number;
-	decrease?: number;
 }
 
 export class AccountLimiter {
@@ -32,7 +29,6 @@ export class AccountLimiter {
 			limit,
 			local: this.localLimit(name, limit),
 			leases: this.options.leases,
-			hintOf: (headers: HeaderBag) => readRateLimitHint(headers, (this.options.now ?? Date.now)()),
 		});
 	}
 
@@ -48,11 +44,26 @@ export class AccountLimiter {
 	private localLimit(name: string, limit: number): AdaptiveLimit {
 		let local = this.limits.get(name);
 		if (local === undefined) {
-			local = new AdaptiveLimit({ limit, decrease: this.options.decrease });
+			local = new AdaptiveLimit({ limit });
 			this.limits.set(name, local);
 		}
 		return local;
 	}
 }
 
-export type { GrantOutcome };
+/**
+ * An AccountLimiter: with a shared Redis, leases on it (its outages are its own to report); without one,
+ * per-process limits. A lease that lapses while Redis answers (Redis restarted empty, a stalled process) is not
+ * an outage: one log line per connected period through `warn`.
+ */
+export function createAccountLimiter(redis: SharedRedis | undefined, options: { warn: (message: string) => void; leaseTiming?: LeaseTiming }): AccountLimiter {
+	if (redis === undefined) return new AccountLimiter();
+	let lapseWarned = false; // once per connected period: a Redis restarted empty lapses every lease at once
+	redis.onUp(() => (lapseWarned = false));
+	// A lapsed lease with Redis up is not an outage: its job runs on without one, new jobs take leases.
+	const onLapsed = (why: string) => {
+		if (!lapseWarned) options.warn(`Redis at ${redis.where}: ${why}; running jobs go on under the per-process limit, new jobs take shared leases.`);
+		lapseWarned = true;
+	};
+	return new AccountLimiter({ leases: new RedisLeases(redis, options.leaseTiming ?? DEFAULT_LEASE_TIMING, onLapsed), redis });
+}

@@ -4,5 +4,4 @@ export { type HeaderBag, type RateLimitHint, MAX_HINT_WAIT_MS, readRateLimitHint
 export { LIMIT_KEY_PREFIX, LIMIT_REDIS_KEY_PREFIX, limitName } from './limitName';
 export { type Lease, type LeaseTiming, DEFAULT_LEASE_TIMING, RedisLeases } from './redisLeases';
 export { JobAdmission } from './jobAdmission';
-export { type AccountLimiterOptions, AccountLimiter } from './accountLimiter';
-export { type CreateAccountLimiterOptions, createAccountLimiter } from './createAccountLimiter';
+export { type AccountLimiterOptions, AccountLimiter, createAccountLimiter } from './accountLimiter';

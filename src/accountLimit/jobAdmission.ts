@@ -6,7 +6,7 @@
  * `release` when the task is final. Every method is idempotent past the first release.
  */
 import type { AdaptiveLimit, Grant, GrantOutcome } from './adaptiveLimit';
-import type { HeaderBag, RateLimitHint } from './rateLimitHeaders';
+import { readRateLimitHint, type HeaderBag } from './rateLimitHeaders';
 import type { Lease, RedisLeases } from './redisLeases';
 
 export interface JobAdmissionParts {
@@ -14,7 +14,6 @@ export interface JobAdmissionParts {
 	limit: number;
 	local: AdaptiveLimit;
 	leases?: RedisLeases;
-	hintOf: (headers: HeaderBag) => RateLimitHint;
 }
 
 export class JobAdmission {
@@ -27,18 +26,18 @@ export class JobAdmission {
 
 	/** Resolves once the job may submit; rejects with the signal's reason when it aborts first (nothing stays held). */
 	async acquire(signal?: AbortSignal): Promise<void> {
-		this.giveBack('ended');
-		const grant = await this.parts.local.acquire(signal);
-		this.grant = grant;
+		this.release('ended');
+		this.grant = await this.parts.local.acquire(signal);
 		try {
-			this.lease = await this.sharedLease_(signal);
+			// undefined: Redis not usable (it reports that itself)
+			this.lease = await this.parts.leases?.acquire(this.parts.name, this.parts.limit, signal);
 		} catch (error) {
-			this.giveBack('ended');
+			this.release('ended');
 			throw error;
 		}
 		this.sharedLease = this.lease !== undefined;
 		if (signal?.aborted) {
-			this.giveBack('ended');
+			this.release('ended');
 			throw signal.reason;
 		}
 	}
@@ -56,20 +55,11 @@ export class JobAdmission {
 		const grant = this.grant;
 		this.grant = undefined;
 		this.dropLease();
-		return grant ? this.parts.local.rateLimited(grant, this.parts.hintOf(headers)) : false;
+		return grant ? this.parts.local.rateLimited(grant, readRateLimitHint(headers, Date.now())) : false;
 	}
 
 	/** The task is final (`ready` / `failed`) or the job ended: hand back grant and lease. */
 	release(outcome: GrantOutcome): void {
-		this.giveBack(outcome);
-	}
-
-	private async sharedLease_(signal?: AbortSignal): Promise<Lease | undefined> {
-		const { leases, name, limit } = this.parts;
-		return await leases?.acquire(name, limit, signal); // undefined: Redis not usable (it reports that itself)
-	}
-
-	private giveBack(outcome: GrantOutcome): void {
 		const grant = this.grant;
 		this.grant = undefined;
 		if (grant) this.parts.local.release(grant, outcome);

@@ -5,10 +5,11 @@
  * default used; never a password) and every later call returns the same typed {@link Settings}. Tests that change
  * the environment call `reloadSettings()`. Nothing else in src/ reads `process.env`.
  */
+import { z } from 'zod';
+
 import { logWarning } from '../n8n/log';
 import { processWide, resetProcessWide } from '../processWide';
-import type { Env, ReadTextFile, Warn } from './env';
-import { readPollRate } from './pollRateSetting';
+import { LOG_PREFIX, type Env, type ReadTextFile, type Warn } from './env';
 import { readPoolConfig, readResultTtlMs, type PoolConfig } from './poolSettings';
 import { readRedisTarget, RedisConfigError, type RedisTarget } from './redisTarget';
 import { readStoreConfig, type StoreConfig, type StoreConfigOptions } from './storeSettings';
@@ -38,6 +39,25 @@ export interface ReadSettingsOptions extends Pick<StoreConfigOptions, 'platform'
 
 /** What the package does without its Redis (the default a bad Redis setting falls back to). */
 export const WITHOUT_REDIS = 'Redis is not used: the account-wide limit is per process and the journal is local';
+
+/** Default: 25 polls per second per account (see bench/README.md: what 30 workers of 2 s jobs need). */
+export const DEFAULT_POLL_RATE = 25;
+const MAX_POLL_RATE = 1000;
+
+const rateText = z.string().trim().regex(/^\d+$/, 'a whole number of polls per second').transform(Number).pipe(z.number().int().min(1).max(MAX_POLL_RATE));
+
+/**
+ * `COMFLY_POLL_RATE` (polls per second per account): unset or blank → {@link DEFAULT_POLL_RATE};
+ * anything but an integer 1–1000 → the default plus one `warn` call naming the variable.
+ */
+export function readPollRate(env: Env, warn: Warn): number {
+	const raw = env.COMFLY_POLL_RATE;
+	if (raw === undefined || raw.trim() === '') return DEFAULT_POLL_RATE;
+	const parsed = rateText.safeParse(raw);
+	if (parsed.success) return parsed.data;
+	warn(`${LOG_PREFIX} COMFLY_POLL_RATE=${JSON.stringify(raw.slice(0, 40))} is not a whole number of polls per second from 1 to ${MAX_POLL_RATE}; using ${DEFAULT_POLL_RATE}.`);
+	return DEFAULT_POLL_RATE;
+}
 
 function readRedisSettings(env: Env, warn: Warn, readFile?: ReadTextFile): RedisSettings {
 	try {

@@ -7,13 +7,13 @@
  * then get `{ ok: false }` at once and fall back (per-process limits, the local journal), so no caller waits for
  * a stalled Redis more than once per deadline. A bounded PING on an unref'd timer probes it meanwhile; ioredis
  * reconnects a lost socket by itself. Either makes it usable again. One warning per outage in the log and in
- * {@link SharedRedis.warnings} (the collector's report). The password goes to ioredis only, never to a message.
+ * {@link SharedRedis.warnings} (the collector's report), which also names an outage for {@link RECENT_OUTAGE_MS}
+ * after Redis came back (so a batch that ran partly on per-process limits and the local journal says so). Messages
+ * name where Redis was expected (host:port): the password goes to ioredis only, never to a message.
  */
 import { Redis } from 'ioredis';
 
 import { redisAddress, type RedisTarget } from '../config';
-import { classifyRedisError, safeReason } from './redisErrors';
-import { RedisHealth, type RedisProblem } from './redisHealth';
 
 /** Deadline of every command (ms). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
@@ -28,6 +28,21 @@ export const CONNECT_WAIT_MS = 2000;
 const DISCONNECT_TIMEOUT_MS = 100;
 /** Longest pause between reconnection attempts (ms). */
 const MAX_RECONNECT_DELAY_MS = 1000;
+/** ioredis's message for a command that got no reply within `commandTimeout`. */
+const TIMED_OUT = 'Command timed out';
+const CONNECTION_MESSAGES = [/connection is closed/i, /stream isn't writeable/i, /max retries per request/i];
+const CREDENTIAL_REPLIES = /^(NOAUTH|WRONGPASS)\b|invalid password|invalid username-password/i;
+/** How long after Redis returned its absence is still reported. */
+export const RECENT_OUTAGE_MS = 10 * 60_000;
+
+/** Why Redis is not used: gone, connected but silent past the deadline, or refusing the credentials. */
+interface RedisProblem {
+	kind: 'unreachable' | 'stalled' | 'credentials';
+	/** Secret-free detail, e.g. ECONNREFUSED or "no reply within 2 s". */
+	detail: string;
+}
+
+const FALLBACK = 'jobs run on per-process limits (COMFLY_IMAGE_CONCURRENCY / COMFLY_VIDEO_CONCURRENCY in each process) and the local journal';
 
 /** A command's outcome: its value, or why Redis could not be used (then the caller falls back). */
 export type RedisResult<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -50,9 +65,11 @@ export class SharedRedis {
 	readonly client: Redis;
 	/** `host:port` of the target, for messages. */
 	readonly where: string;
-	private readonly health: RedisHealth;
+	/** Set during an outage; the last one and when it ended, for the report's "recent outage" warning. */
+	private problem?: RedisProblem;
+	private lastProblem?: RedisProblem;
+	private lastOutageEnd?: number;
 	private readonly commandTimeoutMs: number;
-	private readonly probeEveryMs: number;
 	private readonly createdAt = Date.now();
 	private readonly upListeners: Array<() => void> = [];
 	private wasReady = false;
@@ -62,11 +79,12 @@ export class SharedRedis {
 	/** One wait for the first connection, shared by every caller. */
 	private firstConnect?: Promise<boolean>;
 
-	constructor(target: RedisTarget, options: SharedRedisOptions = {}) {
+	constructor(
+		target: RedisTarget,
+		private readonly options: SharedRedisOptions = {},
+	) {
 		this.where = redisAddress(target);
 		this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-		this.probeEveryMs = options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS;
-		this.health = new RedisHealth(this.where, options.warn ?? (() => undefined), options.info ?? (() => undefined), options.now);
 		this.client = new Redis({
 			host: target.host,
 			port: target.port,
@@ -89,14 +107,14 @@ export class SharedRedis {
 
 	/** True while commands may be sent: connected, and not silent past a deadline. */
 	usable(): boolean {
-		return !this.closing && this.client.status === 'ready' && this.health.ok();
+		return !this.closing && this.client.status === 'ready' && this.problem === undefined;
 	}
 
 	/** {@link usable}; within CONNECT_WAIT_MS of creation, first waits for the first connection being made (until it is up or refused). */
 	async ready(): Promise<boolean> {
 		if (this.usable()) return true;
 		const waitMs = this.createdAt + CONNECT_WAIT_MS - Date.now();
-		if (this.closing || this.wasReady || !this.health.ok() || waitMs <= 0 || !['connecting', 'connect', 'wait'].includes(this.client.status)) return false;
+		if (this.closing || this.wasReady || this.problem !== undefined || waitMs <= 0 || !['connecting', 'connect', 'wait'].includes(this.client.status)) return false;
 		this.firstConnect ??= new Promise<boolean>((resolve) => {
 			// Connected, refused (closed) or the wait is over: whichever comes first.
 			const done = () => {
@@ -121,9 +139,8 @@ export class SharedRedis {
 		try {
 			return { ok: true, value: await command(this.client) };
 		} catch (error) {
-			const kind = classifyRedisError(error);
-			if (kind === 'other') throw error;
-			if (kind !== 'reply') this.failed(error);
+			if (classifyRedisError(error) === 'other') throw error;
+			this.failed(error);
 			return { ok: false, reason: safeReason(error) };
 		}
 	}
@@ -135,7 +152,12 @@ export class SharedRedis {
 
 	/** The report's warnings: one while Redis is not usable, or shortly after it came back. */
 	warnings(): string[] {
-		return this.health.warnings();
+		if (this.problem !== undefined) return [this.message(this.problem)];
+		if (this.lastProblem !== undefined && this.lastOutageEnd !== undefined && (this.options.now ?? Date.now)() - this.lastOutageEnd < RECENT_OUTAGE_MS) {
+			const why = this.lastProblem.kind === 'credentials' ? 'it refused the credentials' : this.lastProblem.detail;
+			return [`Redis at ${this.where} was unreachable for a while (${why}): jobs meanwhile ran on per-process limits; it is back and the limit is shared again.`];
+		}
+		return [];
 	}
 
 	/** Calls `listener` each time Redis becomes usable again after an outage. */
@@ -156,21 +178,41 @@ export class SharedRedis {
 		this.lost({ kind, detail });
 	}
 
+	/** Redis cannot be used: one warning per outage. */
 	private lost(problem: RedisProblem): void {
 		if (this.closing) return;
-		this.health.lost(problem);
+		if (this.problem === undefined) {
+			this.problem = problem;
+			this.lastProblem = problem;
+			this.options.warn?.(this.message(problem));
+		}
 		this.startProbe();
 	}
 
 	private answered(): void {
 		this.wasReady = true;
 		this.stopProbe();
-		if (this.health.restored()) for (const listener of this.upListeners) listener();
+		if (this.problem === undefined) return;
+		this.problem = undefined;
+		this.lastOutageEnd = (this.options.now ?? Date.now)();
+		this.options.info?.(`Redis at ${this.where} answers again: the account-wide limit and the journal are shared across processes again.`);
+		for (const listener of this.upListeners) listener();
+	}
+
+	private message(problem: RedisProblem): string {
+		switch (problem.kind) {
+			case 'credentials':
+				return `Redis at ${this.where} refused the credentials: check the password in COMFLY_REDIS_URL (or QUEUE_BULL_REDIS_PASSWORD); meanwhile ${FALLBACK}.`;
+			case 'stalled':
+				return `Redis at ${this.where} stopped answering (${problem.detail}): ${FALLBACK} until it answers again; nothing is lost or paid twice.`;
+			case 'unreachable':
+				return `Redis at ${this.where} is unreachable (${problem.detail}): ${FALLBACK} until it answers again; nothing is lost or paid twice.`;
+		}
 	}
 
 	private startProbe(): void {
 		if (this.probe !== undefined || this.closing) return;
-		this.probe = setInterval(() => void this.probeOnce(), this.probeEveryMs);
+		this.probe = setInterval(() => void this.probeOnce(), this.options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS);
 		this.probe.unref();
 	}
 
@@ -192,4 +234,29 @@ export class SharedRedis {
 			this.probing = false;
 		}
 	}
+}
+
+/**
+ * What an ioredis error means: Redis gone (`unreachable`), connected but not answering within the deadline
+ * (`stalled`), refusing the credentials (`credentials`), answering a command with an error (`reply`: Redis works,
+ * the command did not), or not a Redis error at all (`other`: a bug or an abort, for the caller). Classified by
+ * value (name, code, message), not by class: Node's socket errors may come from another realm.
+ */
+function classifyRedisError(error: unknown): 'unreachable' | 'stalled' | 'credentials' | 'reply' | 'other' {
+	if (typeof error !== 'object' || error === null) return 'other';
+	const { name, message, code } = error as { name?: unknown; message?: unknown; code?: unknown };
+	if (typeof message !== 'string') return 'other';
+	if (message === TIMED_OUT) return 'stalled';
+	if (name === 'ReplyError') return CREDENTIAL_REPLIES.test(message) ? 'credentials' : 'reply';
+	if (name === 'MaxRetriesPerRequestError') return 'unreachable';
+	if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return 'unreachable';
+	return CONNECTION_MESSAGES.some((re) => re.test(message)) ? 'unreachable' : 'other';
+}
+
+/** An ioredis error's code or message, without anything that could carry a password. */
+function safeReason(error: unknown): string {
+	const code = (error as { code?: unknown }).code;
+	if (typeof code === 'string') return code;
+	const message = typeof (error as { message?: unknown })?.message === 'string' ? (error as { message: string }).message : String(error);
+	return message.replace(/\/\/[^@\s]*@/g, '//***@').slice(0, 200);
 }

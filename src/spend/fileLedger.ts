@@ -23,7 +23,7 @@ const LOCK_REFRESH_MS = 1000;
 /**
  * Waiting for the lock: retries this far apart at most, about 30 s in all: longer than a dead holder's lock lives,
  * and than a few holders each waiting one Redis deadline under it (spendLedger.ts; once one has, the others of the
- * machine skip Redis for a while: redisSilence.ts).
+ * machine skip Redis for a while: spendLedger.ts).
  */
 const LOCK_RETRY = { retries: 750, factor: 1.2, minTimeout: 5, maxTimeout: 40, randomize: true } as const;
 
@@ -107,7 +107,11 @@ export class FileLedger {
 		await this.ensureFolder();
 		// Deleted since (the store folder cleaned by hand): made again, so counting restarts from zero as for a removed
 		// ledger file, instead of every lock failing ENOENT after the whole retry budget and every job being refused.
-		if (!(await isFolder(this.dir))) {
+		const isFolder = await fs.stat(this.dir).then(
+			(info) => info.isDirectory(),
+			() => false,
+		);
+		if (!isFolder) {
 			this.folderReady = undefined;
 			await this.ensureFolder();
 		}
@@ -184,13 +188,6 @@ export class FileLedger {
 			throw new LedgerUnusableError(`the spend ledger ${file} could not be written (${reasonOf(error)})`);
 		}
 	}
-}
-
-async function isFolder(dir: string): Promise<boolean> {
-	return await fs.stat(dir).then(
-		(info) => info.isDirectory(),
-		() => false,
-	);
 }
 
 function reasonOf(error: unknown): string {

@@ -4,13 +4,11 @@
  * client, the refusals (FluxError `budget_exceeded`) and the report's spend fields. See docs/ARCHITECTURE.md.
  */
 export { FileLedger, LedgerUnusableError } from './fileLedger';
-export { inWindow, systemClock, WINDOW_MS, type LedgerClock } from './ledgerClock';
 export * from './ledgerState';
-export { hasLimits, jobBudget, UNPRICED_RETRY_MS, type BudgetDeps, type SpendTerms } from './jobBudget';
+export { jobBudget, UNPRICED_RETRY_MS, type BudgetDeps, type SpendTerms } from './jobBudget';
 export { NewJobsPerExecution, MAX_EXECUTION_COUNTS } from './newJobsPerExecution';
 export { priceKey } from './priceBook';
 export { RedisLedger, SPEND_REDIS_PREFIX } from './redisLedger';
 export { newJobsPerExecution, recentAccounts, RecentAccounts, spendBudget, spendLedger } from './spendControl';
-export { FALLBACK_REPORTED_MS, SpendLedger, spendFolder, type Balance, type LedgerPlace, type SpendRedis } from './spendLedger';
-export { creditLimitReached, executionLimitReached, jobLimitReached, ledgerUnusable } from './spendRefusal';
+export { FALLBACK_REPORTED_MS, SpendLedger, spendFolder, systemClock, type Balance, type LedgerPlace, type SpendRedis } from './spendLedger';
 export { spendReport, type DailyLimits, type SpendReportFields, type SpentInWindow } from './spendReport';

@@ -3,30 +3,23 @@
  * submit POST it takes the node's place in the execution (Max New Jobs per Execution) and reserves the account's
  * share in the ledger (Daily Credit Limit / Daily Job Limit); a POST that provably created no task gives both back;
  * the acknowledgement and the job's end settle the reservation at the cost the API reported. A job without any
- * limit gets no hook at all (nothing changes for it).
+ * limit gets no hook at all (nothing changes for it). A job a limit refused before it was sent fails with a FluxError
+ * `budget_exceeded` (cost 0: nothing was paid) naming the limit, what was spent in the window, and where to raise it.
  */
 import { randomUUID } from 'node:crypto';
 
-import type { SubmitBudget } from '../flux';
+import { FluxError, type SubmitBudget } from '../flux';
 import { LedgerUnusableError } from './fileLedger';
-import type { LedgerEntry, SpendLimits } from './ledgerState';
+import { hasDailyLimit, type LedgerEntry, type ReserveRequest, type Spent } from './ledgerState';
 import type { NewJobsPerExecution } from './newJobsPerExecution';
 import type { SpendLedger } from './spendLedger';
-import { creditLimitReached, executionLimitReached, jobLimitReached, ledgerUnusable } from './spendRefusal';
 
 /** What a job's spend control needs to know, made when the job is prepared (no n8n context needed later). */
-export interface SpendTerms {
+export interface SpendTerms extends Omit<ReserveRequest, 'id' | 'owner'> {
 	/** src/account's accountId of the job's credential. */
 	account: string;
-	/** The credential's daily limits (empty: none). */
-	limits: SpendLimits;
-	/** priceBook.ts: the job's price key and list price. */
-	priceKey: string;
-	listPrice?: number;
 	/** Max New Jobs per Execution of the node (absent: none). */
 	perExecution?: { key: string; max: number; node: string };
-	/** How long an unpriced reservation may hold back others (the job's timeout). */
-	blockMs: number;
 }
 
 /** A job waiting for another's price (one at a time while none is known) looks again this often (ms). */
@@ -37,14 +30,10 @@ export interface BudgetDeps {
 	perExecution: NewJobsPerExecution;
 }
 
-/** True when the terms limit anything. */
-export function hasLimits(terms: SpendTerms | undefined): terms is SpendTerms {
-	return terms !== undefined && (terms.limits.credits !== undefined || terms.limits.jobs !== undefined || terms.perExecution !== undefined);
-}
-
 /** The job's hook, or undefined when no limit applies to it. */
 export function jobBudget(terms: SpendTerms | undefined, deps: () => BudgetDeps): SubmitBudget | undefined {
-	return hasLimits(terms) ? new JobBudget(terms, deps()) : undefined;
+	const limited = terms !== undefined && (hasDailyLimit(terms.limits) || terms.perExecution !== undefined);
+	return limited ? new JobBudget(terms, deps()) : undefined;
 }
 
 class JobBudget implements SubmitBudget {
@@ -56,17 +45,13 @@ class JobBudget implements SubmitBudget {
 		private readonly deps: BudgetDeps,
 	) {}
 
-	private get daily(): boolean {
-		return this.terms.limits.credits !== undefined || this.terms.limits.jobs !== undefined;
-	}
-
 	async reserve(signal: AbortSignal): Promise<void> {
 		const { perExecution } = this.terms;
 		if (perExecution && !this.placeTaken) {
 			if (!this.deps.perExecution.take(perExecution.key, perExecution.max)) throw executionLimitReached(perExecution.max, perExecution.node);
 			this.placeTaken = true;
 		}
-		if (!this.daily || this.reservation) return;
+		if (!hasDailyLimit(this.terms.limits) || this.reservation) return;
 		try {
 			this.reservation = await this.reserveInLedger(signal);
 		} catch (error) {
@@ -112,4 +97,41 @@ class JobBudget implements SubmitBudget {
 		this.placeTaken = false;
 		this.deps.perExecution.giveBack(this.terms.perExecution.key);
 	}
+}
+
+const credits = (n: number) => `${Math.round(n * 100) / 100} credit${n === 1 ? '' : 's'}`;
+const jobs = (n: number) => `${n} job${n === 1 ? '' : 's'}`;
+
+function refusal(message: string): FluxError {
+	return new FluxError('budget_exceeded', message, { cost: 0 });
+}
+
+/** The credential's Daily Job Limit is reached. */
+export function jobLimitReached(limit: number, spent: Spent): FluxError {
+	return refusal(
+		`Not sent: the daily job limit of the FLUX API credential is reached (${jobs(spent.jobs)} of ${limit} in the last 24 hours, ${credits(spent.credits)} spent). ` +
+			`Raise "Daily Job Limit" on the FLUX API credential, or wait until earlier jobs leave the 24-hour window.`,
+	);
+}
+
+/** The credential's Daily Credit Limit would be passed. */
+export function creditLimitReached(limit: number, spent: Spent, price: number | undefined): FluxError {
+	const costs = price === undefined ? '' : `, and this job costs about ${credits(price)}`;
+	return refusal(
+		`Not sent: the daily credit limit of the FLUX API credential would be passed (${credits(spent.credits)} of ${limit} spent in the last 24 hours by ${jobs(spent.jobs)}${costs}). ` +
+			`Raise "Daily Credit Limit" on the FLUX API credential, or wait until earlier jobs leave the 24-hour window.`,
+	);
+}
+
+/** The node's Max New Jobs per Execution is reached. */
+export function executionLimitReached(limit: number, node: string): FluxError {
+	return refusal(
+		`Not sent: node "${node}" may send at most ${jobs(limit)} in one execution, and ${limit} ${limit === 1 ? 'was' : 'were'} sent (new paid jobs; results from the store do not count). ` +
+			`Raise Options → Max New Jobs per Execution on that node (0 = no limit).`,
+	);
+}
+
+/** The ledger could not be used: the daily limits cannot be checked, so the job is not sent (fail closed). */
+export function ledgerUnusable(why: string): FluxError {
+	return refusal(`Not sent: the daily limits of the FLUX API credential could not be checked because ${why}. Jobs under a daily limit are not sent until they can be.`);
 }

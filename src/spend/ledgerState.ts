@@ -3,14 +3,38 @@
  * ledger lives in a file of the store folder or in Redis (both backends read the state, apply one of these, and
  * write it back atomically). An entry is one paid (or possibly paid) submit: reserved before the POST, given back
  * when the POST provably created no task, settled at the cost the API reported. The window is a rolling 24 hours
- * (ledgerClock.ts decides what is still in it). Prices seen per (model, parameters) are kept for the next estimate.
+ * (`inWindow` decides what is still in it). Prices seen per (model, parameters) are kept for the next estimate.
  */
 import { z } from 'zod';
 
 import { processOwnerSchema, type ProcessOwner } from '../coordination/ownerLiveness';
-import { inWindow, type LedgerClock } from './ledgerClock';
 
 export const LEDGER_VERSION = 1;
+/** The rolling window of the daily limits. */
+export const WINDOW_MS = 24 * 60 * 60_000;
+
+/**
+ * The time the spend ledger keeps: the wall clock (shared by every process and machine), plus this machine's
+ * monotonic clock and boot id. An entry made on the same boot leaves the 24-hour window by the monotonic clock,
+ * so setting the wall clock forward (by hand, or a bad NTP step) never lifts a limit early; an entry from another
+ * machine or an earlier boot goes by the wall clock. Setting the wall clock back keeps entries longer (never less).
+ */
+export interface LedgerClock {
+	/** Epoch ms. */
+	wall: number;
+	/** Milliseconds on this machine's monotonic clock (since boot), when `boot` is known. */
+	mono?: number;
+	/** This boot's id (Linux: /proc/sys/kernel/random/boot_id); undefined: the monotonic clock is not used. */
+	boot?: string;
+}
+
+/** True while an entry made at `entry` is inside the window at `clock`. */
+export function inWindow(entry: { at: number; mono?: number; boot?: string }, clock: LedgerClock): boolean {
+	if (entry.boot !== undefined && entry.boot === clock.boot && entry.mono !== undefined && clock.mono !== undefined) {
+		return clock.mono - entry.mono < WINDOW_MS;
+	}
+	return clock.wall - entry.at < WINDOW_MS;
+}
 
 const entrySchema = z.object({
 	id: z.string().min(1),
@@ -54,6 +78,11 @@ export interface SpendLimits {
 	jobs?: number;
 }
 
+/** True when either daily limit is set. */
+export function hasDailyLimit(limits: SpendLimits): boolean {
+	return limits.credits !== undefined || limits.jobs !== undefined;
+}
+
 export interface Spent {
 	credits: number;
 	jobs: number;
@@ -61,9 +90,11 @@ export interface Spent {
 
 export interface ReserveRequest {
 	id: string;
+	/** priceBook.ts: the job's price key. */
 	priceKey: string;
 	/** The model's list price for these parameters (pricebook.ts), if it has one. */
 	listPrice?: number;
+	/** The credential's daily limits (empty: none). */
 	limits: SpendLimits;
 	/** How long an unpriced reservation holds back others at most (the job's timeout). */
 	blockMs: number;
@@ -85,12 +116,6 @@ const REMOVED_KEPT_MAX = 2000;
 export function modelOf(priceKey: string): string {
 	const colon = priceKey.indexOf(':');
 	return colon < 0 ? priceKey : priceKey.slice(0, colon);
-}
-
-/** True when the API reported no cost for this model's last finished job of the account. */
-export function reportsNoCost(state: LedgerState, model?: string): boolean {
-	const noCost = state.noCost ?? {};
-	return model === undefined ? Object.keys(noCost).length > 0 : noCost[model] !== undefined;
 }
 
 /** Credits are compared with this slack (costs like 4.5 add up in binary floating point). */
@@ -124,12 +149,8 @@ export function spentIn(state: LedgerState, clock: LedgerClock): Spent {
 		highest ??= Math.max(0, ...Object.values(state.prices).map((price) => price.credits));
 		credits += state.prices[entry.priceKey]?.credits ?? highest;
 	}
-	return { credits: roundCredits(credits), jobs };
-}
-
-/** Credits without floating-point dust (e.g. 0.1 + 0.2). */
-export function roundCredits(credits: number): number {
-	return Math.round(credits * 1e6) / 1e6;
+	// Without floating-point dust (e.g. 0.1 + 0.2).
+	return { credits: Math.round(credits * 1e6) / 1e6, jobs };
 }
 
 /** The window only: entries past it leave, removals older than an hour too; `state` itself when nothing leaves (nothing to write). */
@@ -143,11 +164,6 @@ function pruned(state: LedgerState, clock: LedgerClock): LedgerState {
 /** True when two states hold the same (their revisions aside; a merge always makes a new one): nothing to write. */
 export function sameLedger(a: LedgerState, b: LedgerState): boolean {
 	return a === b || JSON.stringify({ ...a, rev: 0 }) === JSON.stringify({ ...b, rev: 0 });
-}
-
-/** The estimate a reservation holds: the price this account last saw for the key, else the list price. */
-export function estimateFor(state: LedgerState, priceKey: string, listPrice: number | undefined): number | undefined {
-	return state.prices[priceKey]?.credits ?? listPrice;
 }
 
 /** True while an unpriced entry holds back other unpriced reservations. */
@@ -171,8 +187,10 @@ export function reserve(
 	const spent = spentIn(current, clock);
 	const { limits } = request;
 	if (limits.jobs !== undefined && spent.jobs + 1 > limits.jobs) return { state: current, outcome: { kind: 'refused', limit: 'jobs', spent } };
-	const creditLimitEnforced = limits.credits !== undefined && !reportsNoCost(current, modelOf(request.priceKey));
-	const estimate = estimateFor(current, request.priceKey, request.listPrice);
+	// Not where the API reported no cost for this model's last finished job of the account.
+	const creditLimitEnforced = limits.credits !== undefined && current.noCost?.[modelOf(request.priceKey)] === undefined;
+	// The price this account last saw for the key, else the list price.
+	const estimate = current.prices[request.priceKey]?.credits ?? request.listPrice;
 	let credits: number | null = estimate ?? null;
 	if (creditLimitEnforced) {
 		const limit = limits.credits!;

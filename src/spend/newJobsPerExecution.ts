@@ -20,7 +20,7 @@ export class NewJobsPerExecution {
 
 	/** Takes a place under `max`: true, or false when `max` places are taken (the count is unchanged). */
 	take(key: string, max: number): boolean {
-		const used = this.used(key);
+		const used = this.counts.get(key) ?? 0;
 		if (used >= max) return false;
 		this.set(key, used + 1);
 		return true;
@@ -28,18 +28,8 @@ export class NewJobsPerExecution {
 
 	/** Gives a place back (its submit created no task). */
 	giveBack(key: string): void {
-		const used = this.used(key);
+		const used = this.counts.get(key) ?? 0;
 		if (used > 0) this.set(key, used - 1);
-	}
-
-	/** Places taken so far. */
-	used(key: string): number {
-		return this.counts.get(key) ?? 0;
-	}
-
-	/** Counts kept now. */
-	get size(): number {
-		return this.counts.size;
 	}
 
 	private set(key: string, value: number): void {

@@ -75,9 +75,8 @@ export class RedisLedger {
 		const read = await this.redis.run(async (client) => await client.mget(key, `${key}:rev`));
 		if (!read.ok) return read;
 		const [text, rev] = read.value;
-		if (text === null) return { ok: true, value: { state: emptyLedger(), rev: Number(rev ?? 0) || 0 } };
 		try {
-			return { ok: true, value: { state: parseLedger(text), rev: Number(rev ?? 0) || 0 } };
+			return { ok: true, value: { state: text === null ? emptyLedger() : parseLedger(text), rev: Number(rev ?? 0) || 0 } };
 		} catch {
 			throw new LedgerUnusableError(
 				`the spend ledger in Redis at ${this.redis.where} (key ${key}) is damaged (not a ledger this version can read): delete that key to start counting again from zero`,

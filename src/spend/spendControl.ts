@@ -8,8 +8,8 @@ import type { SubmitBudget } from '../flux';
 import { logWarning } from '../n8n/log';
 import { processWide } from '../processWide';
 import { processRedis } from '../redis';
-import { jobBudget, type BudgetDeps, type SpendTerms } from './jobBudget';
-import type { SpendLimits } from './ledgerState';
+import { jobBudget, type SpendTerms } from './jobBudget';
+import { hasDailyLimit, type SpendLimits } from './ledgerState';
 import { NewJobsPerExecution } from './newJobsPerExecution';
 import { SpendLedger, spendFolder } from './spendLedger';
 
@@ -21,9 +21,8 @@ export class RecentAccounts {
 
 	/** Remembers the job's account when it is under a daily limit, and that this process ran it either way. */
 	note(jobId: string, terms: SpendTerms | undefined): void {
-		const daily = terms !== undefined && (terms.limits.credits !== undefined || terms.limits.jobs !== undefined);
 		this.jobs.delete(jobId);
-		this.jobs.set(jobId, daily ? { account: terms.account, limits: terms.limits } : undefined);
+		this.jobs.set(jobId, terms && hasDailyLimit(terms.limits) ? { account: terms.account, limits: terms.limits } : undefined);
 		while (this.jobs.size > this.max) this.jobs.delete(this.jobs.keys().next().value as string);
 	}
 
@@ -58,11 +57,7 @@ export function recentAccounts(): RecentAccounts {
 	return processWide('spendAccounts', () => new RecentAccounts());
 }
 
-function deps(): BudgetDeps {
-	return { ledger: spendLedger(), perExecution: newJobsPerExecution() };
-}
-
 /** A job's spend hook for `GenerateOptions.budget`; undefined when no limit applies (then nothing is counted). */
 export function spendBudget(terms: SpendTerms | undefined): SubmitBudget | undefined {
-	return jobBudget(terms, deps);
+	return jobBudget(terms, () => ({ ledger: spendLedger(), perExecution: newJobsPerExecution() }));
 }

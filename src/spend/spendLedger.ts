@@ -12,26 +12,24 @@
  * with each change). A ledger that cannot be used (damaged, unwritable) refuses.
  */
 import { EventEmitter } from 'node:events';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
-import type { RedisResult } from '../redis';
-import { ownerAlive, thisOwner, type ProcessOwner } from '../coordination/ownerLiveness';
+import type { RedisResult, SharedRedis } from '../redis';
+import { bootId, ownerAlive, thisOwner, type ProcessOwner } from '../coordination/ownerLiveness';
 import { FileLedger, LedgerUnusableError, type LedgerChange } from './fileLedger';
-import { systemClock, type LedgerClock } from './ledgerClock';
-import { merge, refund, reserve, sameLedger, settle, spentIn, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
+import { merge, refund, reserve, sameLedger, settle, spentIn, type LedgerClock, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
 import { RedisLedger, type LedgerRedis } from './redisLedger';
-import { RedisSilence, SILENCE_SHARED_MS } from './redisSilence';
 
 /** Where a change was made: the shared ledger (Redis, or the folder when there is no Redis), or this machine's only (Redis away). */
 export type LedgerPlace = 'shared' | 'machine';
 
 /** How long after falling back to the local ledger the report still says so. */
 export const FALLBACK_REPORTED_MS = 10 * 60_000;
+/** How long a process's note that Redis was silent holds the others of its machine back from Redis (ms). */
+const SILENCE_SHARED_MS = 5000;
 
-export interface SpendRedis extends LedgerRedis {
-	usable(): boolean;
-	onUp(listener: () => void): void;
-}
+export type SpendRedis = LedgerRedis & Pick<SharedRedis, 'usable' | 'onUp'>;
 
 export interface SpendLedgerOptions {
 	/** The folder of the local ledger (the store folder's `spend`). */
@@ -63,7 +61,13 @@ export class SpendLedger {
 	private readonly inFlight = new Set<Promise<unknown>>();
 	private lastFallback?: { at: number; reason: string };
 	private mirrorWarned = false;
-	private readonly silence: RedisSilence;
+	/**
+	 * The folder's note that a process of this machine just waited a whole Redis deadline for nothing (a file whose
+	 * age says when): while it is fresh, the others skip Redis under the ledger's lock and use the folder's ledger at
+	 * once, instead of each holding the lock for a deadline of its own (N processes × 2 s, past the lock's wait
+	 * budget). Best effort: a note that cannot be read or written only costs that wait.
+	 */
+	private readonly silenceFile: string;
 	/** When this process's Redis last answered again after an outage (wall ms; 0: never was away). */
 	private redisBackAt = 0;
 
@@ -73,7 +77,7 @@ export class SpendLedger {
 		this.warn = options.warn ?? (() => undefined);
 		this.owner = options.owner ?? thisOwner();
 		this.changes.setMaxListeners(0);
-		this.silence = new RedisSilence(options.dir);
+		this.silenceFile = path.join(options.dir, 'redis-silent');
 		if (options.redis) {
 			this.shared = new RedisLedger(options.redis);
 			// What this machine spent while Redis was away reaches Redis now, not only with the account's next change.
@@ -109,12 +113,9 @@ export class SpendLedger {
 	/** What the account spent in the window, from the shared ledger (the local one while Redis is away). */
 	async balance(account: string): Promise<Balance> {
 		const clock = this.clock();
-		if (this.shared) {
-			const read = await this.shared.read(account);
-			if (read.ok) return { spent: spentIn(read.value, clock), noCost: Object.keys(read.value.noCost ?? {}), place: 'shared' };
-		}
-		const state = await this.file.read(account);
-		return { spent: spentIn(state, clock), noCost: Object.keys(state.noCost ?? {}), place: this.shared ? 'machine' : 'shared' };
+		const read = await this.shared?.read(account);
+		const state = read?.ok ? read.value : await this.file.read(account);
+		return { spent: spentIn(state, clock), noCost: Object.keys(state.noCost ?? {}), place: this.shared && !read?.ok ? 'machine' : 'shared' };
 	}
 
 	/**
@@ -230,15 +231,18 @@ export class SpendLedger {
 	 */
 	private async updateShared<T>(shared: RedisLedger, account: string, change: LedgerChange<T>): Promise<RedisResult<{ result: T; state: LedgerState }>> {
 		const redis = this.options.redis!;
-		const silentAt = await this.silence.notedAt();
+		const silentAt = await fs.stat(this.silenceFile).then(
+			(info) => info.mtimeMs,
+			() => undefined,
+		);
 		const age = silentAt === undefined ? Infinity : Date.now() - silentAt;
 		if (silentAt !== undefined && age < SILENCE_SHARED_MS && silentAt > this.redisBackAt) {
 			return { ok: false, reason: `another process of this machine found it silent ${Math.max(0, Math.round(age / 100) / 10)} s ago` };
 		}
 		const wasUsable = redis.usable();
 		const done = await shared.update(account, change);
-		if (done.ok && silentAt !== undefined) await this.silence.clear();
-		if (!done.ok && wasUsable && !redis.usable()) await this.silence.note();
+		if (done.ok && silentAt !== undefined) await fs.rm(this.silenceFile, { force: true }).catch(() => undefined);
+		if (!done.ok && wasUsable && !redis.usable()) await fs.writeFile(this.silenceFile, String(Date.now())).catch(() => undefined);
 		return done;
 	}
 
@@ -255,6 +259,12 @@ export class SpendLedger {
 		this.lastFallback = { at: this.clock().wall, reason };
 		if (first) this.warn(this.warnings()[0] ?? reason);
 	}
+}
+
+/** The real clock (ledgerState.ts, LedgerClock). */
+export function systemClock(): LedgerClock {
+	const boot = bootId() || undefined;
+	return boot === undefined ? { wall: Date.now() } : { wall: Date.now(), mono: Number(process.hrtime.bigint() / 1_000_000n), boot };
 }
 
 /** The local ledger's folder inside a store folder. */

@@ -3,14 +3,10 @@
  * process, the collector's own credential), what was spent in the last 24 hours and the limits; and the notes:
  * a credit limit the API's answers cannot enforce (no cost reported), limits held per machine (Redis away).
  */
-import type { SpendLimits } from './ledgerState';
+import { hasDailyLimit, type SpendLimits, type Spent } from './ledgerState';
 import { recentAccounts, spendLedger } from './spendControl';
 
-export interface SpentInWindow {
-	credits: number;
-	jobs: number;
-	window: '24h';
-}
+export type SpentInWindow = Spent & { window: '24h' };
 
 export interface DailyLimits {
 	dailyCreditLimit: number | null;
@@ -24,8 +20,6 @@ export interface SpendReportFields {
 	spentByAccount?: Array<{ account: string; spent: SpentInWindow; limits: DailyLimits }>;
 }
 
-const limitsOf = (limits: SpendLimits): DailyLimits => ({ dailyCreditLimit: limits.credits ?? null, dailyJobLimit: limits.jobs ?? null });
-
 /**
  * The spend fields and notes of a report over `jobIds`; `fallback` (asked only when this process ran none of the jobs,
  * e.g. a collector retried in a new process): the collector's own credential's account and limits.
@@ -37,7 +31,7 @@ export async function spendReport(
 	const recent = recentAccounts();
 	const accounts = recent.accountsOf(jobIds);
 	const own = recent.knowsAny(jobIds) ? undefined : await fallback?.();
-	if (own && (own.limits.credits !== undefined || own.limits.jobs !== undefined)) accounts.set(own.account, own.limits);
+	if (own && hasDailyLimit(own.limits)) accounts.set(own.account, own.limits);
 	if (accounts.size === 0) return { fields: {}, warnings: [] };
 	const ledger = spendLedger();
 	const rows: Array<{ account: string; spent: SpentInWindow; limits: DailyLimits }> = [];
@@ -45,7 +39,7 @@ export async function spendReport(
 	for (const [account, limits] of accounts) {
 		try {
 			const balance = await ledger.balance(account);
-			rows.push({ account, spent: { credits: balance.spent.credits, jobs: balance.spent.jobs, window: '24h' }, limits: limitsOf(limits) });
+			rows.push({ account, spent: { credits: balance.spent.credits, jobs: balance.spent.jobs, window: '24h' }, limits: { dailyCreditLimit: limits.credits ?? null, dailyJobLimit: limits.jobs ?? null } });
 			if (balance.noCost.length > 0 && limits.credits !== undefined) {
 				const jobLimit = limits.jobs === undefined ? 'no Daily Job Limit is set' : `its Daily Job Limit (${limits.jobs}) still is`;
 				warnings.push(`The API reports no cost for this account's ${balance.noCost.join(', ')} jobs, so the Daily Credit Limit (${limits.credits}) of its FLUX API credential cannot be enforced for them; ${jobLimit}.`);
