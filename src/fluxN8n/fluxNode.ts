@@ -5,7 +5,7 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import type { CollectorSpec, SlotFiles, UnknownTask } from '../collect';
-import type { ErrorHints } from '../n8n/nodeErrors';
+import { toNodeError, type ErrorHints } from '../n8n/nodeErrors';
 import { isToolCall } from '../n8n/toolCall';
 import type { JobContext } from '../pool';
 import { redisWarnings } from '../redis';
@@ -14,7 +14,7 @@ import type { ConcurrentSource } from '../twin/concurrentSource';
 import { collectorSpendReport } from './collectorSpend';
 import { fluxApiTest } from './fluxApiTest';
 import { DRAFT_CACHE, DRAFT_CACHE_MIME_TYPE, removeDeliveredFile, resultSource, type JobResult, type ResultFile } from './jobResult';
-import { executeSerial } from './serialNode';
+import { deliveredCost, withItemNamed } from './spendTerms';
 import { delivered, runPooledStoredJob, runStoredJob, type JobKind, type StoredJob } from './storedJob';
 import { resolveUnknownJob } from './unknownJob';
 
@@ -66,27 +66,58 @@ function toolResultJson(job: FluxNodeJob, binary: IBinaryData | undefined, resul
 	return { prompt: job.request.prompt ?? null, fileName: binary.fileName ?? null, mimeType: binary.mimeType, fileSize, binaryProperty: 'data' };
 }
 
+function resultJson(result: JobResult, attempts: number, startedAt: number, finishedAt: number): IDataObject {
+	return {
+		status: result.outcome,
+		cached: result.cached ?? false,
+		cost: deliveredCost(result),
+		...(result.taskId ? { taskId: result.taskId } : {}),
+		...(result.error ? { error: result.error, errorKind: result.errorKind } : {}),
+		...(result.draft ? { draft: true } : {}),
+		attempts,
+		timings: { startedAt: new Date(startedAt).toISOString(), finishedAt: new Date(finishedAt).toISOString(), runMs: finishedAt - startedAt },
+	};
+}
+
+/** One item of the serial node, run through the result store (its pool-free job id: `<serialJobIdPrefix>-<execution>-<item>`). */
+async function runItem<J extends FluxNodeJob>(ctx: IExecuteFunctions, node: FluxNodeKind<J>, itemIndex: number, signal: AbortSignal, asTool: boolean): Promise<INodeExecutionData> {
+	const job = await node.prepare(ctx, itemIndex);
+	let attempts = 0;
+	const context: JobContext = { jobId: `${node.serialJobIdPrefix}-${ctx.getExecutionId()}-${itemIndex}`, signal, setAttempts: (n) => (attempts = n) };
+	const startedAt = Date.now();
+	const result = await runStoredJob(node.jobs, job, context);
+	const json = resultJson(result, attempts, startedAt, Date.now());
+	let files: SlotFiles | undefined;
+	try {
+		files = await toBinary(ctx, result, `flux-${result.taskId ?? itemIndex}`);
+	} finally {
+		await removeDeliveredFile(result);
+	}
+	const binary = files && { ...files.with, data: files.result };
+	return { json: { ...json, ...(asTool ? toolResultJson(job, files?.result, result) : {}) }, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } };
+}
+
 /**
- * The serial node (serialNode.ts): every input item is generated in turn and becomes one item with the result as
- * binary `data` (type and extension follow its bytes); a file the store did not keep is removed once n8n has it
- * (removeDeliveredFile).
+ * The serial node: every input item is prepared, run through the result store and becomes one output item with its
+ * result as binary `data` (type and extension follow its bytes; a draft's cache as `draftCache`), paired to its
+ * input; a file the store did not keep is removed once n8n has it (removeDeliveredFile). A failed item throws, or
+ * with continue-on-fail becomes `{ error }`.
  */
 export async function executeFluxNode<J extends FluxNodeJob>(ctx: IExecuteFunctions, node: FluxNodeKind<J>): Promise<INodeExecutionData[][]> {
 	const asTool = isToolCall(ctx);
-	return await executeSerial(ctx, {
-		jobIdPrefix: node.serialJobIdPrefix,
-		prepare: node.prepare,
-		run: (job: J, context: JobContext) => runStoredJob(node.jobs, job, context),
-		binary: async (ctx, result, itemIndex) => {
-			try {
-				return await toBinary(ctx, result, `flux-${result.taskId ?? itemIndex}`);
-			} finally {
-				await removeDeliveredFile(result);
-			}
-		},
-		moreJson: (_ctx, job, binary, result) => (asTool ? toolResultJson(job, binary, result) : {}),
-		errorHints: node.errorHints,
-	});
+	const items = ctx.getInputData();
+	const signal = ctx.getExecutionCancelSignal() ?? new AbortController().signal;
+	const output: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			output.push(await runItem(ctx, node, itemIndex, signal, asTool));
+		} catch (error) {
+			const nodeError = toNodeError(ctx.getNode(), withItemNamed(error, itemIndex), itemIndex, node.errorHints);
+			if (!ctx.continueOnFail()) throw nodeError;
+			output.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
+		}
+	}
+	return [output];
 }
 
 /** The node as a source for its concurrent twin, given the node's description: its output kind picks the pool. */
