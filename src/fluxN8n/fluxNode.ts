@@ -24,7 +24,7 @@ export type FluxNodeJob = StoredJob & { request: { prompt?: string } };
 /** What makes one FLUX node (and its twin and collector) what it is. */
 export interface FluxNodeKind<J extends FluxNodeJob> {
 	/** How its jobs are fetched and kept (storedJob.ts). */
-	jobs: JobKind<J, unknown>;
+	jobs: JobKind<J>;
 	/** Read and validate one item; throws NodeOperationError naming field and item. */
 	prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<J>;
 	/** The model name written into task items. */

@@ -12,15 +12,15 @@ import { FluxError, isFluxError } from '../flux';
 import { getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
 import { reattachCredentials } from './reattachCredentials';
 import { sweepDownloadsNowAndThen } from './downloadFolders';
-import type { JobResult } from './jobResult';
+import { keepResult, type JobResult } from './jobResult';
 import type { JobKind, StoredJob } from './storedJob';
 
 /** Poll the journaled upstream task with the collector's credential, keep the result, return it. */
-async function reattach<J extends StoredJob, D>(kind: JobKind<J, D>, ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal): Promise<JobResult> {
+async function reattach<J extends StoredJob>(kind: JobKind<J>, ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal): Promise<JobResult> {
 	const credentials = await reattachCredentials(ctx, record, task.itemIndex);
 	try {
 		const download = await kind.awaitTask(store, credentials, { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl }, { signal });
-		return await kind.keep(store, jobKey, 'reuse', download);
+		return await keepResult(store, jobKey, 'reuse', download);
 	} catch (error) {
 		if (isFluxError(error) && error.kind === 'task_not_found') await store.journal.failed(jobKey, error.message);
 		// The collector makes this a failed slot (waitForSlots).
@@ -30,7 +30,7 @@ async function reattach<J extends StoredJob, D>(kind: JobKind<J, D>, ctx: IExecu
 }
 
 /** The job of an unknown task, resolved through the journal (see the file's opening comment). */
-export async function resolveUnknownJob<J extends StoredJob, D>(kind: JobKind<J, D>, ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal): Promise<JobResult | undefined> {
+export async function resolveUnknownJob<J extends StoredJob>(kind: JobKind<J>, ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal): Promise<JobResult | undefined> {
 	const store = getStore();
 	void sweepDownloadsNowAndThen(store);
 	const found = await store.journal.findByJobId(task.jobId);
