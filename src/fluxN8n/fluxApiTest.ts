@@ -6,7 +6,8 @@ import type {
 } from 'n8n-workflow';
 
 import { checkFluxCredentials, redact } from '../flux';
-import { FluxCredentialsError, parseFluxCredentials } from './fluxCredentials';
+import { parseFluxCredentials } from './fluxCredentials';
+import { FluxCredentialsError } from './invalidInput';
 
 /**
  * The FLUX API credential's "Test" button: `…/credits` where served, else a poll for a task that cannot

@@ -11,10 +11,9 @@ import type { JobContext } from '../pool';
 import { redisWarnings } from '../redis';
 import { getStore } from '../store';
 import type { ConcurrentSource } from '../twin/concurrentSource';
-import { collectorSpendReport } from './collectorSpend';
 import { fluxApiTest } from './fluxApiTest';
 import { DRAFT_CACHE, DRAFT_CACHE_MIME_TYPE, removeDeliveredFile, resultSource, type JobResult, type ResultFile } from './jobResult';
-import { deliveredCost, withItemNamed } from './spendTerms';
+import { collectorSpendReport, deliveredCost, withItemNamed } from './spendTerms';
 import { delivered, runPooledStoredJob, runStoredJob, type JobKind, type StoredJob } from './storedJob';
 import { resolveUnknownJob } from './unknownJob';
 

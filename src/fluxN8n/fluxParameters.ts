@@ -10,7 +10,7 @@ import type { CacheMode } from '../store/resumeDecision';
 import { booleanLike, integerRange, jobOptionsSchema, jobRunOptions, MAX_NEW_JOBS_PER_EXECUTION, MAX_TIMEOUT_MINUTES } from '../parameters/fieldSchemas';
 import type { MediaEntry } from '../parameters/mediaSources';
 import { DEFAULT_IMAGE_MODEL, editorProperties, flux3Video, imageModel, imageModels, readValues, takesSeed, type ImageModelDescriptor, type ModelDescriptor, type Parameter, type Values } from '../models';
-import { labelsOf, type ParameterLabels } from './parameterLabels';
+import { labelsOf, type ParameterLabels } from './invalidInput';
 
 /** One reference image entry, with its position among the raw rows (for error fields). */
 export type ReferenceEntry = MediaEntry;

@@ -2,6 +2,8 @@
  * The spend terms of one FLUX job (image or video), read when the job is prepared: the credential's daily limits
  * (`dailyCreditLimit`, `dailyJobLimit`: 0 or empty = none; anything else must be a number ≥ 0, else an error
  * naming the field), its account, the job's price key and list price, and the node's Max New Jobs per Execution.
+ * Also the collectors' report fields about spend: what the accounts of a batch's jobs spent in the last 24 hours and
+ * their daily limits (src/spend's spendReport).
  */
 import { z } from 'zod';
 import type { IExecuteFunctions } from 'n8n-workflow';
@@ -9,8 +11,9 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { accountId } from '../account';
 import { FluxError, isFluxError, modelRequestBody, requestBody, type FluxCredentials, type FluxImageRequest, type ModelRequest } from '../flux';
 import type { ModelDescriptor } from '../models';
-import { NewJobsPerExecution, priceKey, type SpendLimits, type SpendTerms } from '../spend';
+import { NewJobsPerExecution, priceKey, spendReport, type SpendLimits, type SpendTerms } from '../spend';
 import { DECIMAL } from '../parameters/fieldSchemas';
+import { parseFluxCredentials } from './fluxCredentials';
 import { FluxCredentialsError } from './invalidInput';
 
 /** A credential limit as n8n hands it over: a number, decimal digits as text, empty; 0 and empty mean none. */
@@ -84,4 +87,27 @@ export function withItemNamed(error: unknown, itemIndex: number): unknown {
 /** What a delivered result cost, as items and slot rows show it: 0 when served from the store, null when the API did not say. */
 export function deliveredCost(result: { cached?: boolean; cost?: number | null }): number | null {
 	return result.cached ? 0 : (result.cost ?? null);
+}
+
+/**
+ * The collector's own credential's account and limits, if it has one with a daily limit: in a new process (Retry
+ * execution of only the collector) the jobs are not known here, so it names the account then.
+ */
+async function collectorAccount(ctx: IExecuteFunctions): Promise<{ account: string; limits: SpendLimits } | undefined> {
+	try {
+		const raw = await ctx.getCredentials('fluxApi', 0);
+		return { account: accountId(parseFluxCredentials(raw)), limits: readSpendLimits(raw) };
+	} catch {
+		return undefined; // none set, or unusable: the report shows the jobs' own accounts only
+	}
+}
+
+/** CollectorSpec.reportExtras of the FLUX collectors. */
+export async function collectorSpendReport(ctx: IExecuteFunctions, jobIds: readonly string[]): Promise<{ fields: Record<string, unknown>; warnings: string[] }> {
+	try {
+		const { fields, warnings } = await spendReport(jobIds, async () => await collectorAccount(ctx));
+		return { fields: { ...fields }, warnings };
+	} catch (error) {
+		return { fields: {}, warnings: [`What the account spent could not be read: ${error instanceof Error ? error.message : String(error)}.`] };
+	}
 }

@@ -8,12 +8,26 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { UnknownTask } from '../collect';
-import { FluxError, isFluxError } from '../flux';
+import { apiKeyHash } from '../account';
+import { FluxError, isFluxError, type FluxCredentials } from '../flux';
 import { getStore, MAYBE_PAID_REASON, type JournalRecord, type Store } from '../store';
-import { reattachCredentials } from './reattachCredentials';
 import { sweepDownloadsNowAndThen } from './downloadFolders';
+import { parseFluxCredentials } from './fluxCredentials';
 import { keepResult, type JobResult } from './jobResult';
 import type { JobKind, StoredJob } from './storedJob';
+
+const SET_CREDENTIAL =
+	'Its job was still generating upstream when n8n stopped. Set the FLUX API credential on this collector node (the account that sent it) to re-attach to it without paying again.';
+const WRONG_ACCOUNT = "The FLUX API credential on this collector is not the account that sent this job: set that account's credential to re-attach.";
+
+/** The credential that sent `record`'s job: the collector's optional FLUX credential (item `itemIndex`), which must be that account. */
+async function reattachCredentials(ctx: IExecuteFunctions, record: JournalRecord, itemIndex: number): Promise<FluxCredentials> {
+	// A credential that cannot be read is none set on the collector; one that is set but unusable throws its own error.
+	const credentials = await ctx.getCredentials('fluxApi', itemIndex).then(parseFluxCredentials, () => undefined);
+	if (!credentials) throw new FluxError('auth', SET_CREDENTIAL, { taskId: record.taskId });
+	if (apiKeyHash(credentials.apiKey) !== record.apiKeyHash) throw new FluxError('auth', WRONG_ACCOUNT, { taskId: record.taskId });
+	return credentials;
+}
 
 /** Poll the journaled upstream task with the collector's credential, keep the result, return it. */
 async function reattach<J extends StoredJob>(kind: JobKind<J>, ctx: IExecuteFunctions, store: Store, jobKey: string, record: JournalRecord, task: UnknownTask, signal: AbortSignal): Promise<JobResult> {

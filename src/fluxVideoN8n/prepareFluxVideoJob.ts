@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { formatBytes } from '../flux/body';
 import { detectReferenceImageType } from '../flux/imageType';
-import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
+import { FLUX_VIDEO_ERROR_HINTS } from '../fluxN8n/fluxErrorHints';
 import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
 import { FluxParameterReader } from '../fluxN8n/fluxParameterReader';
 import { fluxNodeLabels, fluxNodeParameterDefaults, parseFluxVideoParameters, type FluxVideoParameters } from '../fluxN8n/fluxParameters';

@@ -12,7 +12,7 @@ import { obtainStored, type JobKind } from '../fluxN8n/storedJob';
 import type { JobContext } from '../pool';
 import { partKey, type Store } from '../store';
 import { prepareFluxVideoJob, type PreparedFluxVideoJob } from './prepareFluxVideoJob';
-import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
+import { FLUX_VIDEO_ERROR_HINTS } from '../fluxN8n/fluxErrorHints';
 
 /** The video kind of stored job. */
 export const videoJobs: JobKind<PreparedFluxVideoJob> = {
