@@ -10,7 +10,7 @@ import { fluxJobIdentity } from './fluxJobKey';
 import type { StoredJob } from './storedJob';
 import { preparationError } from './invalidInput';
 import { resolveReferenceImages, type KnownBinaries } from './referenceImages';
-import { imagePriceFields, jobSpendTerms } from './spendTerms';
+import { imagePriceFields, storedJobOf } from './spendTerms';
 
 /** One item's job, validated and ready to run anywhere (no n8n context needed). */
 export interface PreparedFluxImageJob extends StoredJob {
@@ -65,17 +65,8 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 		const known = itemBinaries(ctx, itemIndex, run.binaries);
 		const images = await resolveReferenceImages(params.referenceImages, itemBinaryReader(ctx, itemIndex), { known, model: params.model.id });
 		const request = toFluxImageRequest(params, images);
-		return {
-			credentials,
-			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: params.model, priceFields: imagePriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
-			request,
-			skipError: params.skipError,
-			seed: params.seed,
-			timeoutMs: params.timeoutMs,
-			maxDownloadBytes: params.maxDownloadBytes,
-			cacheMode: params.cacheMode,
-			identity: fluxJobIdentity(ctx, credentials, request, params.seed),
-		};
+		const job = storedJobOf(ctx, { rawCredentials, credentials, model: params.model, priceFields: imagePriceFields(request), params }, () => fluxJobIdentity(ctx, credentials, request, params.seed));
+		return { ...job, request, seed: params.seed };
 	} catch (error) {
 		throw preparationError(ctx.getNode(), error, itemIndex, fluxNodeLabels('image'), FLUX_ERROR_HINTS);
 	}

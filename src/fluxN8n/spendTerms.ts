@@ -14,7 +14,10 @@ import type { ModelDescriptor } from '../models';
 import { NewJobsPerExecution, priceKey, spendReport, type SpendLimits, type SpendTerms } from '../spend';
 import { DECIMAL } from '../parameters/fieldSchemas';
 import { parseFluxCredentials } from './fluxCredentials';
+import type { FluxJobIdentity } from './fluxJobKey';
+import type { JobRunParameters } from './fluxParameters';
 import { FluxCredentialsError } from './invalidInput';
+import type { StoredJob } from './storedJob';
 
 /** A credential limit as n8n hands it over: a number, decimal digits as text, empty; 0 and empty mean none. */
 const limitSchema = (whole: boolean) => {
@@ -41,7 +44,8 @@ export function readSpendLimits(raw: unknown): SpendLimits {
 	return limits;
 }
 
-export interface JobSpendInput {
+/** What an item's stored job is made of, besides its identity. */
+export interface StoredJobInput {
 	/** The credential's data as n8n handed it over, and the same validated. */
 	rawCredentials: unknown;
 	credentials: FluxCredentials;
@@ -49,24 +53,28 @@ export interface JobSpendInput {
 	model: ModelDescriptor;
 	/** What is sent upstream, each medium as 1 (priceBook.ts). */
 	priceFields: Record<string, unknown>;
-	/** Options → Max New Jobs per Execution (0: none). */
-	maxNewJobsPerExecution: number;
-	timeoutMs: number;
+	params: JobRunParameters;
 }
 
-/** The spend terms of item `input` in this node run. */
-export function jobSpendTerms(ctx: IExecuteFunctions, input: JobSpendInput): SpendTerms {
+/**
+ * The stored job of item `input` in this node run: its credential, spend terms, Skip Error and Options, then its
+ * identity (made last: it counts the request's occurrence, and an item whose spend terms are invalid has none).
+ */
+export function storedJobOf(ctx: IExecuteFunctions, input: StoredJobInput, identity: () => FluxJobIdentity): StoredJob {
+	const { credentials, params } = input;
 	const node = ctx.getNode().name;
-	return {
-		account: accountId(input.credentials),
+	const spend: SpendTerms = {
+		account: accountId(credentials),
 		limits: readSpendLimits(input.rawCredentials),
 		priceKey: priceKey(input.model.id, input.priceFields),
 		listPrice: input.model.listPrice?.(input.priceFields),
-		...(input.maxNewJobsPerExecution > 0
-			? { perExecution: { key: NewJobsPerExecution.keyOf(String(ctx.getExecutionId() ?? ''), node), max: input.maxNewJobsPerExecution, node } }
+		...(params.maxNewJobsPerExecution > 0
+			? { perExecution: { key: NewJobsPerExecution.keyOf(String(ctx.getExecutionId() ?? ''), node), max: params.maxNewJobsPerExecution, node } }
 			: {}),
-		blockMs: input.timeoutMs,
+		blockMs: params.timeoutMs,
 	};
+	const { skipError, timeoutMs, maxDownloadBytes, cacheMode } = params;
+	return { credentials, spend, skipError, timeoutMs, maxDownloadBytes, cacheMode, identity: identity() };
 }
 
 /** An image job's fields for its price: what is sent, each reference image as 1. */

@@ -33,12 +33,6 @@ export interface StoredJob {
 	spend?: SpendTerms;
 }
 
-/** An upstream task to re-attach to. */
-export interface UpstreamTask {
-	taskId: string;
-	pollingUrl?: string;
-}
-
 /** How one kind of job is fetched and kept (images: imageJobs.ts; clips: videoJobs.ts). */
 export interface JobKind<J extends StoredJob> {
 	/** Also names its process-wide single flight (`imageFlights`, `videoFlights`: src/processWide.ts). */
@@ -46,7 +40,7 @@ export interface JobKind<J extends StoredJob> {
 	/** A new paid job: submit, poll, download (`options` carry the journal's hooks and the limits). */
 	generate(store: Store, job: J, options: GenerateOptions): Promise<Download>;
 	/** Re-attach to an upstream task: poll, download. */
-	awaitTask(store: Store, credentials: FluxCredentials, task: UpstreamTask, options: GenerateOptions): Promise<Download>;
+	awaitTask(store: Store, credentials: FluxCredentials, task: { taskId: string; pollingUrl?: string }, options: GenerateOptions): Promise<Download>;
 	/** The key's stored result (cached: true), or undefined; with `storedSince`, only a result stored at or after it. */
 	readStored(store: Store, key: string, storedSince?: number): Promise<JobResult | undefined>;
 	/** The job lets go of its inputs (base64 media): the upstream task has them now. */
