@@ -2,16 +2,18 @@
  * One FLUX node of any output kind, given its FluxNodeKind (images: imageJobs.ts, clips: videoJobs.ts): the serial
  * node's execute, the source its concurrent twin is made of, and the collector's FLUX parts.
  */
-import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { IBinaryData, ICredentialDataDecryptedObject, ICredentialsDecrypted, ICredentialTestFunctions, IDataObject, IExecuteFunctions, INodeCredentialTestResult, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import type { CollectorSpec, SlotFiles, UnknownTask } from '../collect';
+import { checkFluxCredentials, redact } from '../flux';
 import { toNodeError, type ErrorHints } from '../n8n/nodeErrors';
 import { isToolCall } from '../n8n/toolCall';
 import type { JobContext } from '../pool';
 import { redisWarnings } from '../redis';
 import { getStore } from '../store';
 import type { ConcurrentSource } from '../twin/concurrentSource';
-import { fluxApiTest } from './fluxApiTest';
+import { parseFluxCredentials } from './fluxCredentials';
+import { FluxCredentialsError } from './invalidInput';
 import { DRAFT_CACHE, DRAFT_CACHE_MIME_TYPE, removeDeliveredFile, resultSource, type JobResult, type ResultFile } from './jobResult';
 import { collectorSpendReport, deliveredCost, withItemNamed } from './spendTerms';
 import { delivered, runPooledStoredJob, runStoredJob, type JobKind, type StoredJob } from './storedJob';
@@ -33,6 +35,24 @@ export interface FluxNodeKind<J extends FluxNodeJob> {
 	/** The serial node's pool-free job id prefix (`serial`, `serial-video`). */
 	serialJobIdPrefix: string;
 	errorHints: ErrorHints;
+}
+
+/**
+ * The FLUX API credential's "Test" button: `…/credits` where served, else a poll for a task that cannot
+ * exist (src/flux/credentialCheck.ts). Never submits a job; the message is redacted.
+ */
+export async function fluxApiTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted<ICredentialDataDecryptedObject>,
+): Promise<INodeCredentialTestResult> {
+	try {
+		const credentials = parseFluxCredentials(credential.data);
+		const result = await checkFluxCredentials(credentials);
+		return { status: result.ok ? 'OK' : 'Error', message: result.message };
+	} catch (error) {
+		if (error instanceof FluxCredentialsError) return { status: 'Error', message: error.message };
+		return { status: 'Error', message: redact(error instanceof Error ? error.message : String(error)) };
+	}
 }
 
 /** The FLUX nodes' methods: the credential test (the twins share it). */

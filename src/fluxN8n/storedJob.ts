@@ -14,10 +14,9 @@ import { recentAccounts, spendBudget, type SpendTerms } from '../spend';
 import { accountAdmission } from './accountAdmission';
 import { sweepDownloadsNowAndThen } from './downloadFolders';
 import type { FluxJobIdentity } from './fluxJobKey';
-import { journalJobFailure } from './journalFailure';
 import { keepResult, ownCopy, resultFiles, type Download, type JobResult } from './jobResult';
 import { obtainOwned } from './ownedJob';
-import { SubmitJournal } from './submitJournal';
+import { journalJobFailure, SubmitJournal } from './submitJournal';
 
 /** What every prepared job carries for its run (validated, ready to run anywhere: no n8n context needed). */
 export interface StoredJob {
