@@ -32,8 +32,6 @@ export interface FluxNodeKind<J extends FluxNodeJob> {
 	model: string;
 	/** Bytes a result weighs against the pool's retained-results bound. */
 	sizeOf(result: JobResult): number;
-	/** The serial node's pool-free job id prefix (`serial`, `serial-video`). */
-	serialJobIdPrefix: string;
 	errorHints: ErrorHints;
 }
 
@@ -98,11 +96,12 @@ function resultJson(result: JobResult, attempts: number, startedAt: number, fini
 	};
 }
 
-/** One item of the serial node, run through the result store (its pool-free job id: `<serialJobIdPrefix>-<execution>-<item>`). */
+/** One item of the serial node, run through the result store (its pool-free job id: `serial[-video]-<execution>-<item>`). */
 async function runItem<J extends FluxNodeJob>(ctx: IExecuteFunctions, node: FluxNodeKind<J>, itemIndex: number, signal: AbortSignal, asTool: boolean): Promise<INodeExecutionData> {
 	const job = await node.prepare(ctx, itemIndex);
 	let attempts = 0;
-	const context: JobContext = { jobId: `${node.serialJobIdPrefix}-${ctx.getExecutionId()}-${itemIndex}`, signal, setAttempts: (n) => (attempts = n) };
+	const prefix = node.jobs.kind === 'image' ? 'serial' : 'serial-video';
+	const context: JobContext = { jobId: `${prefix}-${ctx.getExecutionId()}-${itemIndex}`, signal, setAttempts: (n) => (attempts = n) };
 	const startedAt = Date.now();
 	const result = await runStoredJob(node.jobs, job, context);
 	const json = resultJson(result, attempts, startedAt, Date.now());

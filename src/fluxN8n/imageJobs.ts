@@ -38,7 +38,6 @@ export const fluxImageNode: FluxNodeKind<PreparedFluxImageJob> = {
 	prepare: prepareFluxImageJob,
 	model: DEFAULT_IMAGE_MODEL,
 	sizeOf: imageJobResultSize,
-	serialJobIdPrefix: 'serial',
 	errorHints: FLUX_ERROR_HINTS,
 };
 

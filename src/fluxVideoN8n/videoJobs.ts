@@ -44,7 +44,6 @@ export const fluxVideoNode: FluxNodeKind<PreparedFluxVideoJob> = {
 	prepare: prepareFluxVideoJob,
 	model: flux3Video.id,
 	sizeOf: () => 0,
-	serialJobIdPrefix: 'serial-video',
 	errorHints: FLUX_VIDEO_ERROR_HINTS,
 };
 
