@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { FluxCredentials, FluxImageRequest } from '../flux';
+import type { FluxImageRequest } from '../flux';
 import { itemBinaryReader, locateInputBinary } from '../n8n/inputBinary';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { credentialsParserForRun } from './fluxCredentials';
@@ -20,17 +20,13 @@ export interface PreparedFluxImageJob extends StoredJob {
 }
 
 /** What one node run (one execute call: the same n8n context object for every item) reads and checks once. */
-interface FluxRun {
-	parameters: FluxParameterReader;
-	parseCredentials: (raw: unknown) => FluxCredentials;
-	binaries: KnownBinaries['copies'];
-}
+const newRun = (ctx: IExecuteFunctions) => ({ parameters: new FluxParameterReader(ctx, fluxNodeParameterDefaults('image')), parseCredentials: credentialsParserForRun(), binaries: new Map() as KnownBinaries['copies'] });
 
-const runs = new WeakMap<IExecuteFunctions, FluxRun>();
+const runs = new WeakMap<IExecuteFunctions, ReturnType<typeof newRun>>();
 
-function fluxRun(ctx: IExecuteFunctions): FluxRun {
+function fluxRun(ctx: IExecuteFunctions): ReturnType<typeof newRun> {
 	let run = runs.get(ctx);
-	if (!run) runs.set(ctx, (run = { parameters: new FluxParameterReader(ctx, fluxNodeParameterDefaults('image')), parseCredentials: credentialsParserForRun(), binaries: new Map() }));
+	if (!run) runs.set(ctx, (run = newRun(ctx)));
 	return run;
 }
 
