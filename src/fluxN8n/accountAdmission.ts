@@ -19,12 +19,6 @@ export function processAccountLimiter(): AccountLimiter {
 	return processWide('accountLimiter', () => createAccountLimiter(processRedis(), { warn: logWarning }));
 }
 
-/** BFL's own limit of active tasks per account on the model's endpoint (its descriptor; src/models), if known. */
-function modelAccountLimit(model: string): number {
-	const known = [flux3Video, ...imageModels()].find((m) => m.id === model);
-	return known?.accountLimit ?? Number.POSITIVE_INFINITY;
-}
-
 /**
  * A new job's admission under its account's limit for `model`: the pool's workers (`kind` picks
  * COMFLY_IMAGE/VIDEO_CONCURRENCY); in the BFL style at most the model's account limit, so a first wave stays
@@ -33,6 +27,8 @@ function modelAccountLimit(model: string): number {
  */
 export function accountAdmission(credentials: FluxCredentials, model: string, kind: 'image' | 'video'): SubmitAdmission {
 	const workers = settings().pool[kind].workers;
-	const limit = credentials.apiStyle === 'bfl' ? Math.min(workers, modelAccountLimit(model)) : workers;
+	// BFL's own limit of active tasks per account on the model's endpoint (its descriptor; src/models), if known.
+	const modelLimit = [flux3Video, ...imageModels()].find((m) => m.id === model)?.accountLimit ?? Number.POSITIVE_INFINITY;
+	const limit = credentials.apiStyle === 'bfl' ? Math.min(workers, modelLimit) : workers;
 	return processAccountLimiter().admission(limitName(accountId(credentials), model), limit);
 }

@@ -3,8 +3,6 @@ import { z } from 'zod';
 import type { FluxCredentials } from '../flux';
 import { FluxCredentialsError } from './invalidInput';
 
-export { FluxCredentialsError };
-
 /** The base URL: http(s), with a host, and nothing that could carry a secret or be lost (user:pw@, ?query, #fragment). */
 const baseUrlSchema = z
 	.string({ required_error: 'is required', invalid_type_error: 'must be text' })

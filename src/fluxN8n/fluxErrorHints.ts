@@ -14,3 +14,11 @@ export const FLUX_ERROR_HINTS: ErrorHints & Partial<Record<FluxErrorKind, string
 	budget_exceeded:
 		'A spend limit stopped this job before it was sent: nothing was paid. The daily limits are fields of the FLUX API credential (Daily Credit Limit, Daily Job Limit); the per-execution limit is this node\'s Options → Max New Jobs per Execution.',
 };
+
+/** The FLUX hints worded for clips: the video pool, keyframes and the start video. */
+export const FLUX_VIDEO_ERROR_HINTS: typeof FLUX_ERROR_HINTS = {
+	...FLUX_ERROR_HINTS,
+	request_moderated: 'The prompt, keyframes or start video were refused by moderation.',
+	content_moderated: 'The generated clip was refused by moderation.',
+	rate_limited: 'The API kept answering 429 (FLUX 3 Video allows 5 active clips per account). Lower COMFLY_VIDEO_CONCURRENCY.',
+};

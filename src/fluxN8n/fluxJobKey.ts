@@ -31,11 +31,6 @@ function accountHash(run: object, apiKey: string): string {
 	return hash;
 }
 
-/** The process-wide occurrence counts per execution (shared by every copy of the package and by images and videos). */
-function executionOccurrences(): ExecutionOccurrences {
-	return processWide('occurrences', () => new ExecutionOccurrences());
-}
-
 /** Counts of a context without an execution id (never in n8n; tests passing a bare object): per context object. */
 const occurrencesByRun = new WeakMap<object, ExecutionOccurrences>();
 
@@ -46,7 +41,8 @@ const occurrencesByRun = new WeakMap<object, ExecutionOccurrences>();
  */
 export function occurrenceOf(run: object, baseKey: string): number {
 	const executionId = (run as { getExecutionId?: () => unknown }).getExecutionId?.();
-	if (typeof executionId === 'string' && executionId !== '') return executionOccurrences().next(executionId, baseKey);
+	// The process-wide counts per execution: shared by every copy of the package and by images and videos.
+	if (typeof executionId === 'string' && executionId !== '') return processWide('occurrences', () => new ExecutionOccurrences()).next(executionId, baseKey);
 	let own = occurrencesByRun.get(run);
 	if (!own) occurrencesByRun.set(run, (own = new ExecutionOccurrences()));
 	return own.next('', baseKey);
@@ -74,8 +70,7 @@ export function jobIdentity(run: object, credentials: FluxCredentials, model: st
 		seed: seed ?? '',
 		apiKeyHash: accountHash(run, credentials.apiKey),
 	};
-	const key = keyAtOccurrence(run, base);
-	return { key, apiStyle: base.apiStyle, baseUrl: base.baseUrl, model: base.model, apiKeyHash: base.apiKeyHash };
+	return { key: keyAtOccurrence(run, base), apiStyle: base.apiStyle, baseUrl: base.baseUrl, model: base.model, apiKeyHash: base.apiKeyHash };
 }
 
 /** The job identity of an image item (jobIdentity): the model's endpoint and body, reference images by content digest. */

@@ -2,19 +2,20 @@
  * One FLUX node of any output kind, given its FluxNodeKind (images: imageJobs.ts, clips: videoJobs.ts): the serial
  * node's execute, the source its concurrent twin is made of, and the collector's FLUX parts.
  */
-import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { IBinaryData, ICredentialDataDecryptedObject, ICredentialsDecrypted, ICredentialTestFunctions, IDataObject, IExecuteFunctions, INodeCredentialTestResult, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import type { CollectorSpec, SlotFiles, UnknownTask } from '../collect';
-import type { ErrorHints } from '../n8n/nodeErrors';
+import { checkFluxCredentials, redact } from '../flux';
+import { toNodeError, type ErrorHints } from '../n8n/nodeErrors';
 import { isToolCall } from '../n8n/toolCall';
 import type { JobContext } from '../pool';
 import { redisWarnings } from '../redis';
 import { getStore } from '../store';
 import type { ConcurrentSource } from '../twin/concurrentSource';
-import { collectorSpendReport } from './collectorSpend';
-import { fluxApiTest } from './fluxApiTest';
+import { parseFluxCredentials } from './fluxCredentials';
+import { FluxCredentialsError } from './invalidInput';
 import { DRAFT_CACHE, DRAFT_CACHE_MIME_TYPE, removeDeliveredFile, resultSource, type JobResult, type ResultFile } from './jobResult';
-import { executeSerial } from './serialNode';
+import { collectorSpendReport, deliveredCost, withItemNamed } from './spendTerms';
 import { delivered, runPooledStoredJob, runStoredJob, type JobKind, type StoredJob } from './storedJob';
 import { resolveUnknownJob } from './unknownJob';
 
@@ -24,16 +25,32 @@ export type FluxNodeJob = StoredJob & { request: { prompt?: string } };
 /** What makes one FLUX node (and its twin and collector) what it is. */
 export interface FluxNodeKind<J extends FluxNodeJob> {
 	/** How its jobs are fetched and kept (storedJob.ts). */
-	jobs: JobKind<J, unknown>;
+	jobs: JobKind<J>;
 	/** Read and validate one item; throws NodeOperationError naming field and item. */
 	prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<J>;
 	/** The model name written into task items. */
 	model: string;
 	/** Bytes a result weighs against the pool's retained-results bound. */
 	sizeOf(result: JobResult): number;
-	/** The serial node's pool-free job id prefix (`serial`, `serial-video`). */
-	serialJobIdPrefix: string;
 	errorHints: ErrorHints;
+}
+
+/**
+ * The FLUX API credential's "Test" button: `…/credits` where served, else a poll for a task that cannot
+ * exist (src/flux/credentialCheck.ts). Never submits a job; the message is redacted.
+ */
+export async function fluxApiTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted<ICredentialDataDecryptedObject>,
+): Promise<INodeCredentialTestResult> {
+	try {
+		const credentials = parseFluxCredentials(credential.data);
+		const result = await checkFluxCredentials(credentials);
+		return { status: result.ok ? 'OK' : 'Error', message: result.message };
+	} catch (error) {
+		if (error instanceof FluxCredentialsError) return { status: 'Error', message: error.message };
+		return { status: 'Error', message: redact(error instanceof Error ? error.message : String(error)) };
+	}
 }
 
 /** The FLUX nodes' methods: the credential test (the twins share it). */
@@ -66,27 +83,59 @@ function toolResultJson(job: FluxNodeJob, binary: IBinaryData | undefined, resul
 	return { prompt: job.request.prompt ?? null, fileName: binary.fileName ?? null, mimeType: binary.mimeType, fileSize, binaryProperty: 'data' };
 }
 
+function resultJson(result: JobResult, attempts: number, startedAt: number, finishedAt: number): IDataObject {
+	return {
+		status: result.outcome,
+		cached: result.cached ?? false,
+		cost: deliveredCost(result),
+		...(result.taskId ? { taskId: result.taskId } : {}),
+		...(result.error ? { error: result.error, errorKind: result.errorKind } : {}),
+		...(result.draft ? { draft: true } : {}),
+		attempts,
+		timings: { startedAt: new Date(startedAt).toISOString(), finishedAt: new Date(finishedAt).toISOString(), runMs: finishedAt - startedAt },
+	};
+}
+
+/** One item of the serial node, run through the result store (its pool-free job id: `serial[-video]-<execution>-<item>`). */
+async function runItem<J extends FluxNodeJob>(ctx: IExecuteFunctions, node: FluxNodeKind<J>, itemIndex: number, signal: AbortSignal, asTool: boolean): Promise<INodeExecutionData> {
+	const job = await node.prepare(ctx, itemIndex);
+	let attempts = 0;
+	const prefix = node.jobs.kind === 'image' ? 'serial' : 'serial-video';
+	const context: JobContext = { jobId: `${prefix}-${ctx.getExecutionId()}-${itemIndex}`, signal, setAttempts: (n) => (attempts = n) };
+	const startedAt = Date.now();
+	const result = await runStoredJob(node.jobs, job, context);
+	const json = resultJson(result, attempts, startedAt, Date.now());
+	let files: SlotFiles | undefined;
+	try {
+		files = await toBinary(ctx, result, `flux-${result.taskId ?? itemIndex}`);
+	} finally {
+		await removeDeliveredFile(result);
+	}
+	const binary = files && { ...files.with, data: files.result };
+	return { json: { ...json, ...(asTool ? toolResultJson(job, files?.result, result) : {}) }, ...(binary ? { binary } : {}), pairedItem: { item: itemIndex } };
+}
+
 /**
- * The serial node (serialNode.ts): every input item is generated in turn and becomes one item with the result as
- * binary `data` (type and extension follow its bytes); a file the store did not keep is removed once n8n has it
- * (removeDeliveredFile).
+ * The serial node: every input item is prepared, run through the result store and becomes one output item with its
+ * result as binary `data` (type and extension follow its bytes; a draft's cache as `draftCache`), paired to its
+ * input; a file the store did not keep is removed once n8n has it (removeDeliveredFile). A failed item throws, or
+ * with continue-on-fail becomes `{ error }`.
  */
 export async function executeFluxNode<J extends FluxNodeJob>(ctx: IExecuteFunctions, node: FluxNodeKind<J>): Promise<INodeExecutionData[][]> {
 	const asTool = isToolCall(ctx);
-	return await executeSerial(ctx, {
-		jobIdPrefix: node.serialJobIdPrefix,
-		prepare: node.prepare,
-		run: (job: J, context: JobContext) => runStoredJob(node.jobs, job, context),
-		binary: async (ctx, result, itemIndex) => {
-			try {
-				return await toBinary(ctx, result, `flux-${result.taskId ?? itemIndex}`);
-			} finally {
-				await removeDeliveredFile(result);
-			}
-		},
-		moreJson: (_ctx, job, binary, result) => (asTool ? toolResultJson(job, binary, result) : {}),
-		errorHints: node.errorHints,
-	});
+	const items = ctx.getInputData();
+	const signal = ctx.getExecutionCancelSignal() ?? new AbortController().signal;
+	const output: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			output.push(await runItem(ctx, node, itemIndex, signal, asTool));
+		} catch (error) {
+			const nodeError = toNodeError(ctx.getNode(), withItemNamed(error, itemIndex), itemIndex, node.errorHints);
+			if (!ctx.continueOnFail()) throw nodeError;
+			output.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
+		}
+	}
+	return [output];
 }
 
 /** The node as a source for its concurrent twin, given the node's description: its output kind picks the pool. */

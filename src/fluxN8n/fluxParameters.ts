@@ -6,27 +6,16 @@ import { z } from 'zod';
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { FluxImageRequest, ReferenceImage } from '../flux';
-import type { CacheMode } from '../store/resumeDecision';
 import { booleanLike, integerRange, jobOptionsSchema, jobRunOptions, MAX_NEW_JOBS_PER_EXECUTION, MAX_TIMEOUT_MINUTES } from '../parameters/fieldSchemas';
 import type { MediaEntry } from '../parameters/mediaSources';
-import { DEFAULT_IMAGE_MODEL, editorProperties, flux3Video, imageModel, imageModels, readValues, takesSeed, type ImageModelDescriptor, type ModelDescriptor, type Parameter, type Values } from '../models';
-import { labelsOf, type ParameterLabels } from './parameterLabels';
+import { DEFAULT_IMAGE_MODEL, editorProperties, flux3Video, imageModel, imageModels, readValues, takesSeed, type ModelDescriptor, type Parameter, type Values } from '../models';
+import { labelsOf, type ParameterLabels } from './invalidInput';
 
-/** One reference image entry, with its position among the raw rows (for error fields). */
-export type ReferenceEntry = MediaEntry;
-
-/** What every FLUX node's item says about its run (image and video): Skip Error, the Seed, the Options. */
-export interface JobRunParameters {
-	skipError: boolean;
-	/** The store's key part; sent upstream only to models that take a seed (FLUX.2). */
-	seed?: number;
-	timeoutMs: number;
-	maxDownloadBytes: number;
-	/** Options → Cache: `reuse` (default), `refresh`, `off`. */
-	cacheMode: CacheMode;
-	/** Options → Max New Jobs per Execution (0: no limit). */
-	maxNewJobsPerExecution: number;
-}
+/**
+ * What every FLUX node's item says about its run (image and video): Skip Error, the Seed (the store's key part; sent
+ * upstream only to models that take a seed: FLUX.2), the Options (jobRunOptions).
+ */
+export type JobRunParameters = { skipError: boolean; seed?: number } & ReturnType<typeof jobRunOptions>;
 
 /** How the two kinds of node word and size their own parameters. */
 const KINDS = {
@@ -147,26 +136,21 @@ function jobRunParameters(kind: FluxNodeKindName, raw: Values): JobRunParameters
 	return { skipError, seed, ...jobRunOptions(options) };
 }
 
-/** One image item's parameters, validated: its model, that model's values, the run's. */
-export interface FluxParameters extends JobRunParameters {
-	model: ImageModelDescriptor;
-	/** The model's values by parameter name (`referenceImages`: the entries to resolve). */
-	values: Values;
-	prompt: string;
-	referenceImages: ReferenceEntry[];
-}
-
 /**
  * Validate one image item's raw parameters (as n8n hands them over) once, at the boundary: the Model, then the
  * model's own parameters in their order and the checks across them, then Skip Error, Seed and Options. Blank
  * values take the defaults; throws InvalidParameterError naming the first invalid field.
  */
-export function parseFluxParameters(raw: Values): FluxParameters {
+export function parseFluxParameters(raw: Values) {
 	const model = imageModel(raw.model);
+	// The model's values by parameter name (`referenceImages`: the entries to resolve).
 	const values = readValues(model.parameters, raw);
 	model.check?.(values);
-	return { model, values, prompt: values.prompt as string, referenceImages: (values.referenceImages ?? []) as ReferenceEntry[], ...jobRunParameters('image', raw) };
+	return { model, values, prompt: values.prompt as string, referenceImages: (values.referenceImages ?? []) as MediaEntry[], ...jobRunParameters('image', raw) };
 }
+
+/** One image item's parameters, validated: its model, that model's values, the run's. */
+export type FluxParameters = ReturnType<typeof parseFluxParameters>;
 
 /** The client's request from an item's parameters and its resolved reference images. */
 export function toFluxImageRequest(params: FluxParameters, images: ReferenceImage[] = []): FluxImageRequest {

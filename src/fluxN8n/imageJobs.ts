@@ -3,8 +3,7 @@
  * folder next to the store (or into memory when it cannot be written), kept by adopting the file into the store,
  * read back through its integrity check; Skip Error's placeholder is the white PNG.
  */
-import { awaitImageFile, generateImageFile, type FluxImageFileResult } from '../flux';
-import { requestEndpoint } from '../flux/request';
+import { awaitImageFile, generateImageFile } from '../flux';
 import { DEFAULT_IMAGE_MODEL } from '../models';
 import { skippedErrorPng } from '../images/solidPng';
 import type { JobContext } from '../pool';
@@ -12,19 +11,16 @@ import type { Store } from '../store';
 import { readyDownloadDir } from './downloadFolders';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import type { FluxNodeKind } from './fluxNode';
-import { imageJobResultSize, keepResult, type JobResult } from './jobResult';
+import { imageJobResultSize, type JobResult } from './jobResult';
 import { prepareFluxImageJob, type PreparedFluxImageJob } from './prepareFluxImageJob';
 import { obtainStored, type JobKind } from './storedJob';
 
 /** The image kind of stored job. */
-export const imageJobs: JobKind<PreparedFluxImageJob, FluxImageFileResult> = {
+export const imageJobs: JobKind<PreparedFluxImageJob> = {
 	kind: 'image',
-	flights: 'imageFlights',
-	model: (job) => requestEndpoint(job.request),
 	// Into the download folder next to the store, or into memory when it cannot be written.
 	generate: async (store, job, options) => await generateImageFile(job.credentials, job.request, { ...options, downloadDir: await readyDownloadDir('image', store) }),
 	awaitTask: async (store, credentials, task, options) => await awaitImageFile(credentials, task, { ...options, downloadDir: await readyDownloadDir('image', store) }),
-	keep: keepResult,
 	/** Read through its integrity check now (streamed), so a corrupt entry is a miss. */
 	readStored: async (store, key, storedSince = 0) => {
 		const hit = await store.results.check(key);
@@ -42,7 +38,6 @@ export const fluxImageNode: FluxNodeKind<PreparedFluxImageJob> = {
 	prepare: prepareFluxImageJob,
 	model: DEFAULT_IMAGE_MODEL,
 	sizeOf: imageJobResultSize,
-	serialJobIdPrefix: 'serial',
 	errorHints: FLUX_ERROR_HINTS,
 };
 

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { FluxCredentials, FluxImageRequest } from '../flux';
+import type { FluxImageRequest } from '../flux';
 import { itemBinaryReader, locateInputBinary } from '../n8n/inputBinary';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
 import { credentialsParserForRun } from './fluxCredentials';
@@ -10,7 +10,7 @@ import { fluxJobIdentity } from './fluxJobKey';
 import type { StoredJob } from './storedJob';
 import { preparationError } from './invalidInput';
 import { resolveReferenceImages, type KnownBinaries } from './referenceImages';
-import { imagePriceFields, jobSpendTerms } from './spendTerms';
+import { imagePriceFields, storedJobOf } from './spendTerms';
 
 /** One item's job, validated and ready to run anywhere (no n8n context needed). */
 export interface PreparedFluxImageJob extends StoredJob {
@@ -20,17 +20,13 @@ export interface PreparedFluxImageJob extends StoredJob {
 }
 
 /** What one node run (one execute call: the same n8n context object for every item) reads and checks once. */
-interface FluxRun {
-	parameters: FluxParameterReader;
-	parseCredentials: (raw: unknown) => FluxCredentials;
-	binaries: KnownBinaries['copies'];
-}
+const newRun = (ctx: IExecuteFunctions) => ({ parameters: new FluxParameterReader(ctx, fluxNodeParameterDefaults('image')), parseCredentials: credentialsParserForRun(), binaries: new Map() as KnownBinaries['copies'] });
 
-const runs = new WeakMap<IExecuteFunctions, FluxRun>();
+const runs = new WeakMap<IExecuteFunctions, ReturnType<typeof newRun>>();
 
-function fluxRun(ctx: IExecuteFunctions): FluxRun {
+function fluxRun(ctx: IExecuteFunctions): ReturnType<typeof newRun> {
 	let run = runs.get(ctx);
-	if (!run) runs.set(ctx, (run = { parameters: new FluxParameterReader(ctx, fluxNodeParameterDefaults('image')), parseCredentials: credentialsParserForRun(), binaries: new Map() }));
+	if (!run) runs.set(ctx, (run = newRun(ctx)));
 	return run;
 }
 
@@ -65,17 +61,8 @@ export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: num
 		const known = itemBinaries(ctx, itemIndex, run.binaries);
 		const images = await resolveReferenceImages(params.referenceImages, itemBinaryReader(ctx, itemIndex), { known, model: params.model.id });
 		const request = toFluxImageRequest(params, images);
-		return {
-			credentials,
-			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: params.model, priceFields: imagePriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
-			request,
-			skipError: params.skipError,
-			seed: params.seed,
-			timeoutMs: params.timeoutMs,
-			maxDownloadBytes: params.maxDownloadBytes,
-			cacheMode: params.cacheMode,
-			identity: fluxJobIdentity(ctx, credentials, request, params.seed),
-		};
+		const job = storedJobOf(ctx, { rawCredentials, credentials, model: params.model, priceFields: imagePriceFields(request), params }, () => fluxJobIdentity(ctx, credentials, request, params.seed));
+		return { ...job, request, seed: params.seed };
 	} catch (error) {
 		throw preparationError(ctx.getNode(), error, itemIndex, fluxNodeLabels('image'), FLUX_ERROR_HINTS);
 	}

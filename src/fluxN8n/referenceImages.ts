@@ -1,9 +1,8 @@
 import { formatBytes } from '../flux/body';
 import { detectReferenceImageType } from '../flux/imageType';
 import type { ReferenceImage } from '../flux/request';
-import type { ReferenceEntry } from './fluxParameters';
 import { InvalidParameterError } from '../parameters/invalidParameter';
-import { readMediaBinary, type ReadBinary } from '../parameters/mediaSources';
+import { readMediaBinary, type MediaEntry, type ReadBinary } from '../parameters/mediaSources';
 import { pixelSizeOf, pixelSizeOfBase64, pixelSizeProblem, type PixelLimits, type PixelSize } from '../images/pixelSize';
 import { sharedReferenceImages, type EncodedReferenceImage } from './sharedReferenceImages';
 
@@ -97,7 +96,7 @@ async function readAndEncode(property: string, field: string, getBinary: ReadBin
  * naming the slot (`referenceImages[i]`).
  */
 export async function resolveReferenceImages(
-	entries: readonly ReferenceEntry[],
+	entries: readonly MediaEntry[],
 	getBinary: ReadBinary,
 	opts: ResolveReferenceImagesOptions = {},
 ): Promise<ReferenceImage[]> {

@@ -2,6 +2,8 @@
  * The spend terms of one FLUX job (image or video), read when the job is prepared: the credential's daily limits
  * (`dailyCreditLimit`, `dailyJobLimit`: 0 or empty = none; anything else must be a number ≥ 0, else an error
  * naming the field), its account, the job's price key and list price, and the node's Max New Jobs per Execution.
+ * Also the collectors' report fields about spend: what the accounts of a batch's jobs spent in the last 24 hours and
+ * their daily limits (src/spend's spendReport).
  */
 import { z } from 'zod';
 import type { IExecuteFunctions } from 'n8n-workflow';
@@ -9,9 +11,13 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { accountId } from '../account';
 import { FluxError, isFluxError, modelRequestBody, requestBody, type FluxCredentials, type FluxImageRequest, type ModelRequest } from '../flux';
 import type { ModelDescriptor } from '../models';
-import { NewJobsPerExecution, priceKey, type SpendLimits, type SpendTerms } from '../spend';
+import { NewJobsPerExecution, priceKey, spendReport, type SpendLimits, type SpendTerms } from '../spend';
 import { DECIMAL } from '../parameters/fieldSchemas';
+import { parseFluxCredentials } from './fluxCredentials';
+import type { FluxJobIdentity } from './fluxJobKey';
+import type { JobRunParameters } from './fluxParameters';
 import { FluxCredentialsError } from './invalidInput';
+import type { StoredJob } from './storedJob';
 
 /** A credential limit as n8n hands it over: a number, decimal digits as text, empty; 0 and empty mean none. */
 const limitSchema = (whole: boolean) => {
@@ -38,7 +44,8 @@ export function readSpendLimits(raw: unknown): SpendLimits {
 	return limits;
 }
 
-export interface JobSpendInput {
+/** What an item's stored job is made of, besides its identity. */
+export interface StoredJobInput {
 	/** The credential's data as n8n handed it over, and the same validated. */
 	rawCredentials: unknown;
 	credentials: FluxCredentials;
@@ -46,24 +53,28 @@ export interface JobSpendInput {
 	model: ModelDescriptor;
 	/** What is sent upstream, each medium as 1 (priceBook.ts). */
 	priceFields: Record<string, unknown>;
-	/** Options → Max New Jobs per Execution (0: none). */
-	maxNewJobsPerExecution: number;
-	timeoutMs: number;
+	params: JobRunParameters;
 }
 
-/** The spend terms of item `input` in this node run. */
-export function jobSpendTerms(ctx: IExecuteFunctions, input: JobSpendInput): SpendTerms {
+/**
+ * The stored job of item `input` in this node run: its credential, spend terms, Skip Error and Options, then its
+ * identity (made last: it counts the request's occurrence, and an item whose spend terms are invalid has none).
+ */
+export function storedJobOf(ctx: IExecuteFunctions, input: StoredJobInput, identity: () => FluxJobIdentity): StoredJob {
+	const { credentials, params } = input;
 	const node = ctx.getNode().name;
-	return {
-		account: accountId(input.credentials),
+	const spend: SpendTerms = {
+		account: accountId(credentials),
 		limits: readSpendLimits(input.rawCredentials),
 		priceKey: priceKey(input.model.id, input.priceFields),
 		listPrice: input.model.listPrice?.(input.priceFields),
-		...(input.maxNewJobsPerExecution > 0
-			? { perExecution: { key: NewJobsPerExecution.keyOf(String(ctx.getExecutionId() ?? ''), node), max: input.maxNewJobsPerExecution, node } }
+		...(params.maxNewJobsPerExecution > 0
+			? { perExecution: { key: NewJobsPerExecution.keyOf(String(ctx.getExecutionId() ?? ''), node), max: params.maxNewJobsPerExecution, node } }
 			: {}),
-		blockMs: input.timeoutMs,
+		blockMs: params.timeoutMs,
 	};
+	const { skipError, timeoutMs, maxDownloadBytes, cacheMode } = params;
+	return { credentials, spend, skipError, timeoutMs, maxDownloadBytes, cacheMode, identity: identity() };
 }
 
 /** An image job's fields for its price: what is sent, each reference image as 1. */
@@ -84,4 +95,27 @@ export function withItemNamed(error: unknown, itemIndex: number): unknown {
 /** What a delivered result cost, as items and slot rows show it: 0 when served from the store, null when the API did not say. */
 export function deliveredCost(result: { cached?: boolean; cost?: number | null }): number | null {
 	return result.cached ? 0 : (result.cost ?? null);
+}
+
+/**
+ * The collector's own credential's account and limits, if it has one with a daily limit: in a new process (Retry
+ * execution of only the collector) the jobs are not known here, so it names the account then.
+ */
+async function collectorAccount(ctx: IExecuteFunctions): Promise<{ account: string; limits: SpendLimits } | undefined> {
+	try {
+		const raw = await ctx.getCredentials('fluxApi', 0);
+		return { account: accountId(parseFluxCredentials(raw)), limits: readSpendLimits(raw) };
+	} catch {
+		return undefined; // none set, or unusable: the report shows the jobs' own accounts only
+	}
+}
+
+/** CollectorSpec.reportExtras of the FLUX collectors. */
+export async function collectorSpendReport(ctx: IExecuteFunctions, jobIds: readonly string[]): Promise<{ fields: Record<string, unknown>; warnings: string[] }> {
+	try {
+		const { fields, warnings } = await spendReport(jobIds, async () => await collectorAccount(ctx));
+		return { fields: { ...fields }, warnings };
+	} catch (error) {
+		return { fields: {}, warnings: [`What the account spent could not be read: ${error instanceof Error ? error.message : String(error)}.`] };
+	}
 }

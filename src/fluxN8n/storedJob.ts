@@ -14,10 +14,9 @@ import { recentAccounts, spendBudget, type SpendTerms } from '../spend';
 import { accountAdmission } from './accountAdmission';
 import { sweepDownloadsNowAndThen } from './downloadFolders';
 import type { FluxJobIdentity } from './fluxJobKey';
-import { journalJobFailure } from './journalFailure';
-import { ownCopy, resultFiles, type JobResult } from './jobResult';
+import { keepResult, ownCopy, resultFiles, type Download, type JobResult } from './jobResult';
 import { obtainOwned } from './ownedJob';
-import { SubmitJournal } from './submitJournal';
+import { journalJobFailure, SubmitJournal } from './submitJournal';
 
 /** What every prepared job carries for its run (validated, ready to run anywhere: no n8n context needed). */
 export interface StoredJob {
@@ -33,25 +32,14 @@ export interface StoredJob {
 	spend?: SpendTerms;
 }
 
-/** An upstream task to re-attach to. */
-export interface UpstreamTask {
-	taskId: string;
-	pollingUrl?: string;
-}
-
 /** How one kind of job is fetched and kept (images: imageJobs.ts; clips: videoJobs.ts). */
-export interface JobKind<J extends StoredJob, D> {
+export interface JobKind<J extends StoredJob> {
+	/** Also names its process-wide single flight (`imageFlights`, `videoFlights`: src/processWide.ts). */
 	kind: 'image' | 'video';
-	/** The process-wide single flight's name (src/processWide.ts). */
-	flights: 'imageFlights' | 'videoFlights';
-	/** The model the account limit counts the job under. */
-	model(job: J): string;
 	/** A new paid job: submit, poll, download (`options` carry the journal's hooks and the limits). */
-	generate(store: Store, job: J, options: GenerateOptions): Promise<D>;
+	generate(store: Store, job: J, options: GenerateOptions): Promise<Download>;
 	/** Re-attach to an upstream task: poll, download. */
-	awaitTask(store: Store, credentials: FluxCredentials, task: UpstreamTask, options: GenerateOptions): Promise<D>;
-	/** Keep the download (unless Cache is Off) and advance the journal; never loses it. */
-	keep(store: Store, key: string, cacheMode: string, download: D): Promise<JobResult>;
+	awaitTask(store: Store, credentials: FluxCredentials, task: { taskId: string; pollingUrl?: string }, options: GenerateOptions): Promise<Download>;
 	/** The key's stored result (cached: true), or undefined; with `storedSince`, only a result stored at or after it. */
 	readStored(store: Store, key: string, storedSince?: number): Promise<JobResult | undefined>;
 	/** The job lets go of its inputs (base64 media): the upstream task has them now. */
@@ -60,7 +48,7 @@ export interface JobKind<J extends StoredJob, D> {
 	skipped(failure: Pick<JobResult, 'cached' | 'taskId' | 'error' | 'errorKind' | 'cost'>): JobResult;
 }
 
-function jobOptions<J extends StoredJob>(kind: JobKind<J, unknown>, job: J, context: JobContext, attemptsBefore: number): GenerateOptions {
+function jobOptions<J extends StoredJob>(kind: JobKind<J>, job: J, context: JobContext, attemptsBefore: number): GenerateOptions {
 	return {
 		signal: context.signal,
 		timeoutMs: job.timeoutMs,
@@ -68,21 +56,21 @@ function jobOptions<J extends StoredJob>(kind: JobKind<J, unknown>, job: J, cont
 		// A job's attempts are its submits (and re-attaches): 1 means sent once.
 		onAttempt: (attempts) => context.setAttempts(attemptsBefore + attempts.submit),
 		// The account-wide limit (per process, or shared through Redis): waits for a turn before submitting.
-		admission: accountAdmission(job.credentials, kind.model(job), kind.kind),
+		admission: accountAdmission(job.credentials, job.identity.model, kind.kind),
 		// The spend limits (src/spend): reserved right before each submit POST; none when no limit applies.
 		budget: spendBudget(job.spend),
 	};
 }
 
 /** A new, paid job: `submitting` is journaled right before each POST leaves, `submitted` once acknowledged (submitJournal.ts). */
-async function sendNew<J extends StoredJob, D>(kind: JobKind<J, D>, store: Store, job: J, context: JobContext, attemptsBefore: number): Promise<JobResult> {
+async function sendNew<J extends StoredJob>(kind: JobKind<J>, store: Store, job: J, context: JobContext, attemptsBefore: number): Promise<JobResult> {
 	const { key, apiStyle, baseUrl, model, apiKeyHash } = job.identity;
 	if (context.signal.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
 	const journal = new SubmitJournal(store, key, { jobId: context.jobId, apiStyle, baseUrl, model, apiKeyHash }, [job.credentials.apiKey]);
 	try {
 		const download = await kind.generate(store, job, { ...jobOptions(kind, job, context, attemptsBefore), ...journal.hooks(() => kind.release(job)) });
 		await journal.settled();
-		return await kind.keep(store, key, job.cacheMode, download);
+		return await keepResult(store, key, job.cacheMode, download);
 	} catch (error) {
 		await journal.failed(error);
 		throw error;
@@ -90,12 +78,12 @@ async function sendNew<J extends StoredJob, D>(kind: JobKind<J, D>, store: Store
 }
 
 /** Poll the journaled upstream task instead of paying again; resolves undefined when upstream forgot it. */
-async function reattach<J extends StoredJob, D>(kind: JobKind<J, D>, store: Store, job: J, context: JobContext, record: JournalRecord): Promise<JobResult | undefined> {
+async function reattach<J extends StoredJob>(kind: JobKind<J>, store: Store, job: J, context: JobContext, record: JournalRecord): Promise<JobResult | undefined> {
 	context.setAttempts(1);
 	try {
 		const task = { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl };
 		const download = await kind.awaitTask(store, job.credentials, task, jobOptions(kind, job, context, 1));
-		return await kind.keep(store, job.identity.key, job.cacheMode, withJournaledCost(download, record.cost));
+		return await keepResult(store, job.identity.key, job.cacheMode, withJournaledCost(download, record.cost));
 	} catch (error) {
 		if (isFluxError(error) && error.kind === 'task_not_found') return undefined;
 		await journalJobFailure(store, job.identity.key, error, { acknowledged: true, posted: true }, [job.credentials.apiKey]);
@@ -104,12 +92,12 @@ async function reattach<J extends StoredJob, D>(kind: JobKind<J, D>, store: Stor
 }
 
 /** A re-attached download with the cost its submit answer reported (journaled), when polling did not report one. */
-function withJournaledCost<D>(download: D, cost: number | undefined): D {
-	return cost === undefined || (download as { cost?: unknown }).cost !== undefined ? download : { ...download, cost };
+function withJournaledCost(download: Download, cost: number | undefined): Download {
+	return cost === undefined || download.cost !== undefined ? download : { ...download, cost };
 }
 
 /** Read, re-attach or send, under the key's claim (ownedJob.ts). */
-async function obtain<J extends StoredJob, D>(kind: JobKind<J, D>, store: Store, job: J, context: JobContext): Promise<JobResult> {
+async function obtain<J extends StoredJob>(kind: JobKind<J>, store: Store, job: J, context: JobContext): Promise<JobResult> {
 	const { key } = job.identity;
 	void sweepDownloadsNowAndThen(store);
 	return await obtainOwned(store, key, job.cacheMode, context.signal, {
@@ -120,9 +108,9 @@ async function obtain<J extends StoredJob, D>(kind: JobKind<J, D>, store: Store,
 }
 
 /** Runs `work` in the kind's flight `key`; a caller that joined gets its own copy of the owner's result (ownCopy). */
-async function inFlight<J extends StoredJob, D>(kind: JobKind<J, D>, key: string, work: () => Promise<JobResult>): Promise<JobResult> {
+async function inFlight<J extends StoredJob>(kind: JobKind<J>, key: string, work: () => Promise<JobResult>): Promise<JobResult> {
 	let owner = false;
-	const result = await processWide(kind.flights, () => new SingleFlight<JobResult>()).run(key, () => ((owner = true), work()));
+	const result = await processWide(`${kind.kind}Flights`, () => new SingleFlight<JobResult>()).run(key, () => ((owner = true), work()));
 	return owner ? result : ownCopy(result);
 }
 
@@ -131,7 +119,7 @@ async function inFlight<J extends StoredJob, D>(kind: JobKind<J, D>, key: string
  * re-attached; maybe sent → fails with MAYBE_PAID_REASON; else a new job. Concurrent callers with the same key
  * share one flight; a caller whose own signal is live retries once when the shared flight was cancelled.
  */
-export async function obtainStored<J extends StoredJob, D>(kind: JobKind<J, D>, job: J, context: JobContext, store: Store = getStore()): Promise<JobResult> {
+export async function obtainStored<J extends StoredJob>(kind: JobKind<J>, job: J, context: JobContext, store: Store = getStore()): Promise<JobResult> {
 	// Refresh asks for a new job: it never joins (nor is joined by) a flight that may serve the stored result.
 	const flightKey = job.cacheMode === 'refresh' ? `${job.identity.key}:refresh` : job.identity.key;
 	const run = () => inFlight(kind, flightKey, () => obtain(kind, store, job, context));
@@ -165,7 +153,7 @@ export function delivered(result: JobResult, store: Store = getStore()): void {
  * Run one job through the result store (obtainStored). With Skip Error, a failure becomes the kind's `skipped`
  * result (a placeholder is never stored); a cancelled job and a spend refusal are never hidden behind one.
  */
-export async function runStoredJob<J extends StoredJob, D>(kind: JobKind<J, D>, job: J, context: JobContext): Promise<JobResult> {
+export async function runStoredJob<J extends StoredJob>(kind: JobKind<J>, job: J, context: JobContext): Promise<JobResult> {
 	recentAccounts().note(context.jobId, job.spend); // the collector's report shows this account's spend
 	try {
 		return await obtainStored(kind, job, context);
@@ -191,7 +179,7 @@ export async function runStoredJob<J extends StoredJob, D>(kind: JobKind<J, D>, 
  * The twin's run: the job's pool job id linked to its key in the journal first (so a collector in a new process
  * finds it, however it is served). The pool keeps no bytes on disk: a store key or a file.
  */
-export async function runPooledStoredJob<J extends StoredJob, D>(kind: JobKind<J, D>, job: J, context: JobContext): Promise<JobResult> {
+export async function runPooledStoredJob<J extends StoredJob>(kind: JobKind<J>, job: J, context: JobContext): Promise<JobResult> {
 	await getStore().journal.link(context.jobId, job.identity.key);
 	return await runStoredJob(kind, job, context);
 }

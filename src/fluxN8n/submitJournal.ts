@@ -5,12 +5,11 @@
  * ownedJob.ts), then `submitting` is written and on disk (synced) before the body goes, so a job that never left
  * is never "maybe paid" after a crash, and one that left is never sent again; a POST answered "not created" (429, 503,
  * never connected) is journaled so at once (the job may wait long before it sends again); the acknowledgement is
- * journaled as `submitted`. Writes go out in order. A failure is journaled by the one rule of journalFailure.ts,
+ * journaled as `submitted`. Writes go out in order. A failure is journaled by the one rule (journalJobFailure),
  * and only once this job wrote a record: a job that never sent leaves the key's record as it was.
  */
-import { FluxError, type FluxTask, type GenerateOptions } from '../flux';
+import { FluxError, isFluxError, type FluxTask, type GenerateOptions } from '../flux';
 import type { JobStart, Store } from '../store';
-import { journalJobFailure } from './journalFailure';
 import { CLAIM_LOST } from './ownedJob';
 
 /** The reason journaled when a POST proved no task was created and the job will send again. */
@@ -72,4 +71,30 @@ export class SubmitJournal {
 		this.writes = this.writes.then(write, write);
 		return this.writes;
 	}
+}
+
+/** Failures after which the upstream task may still finish: the journal stays `submitted`, a re-run re-attaches. */
+const REATTACHABLE_KINDS = new Set(['timeout', 'cancelled', 'network', 'download_failed', 'upstream_error', 'rate_limited']);
+
+/** Failures that, once a POST has been sent and not acknowledged, may have left a paid task upstream. */
+const MAYBE_SENT_KINDS = new Set(['maybe_submitted', 'cancelled', 'timeout']);
+
+/**
+ * The one "never paying twice" rule for a failed FLUX job, as the journal records it: a failure after which the
+ * upstream task may still finish keeps the job re-attachable (`submitted`), one after a POST that was never
+ * acknowledged keeps it `submitting` (maybe paid); any other failure is journaled as failed.
+ * `acknowledged`: the submit was acknowledged; `posted`: a submit POST was started and not since proven refused
+ * (429/503 or never connected: `onNotCreated`). `secrets` are redacted.
+ */
+export async function journalJobFailure(
+	store: Store,
+	key: string,
+	error: unknown,
+	state: { acknowledged: boolean; posted: boolean },
+	secrets: string[],
+): Promise<void> {
+	const kind = isFluxError(error) ? error.kind : undefined;
+	if (!state.acknowledged && state.posted && kind !== undefined && MAYBE_SENT_KINDS.has(kind)) return; // stays `submitting`
+	if (state.acknowledged && kind !== undefined && REATTACHABLE_KINDS.has(kind)) return; // stays `submitted`
+	await store.journal.failed(key, error instanceof Error ? error.message : String(error), secrets, kind);
 }

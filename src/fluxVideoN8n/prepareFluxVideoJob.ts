@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { formatBytes } from '../flux/body';
 import { detectReferenceImageType } from '../flux/imageType';
-import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
+import { FLUX_VIDEO_ERROR_HINTS } from '../fluxN8n/fluxErrorHints';
 import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
 import { FluxParameterReader } from '../fluxN8n/fluxParameterReader';
 import { fluxNodeLabels, fluxNodeParameterDefaults, parseFluxVideoParameters, type FluxVideoParameters } from '../fluxN8n/fluxParameters';
@@ -16,7 +16,7 @@ import { InvalidParameterError } from '../parameters/invalidParameter';
 import type { MediaSource, ReadBinary } from '../parameters/mediaSources';
 import { resolveKeyframes, resolveStartVideo } from './videoMedia';
 import { fluxVideoJobIdentity } from '../fluxN8n/fluxJobKey';
-import { jobSpendTerms, videoPriceFields } from '../fluxN8n/spendTerms';
+import { storedJobOf, videoPriceFields } from '../fluxN8n/spendTerms';
 
 /** One item's video job, validated and ready to run anywhere (no n8n context needed). */
 export interface PreparedFluxVideoJob extends StoredJob {
@@ -72,16 +72,8 @@ export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: num
 		const credentials = parseFluxCredentials(rawCredentials);
 		const params = parseFluxVideoParameters(reader.read(itemIndex));
 		const request = await toRequest(ctx, itemIndex, params);
-		return {
-			credentials,
-			spend: jobSpendTerms(ctx, { rawCredentials, credentials, model: flux3Video, priceFields: videoPriceFields(request), maxNewJobsPerExecution: params.maxNewJobsPerExecution, timeoutMs: params.timeoutMs }),
-			request,
-			skipError: params.skipError,
-			timeoutMs: params.timeoutMs,
-			maxDownloadBytes: params.maxDownloadBytes,
-			cacheMode: params.cacheMode,
-			identity: fluxVideoJobIdentity(ctx, credentials, request, params.seed),
-		};
+		const job = storedJobOf(ctx, { rawCredentials, credentials, model: flux3Video, priceFields: videoPriceFields(request), params }, () => fluxVideoJobIdentity(ctx, credentials, request, params.seed));
+		return { ...job, request };
 	} catch (error) {
 		throw preparationError(ctx.getNode(), error, itemIndex, fluxNodeLabels('video'), FLUX_VIDEO_ERROR_HINTS);
 	}

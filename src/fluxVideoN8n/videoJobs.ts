@@ -3,26 +3,22 @@
  * the download folder (hashed on the way), then becomes the store's content (adopted: a hard link, as images); Skip
  * Error has no placeholder clip.
  */
-import { awaitVideo, generateVideo, type FluxVideoResult } from '../flux';
+import { awaitVideo, generateVideo } from '../flux';
 import { flux3Video } from '../models';
 import { downloadDir } from '../fluxN8n/downloadFolders';
 import type { FluxNodeKind } from '../fluxN8n/fluxNode';
-import { DRAFT_CACHE, keepResult, type JobResult } from '../fluxN8n/jobResult';
+import { DRAFT_CACHE, type JobResult } from '../fluxN8n/jobResult';
 import { obtainStored, type JobKind } from '../fluxN8n/storedJob';
 import type { JobContext } from '../pool';
 import { partKey, type Store } from '../store';
 import { prepareFluxVideoJob, type PreparedFluxVideoJob } from './prepareFluxVideoJob';
-import { FLUX_VIDEO_ERROR_HINTS } from './videoErrorHints';
+import { FLUX_VIDEO_ERROR_HINTS } from '../fluxN8n/fluxErrorHints';
 
 /** The video kind of stored job. */
-export const videoJobs: JobKind<PreparedFluxVideoJob, FluxVideoResult> = {
+export const videoJobs: JobKind<PreparedFluxVideoJob> = {
 	kind: 'video',
-	flights: 'videoFlights',
-	model: (job) => job.request.model.endpoint,
 	generate: async (store, job, options) => await generateVideo(job.credentials, job.request, { ...options, downloadDir: downloadDir('video', store) }),
 	awaitTask: async (store, credentials, task, options) => await awaitVideo(credentials, task, { ...options, downloadDir: downloadDir('video', store) }),
-	/** The downloaded clip (hashed while it streamed in, its type proven by its ftyp box) becomes the store's content, as an image does: no copy. */
-	keep: keepResult,
 	/** Its entry and content file are there, and a draft's cache too (their bytes are checked as the node streams them). */
 	readStored: async (store, key, storedSince = 0) => {
 		const meta = await store.results.present(key);
@@ -48,7 +44,6 @@ export const fluxVideoNode: FluxNodeKind<PreparedFluxVideoJob> = {
 	prepare: prepareFluxVideoJob,
 	model: flux3Video.id,
 	sizeOf: () => 0,
-	serialJobIdPrefix: 'serial-video',
 	errorHints: FLUX_VIDEO_ERROR_HINTS,
 };
 

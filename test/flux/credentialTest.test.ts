@@ -1,6 +1,6 @@
 import type { ICredentialTestFunctions } from 'n8n-workflow';
 import { checkFluxCredentials, closeFluxAgent } from '../../src/flux';
-import { fluxApiTest } from '../../src/fluxN8n/fluxApiTest';
+import { fluxApiTest } from '../../src/fluxN8n/fluxNode';
 import { RelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { closedPort, startFakeOrigin, startHtmlSite, startHttpsRedirect, startSilentServer, type FakeOrigin } from './fakeOrigins';

@@ -13,7 +13,7 @@ import { buildReport } from '../../src/collect/report';
 import { slotItem } from '../../src/collect/slotItems';
 import type { SlotOutcome } from '../../src/collect/waitForSlots';
 import { fluxCollectorParts } from '../../src/fluxN8n/fluxNode';
-import { ownCopy, removeDeliveredFile, resultSource, type JobResult } from '../../src/fluxN8n/jobResult';
+import { keepResult, ownCopy, removeDeliveredFile, resultSource, type JobResult } from '../../src/fluxN8n/jobResult';
 import { fluxVideoNode, videoJobs } from '../../src/fluxVideoN8n/videoJobs';
 import { getStore, partKey, type Store } from '../../src/store';
 import { useTempDir } from '../store/tempStore';
@@ -55,7 +55,7 @@ describe('a draft in the result store', () => {
 	it('is stored as the clip and its cache, journaled stored, and served back with both', async () => {
 		const download = draftDownload();
 		await store.journal.submitting(`key-d-${temp.dir}`, { jobId: 'job-d', apiStyle: 'relay', baseUrl: 'http://127.0.0.1:1', model: 'flux-3-video', apiKeyHash: 'ab' });
-		const kept = await videoJobs.keep(store, `key-d-${temp.dir}`, 'reuse', download as never);
+		const kept = await keepResult(store, `key-d-${temp.dir}`, 'reuse', download as never);
 		expect(kept).toMatchObject({ storeKey: `key-d-${temp.dir}`, draft: true, draftCache: { storeKey: partKey(`key-d-${temp.dir}`, 'draftCache'), byteLength: CACHE.length } });
 		expect(existsSync(download.filePath) || existsSync(download.draftCache.filePath)).toBe(false); // both adopted, no copy left
 		expect((await store.journal.read(`key-d-${temp.dir}`))?.state).toBe('stored');
@@ -67,14 +67,14 @@ describe('a draft in the result store', () => {
 	});
 
 	it('a stored draft whose cache is gone is a miss (never a draft without its cache)', async () => {
-		await videoJobs.keep(store, `key-e-${temp.dir}`, 'reuse', draftDownload() as never);
+		await keepResult(store, `key-e-${temp.dir}`, 'reuse', draftDownload() as never);
 		await store.results.remove(partKey(`key-e-${temp.dir}`, 'draftCache'));
 		expect(await videoJobs.readStored(store, `key-e-${temp.dir}`)).toBeUndefined();
 	});
 
 	it('a clip that is no draft is served without a cache, as before', async () => {
 		const { draftCache: _none, ...clip } = draftDownload();
-		const kept = await videoJobs.keep(store, `key-f-${temp.dir}`, 'reuse', clip as never);
+		const kept = await keepResult(store, `key-f-${temp.dir}`, 'reuse', clip as never);
 		expect(kept.draft).toBeUndefined();
 		expect(kept.draftCache).toBeUndefined();
 		expect(await videoJobs.readStored(store, `key-f-${temp.dir}`)).toMatchObject({ cached: true });
@@ -82,7 +82,7 @@ describe('a draft in the result store', () => {
 	});
 
 	it('Cache Off keeps both as files: a joined caller gets its own copy of each, and delivering removes both', async () => {
-		const kept = await videoJobs.keep(store, `key-g-${temp.dir}`, 'off', draftDownload() as never);
+		const kept = await keepResult(store, `key-g-${temp.dir}`, 'off', draftDownload() as never);
 		expect(kept.storeKey).toBeUndefined();
 		expect(kept.draftCache?.storeKey).toBeUndefined();
 		const copy = ownCopy(kept);
@@ -105,7 +105,7 @@ const ctx = {
 
 describe('a draft slot in Concurrent Collect Videos', () => {
 	it('carries the clip in the Binary Property and the cache in draftCache, and says draft: true on its slot and in the Report', async () => {
-		await videoJobs.keep(store, `key-h-${temp.dir}`, 'reuse', draftDownload() as never);
+		await keepResult(store, `key-h-${temp.dir}`, 'reuse', draftDownload() as never);
 		const result = (await videoJobs.readStored(store, `key-h-${temp.dir}`)) as JobResult;
 		const outcome: SlotOutcome<JobResult> = {
 			slot: { slot: 3, inputIndex: 0, itemIndex: 2, jobId: 'job-h' },

@@ -6,11 +6,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
+import type { FluxVideoResult } from '../../src/flux';
 import { openStore } from '../../src/store';
-import { videoJobs } from '../../src/fluxVideoN8n/videoJobs';
+import { keepResult } from '../../src/fluxN8n/jobResult';
 import { useTempDir } from '../store/tempStore';
 
-const keepVideo = videoJobs.keep;
+const keepVideo = keepResult;
 
 const temp = useTempDir();
 
@@ -20,7 +21,7 @@ function downloadedClip(bytes: Buffer) {
 	const filePath = path.join(dir, 'clip.mp4');
 	writeFileSync(filePath, bytes);
 	const integrity = `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
-	return { filePath, integrity, byteLength: bytes.length, mimeType: 'video/mp4', fileExtension: 'mp4', taskId: 'task-1', cost: 1, timings: {} } as unknown as Parameters<typeof keepVideo>[3];
+	return { filePath, integrity, byteLength: bytes.length, mimeType: 'video/mp4', fileExtension: 'mp4', taskId: 'task-1', cost: 1, timings: {} } as unknown as FluxVideoResult;
 }
 
 it('adopted by the store but not journaled: the store key, and the bytes read back', async () => {

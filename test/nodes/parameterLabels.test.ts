@@ -3,8 +3,7 @@ import { FluxApi } from '../../credentials/FluxApi.credentials';
 import { fluxImageDescription } from '../../nodes/FluxImage/FluxImage.description';
 import { fluxVideoDescription } from '../../nodes/FluxVideo/FluxVideo.description';
 import { fluxNodeLabels } from '../../src/fluxN8n/fluxParameters';
-import { parameterErrorMessage } from '../../src/fluxN8n/invalidInput';
-import { FLUX_CREDENTIAL_LABELS, labelsOf, parameterLabel } from '../../src/fluxN8n/parameterLabels';
+import { FLUX_CREDENTIAL_LABELS, labelsOf, parameterErrorMessage, parameterLabel } from '../../src/fluxN8n/invalidInput';
 import { InvalidParameterError } from '../../src/parameters/invalidParameter';
 
 const IMAGE = fluxNodeLabels('image');

@@ -1,7 +1,7 @@
 /** FLUX 3 Video (serial) through n8n's real engine against the relay simulator: the three modes and validation. */
 import { makePromptMp4, readPromptFromMp4, type RelaySimulator } from '../../relay-sim';
 import { solidPng } from '../../relay-sim/pngCodec';
-import { FLUX_VIDEO_ERROR_HINTS } from '../../src/fluxVideoN8n/videoErrorHints';
+import { FLUX_VIDEO_ERROR_HINTS } from '../../src/fluxN8n/fluxErrorHints';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { items } from './setup';
 import { runSerialVideo } from './videoSetup';
