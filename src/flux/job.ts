@@ -5,7 +5,8 @@ import { FluxError, isFluxError, type FluxErrorKind } from './errors';
 import type { FluxDispatchers } from './httpAgent';
 import type { PollRateLimiter } from './pollRate';
 import type { AdaptiveScheduleSettings, ReadyTimes } from './pollSchedule';
-import { SleepAbortedError, errorCode, sleep, type PollPolicy, type RetryPolicy, type SleepFunction } from './retryPolicy';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { errorCode, type PollPolicy, type RetryPolicy, type SleepFunction } from './retryPolicy';
 import type { Step } from './statusTable';
 import type { AdmissionOutcome, SubmitAdmission } from './admission';
 import type { SubmitBudget } from './budget';
@@ -153,15 +154,20 @@ export class JobRuntime {
 		if (this.signal.aborted) throw this.abortError();
 	}
 
+	/** Awaits `work`; when it fails and the job is aborted, throws the job's abort error instead. */
+	async unlessAborted<T>(work: Promise<T>): Promise<T> {
+		try {
+			return await work;
+		} catch (err) {
+			this.throwIfAborted();
+			throw err;
+		}
+	}
+
 	/** Sleeps (the injected sleep, if any), unless the job is aborted first: then throws its abort error. */
 	async sleep(ms: number): Promise<void> {
 		this.throwIfAborted();
-		try {
-			await this.settings.sleep(Math.max(0, ms), this.signal);
-		} catch (err) {
-			if (err instanceof SleepAbortedError || this.signal.aborted) throw this.abortError();
-			throw err;
-		}
+		await this.unlessAborted(this.settings.sleep(Math.max(0, ms), this.signal));
 		this.throwIfAborted();
 	}
 
@@ -180,11 +186,9 @@ export class JobRuntime {
 	 */
 	async send(step: Step, url: string, req: JobRequest): Promise<Dispatcher.ResponseData> {
 		this.throwIfAborted();
-		if (step !== 'check') {
-			this.attempts[step]++;
-			this.attempts.total++;
-			this.notify(this.settings.onAttempt, { ...this.attempts });
-		}
+		this.attempts[step]++;
+		this.attempts.total++;
+		this.notify(this.settings.onAttempt, { ...this.attempts });
 		return request(url, {
 			dispatcher: this.settings.dispatchers[req.dispatcher ?? 'api'],
 			method: req.method,
@@ -213,4 +217,4 @@ export class JobRuntime {
 }
 
 /** The default sleep, as a {@link SleepFunction}. */
-export const realSleep: SleepFunction = (ms, signal) => sleep(ms, signal);
+export const realSleep: SleepFunction = (ms, signal) => sleep(ms, undefined, { signal });

@@ -1,5 +1,5 @@
 /**
- * Retry and backoff policies, Retry-After parsing, an abortable sleep and the
+ * Retry and backoff policies, Retry-After parsing, the sleep's type and the
  * classification of network errors that decides the paid-job rule.
  */
 
@@ -157,37 +157,8 @@ export function parseRetryAfter(value: string | string[] | undefined | null, now
 	return Math.max(0, date - now);
 }
 
-/** The error thrown by {@link sleep} when its signal fires: carries the signal's reason. */
-export class SleepAbortedError extends Error {
-	readonly reason: unknown;
-	constructor(reason: unknown) {
-		super('sleep aborted');
-		this.name = 'SleepAbortedError';
-		this.reason = reason;
-	}
-}
-
 /** An abortable sleep (injectable: tests pass one that advances a fake clock). */
 export type SleepFunction = (ms: number, signal: AbortSignal) => Promise<void>;
-
-/** Sleeps `ms`; rejects with {@link SleepAbortedError} as soon as `signal` fires (timer cleared). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-	return new Promise<void>((resolve, reject) => {
-		if (signal?.aborted) {
-			reject(new SleepAbortedError(signal.reason));
-			return;
-		}
-		const onAbort = () => {
-			clearTimeout(timer);
-			reject(new SleepAbortedError(signal?.reason));
-		};
-		const timer = setTimeout(() => {
-			signal?.removeEventListener('abort', onAbort);
-			resolve();
-		}, Math.max(0, ms));
-		signal?.addEventListener('abort', onAbort, { once: true });
-	});
-}
 
 /** Error codes that prove the connection never opened, so the request never reached the server. */
 const CONNECT_PHASE_CODES = new Set([
