@@ -5,8 +5,8 @@ import { BodyCutOffError, BodyTooLargeError, discardBody, drainBody, formatBytes
 import { DetectedImageType, detectImageType } from './imageType';
 import type { JobRuntime } from './job';
 import { transient, withRetries, type Transient } from './retry';
-import { describeNetworkError, errorCode, parseRetryAfter } from './retryPolicy';
-import { statusOutcome } from './statusTable';
+import { describeNetworkError, errorCode } from './retryPolicy';
+import { failedStatus } from './statusTable';
 
 /** Default download size cap: 50 MB. */
 export const DEFAULT_MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024;
@@ -95,12 +95,7 @@ async function downloadOnce<T>(rt: JobRuntime, target: Target, sink: DownloadSin
 			url = await nextHop(rt, res, url, hop, target.allowLocal, sink.noun);
 			continue;
 		}
-		if (status === 200) return sink.read(rt, res);
-		await drainBody(res.body);
-		rt.throwIfAborted();
-		const outcome = statusOutcome('download', status);
-		if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
-		return transient(outcome.kind, outcome.detail, { statusCode: status, retryAfterMs: parseRetryAfter(headerValue(res.headers, 'retry-after'), rt.now()) });
+		return status === 200 ? sink.read(rt, res) : failedStatus(rt, 'download', res);
 	}
 }
 

@@ -154,10 +154,10 @@ export class JobRuntime {
 		if (this.signal.aborted) throw this.abortError();
 	}
 
-	/** Awaits `work`; when it fails and the job is aborted, throws the job's abort error instead. */
-	async unlessAborted<T>(work: Promise<T>): Promise<T> {
+	/** Runs `work`; when it fails and the job is aborted, throws the job's abort error instead. */
+	async unlessAborted<T>(work: () => Promise<T>): Promise<T> {
 		try {
-			return await work;
+			return await work();
 		} catch (err) {
 			this.throwIfAborted();
 			throw err;
@@ -167,7 +167,7 @@ export class JobRuntime {
 	/** Sleeps (the injected sleep, if any), unless the job is aborted first: then throws its abort error. */
 	async sleep(ms: number): Promise<void> {
 		this.throwIfAborted();
-		await this.unlessAborted(this.settings.sleep(Math.max(0, ms), this.signal));
+		await this.unlessAborted(() => this.settings.sleep(Math.max(0, ms), this.signal));
 		this.throwIfAborted();
 	}
 

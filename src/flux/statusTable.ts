@@ -4,7 +4,12 @@
  * Success (2xx on submit/poll, 200 on download) and download redirects are handled by
  * the steps themselves before they look here.
  */
+import type { Dispatcher } from 'undici';
+import { apiErrorMessage, drainBody, headerValue } from './body';
 import type { FluxErrorKind } from './errors';
+import type { JobRuntime } from './job';
+import { transient, type Transient } from './retry';
+import { parseRetryAfter } from './retryPolicy';
 
 /** The requests a job makes. */
 export type Step = 'submit' | 'poll' | 'download';
@@ -86,4 +91,14 @@ export function statusOutcome(step: Step, status: number, apiMessage = ''): Stat
 		return action === 'retry' ? { retry: true, kind, detail: text(status, said) } : { retry: false, kind, message: text(status, said) };
 	}
 	throw new Error(`unreachable: no status rule for ${step} ${status}`);
+}
+
+/** A non-success answer of `step`, its body drained: the table's retry as a {@link Transient}, or its failure thrown. */
+export async function failedStatus(rt: JobRuntime, step: Step, res: Dispatcher.ResponseData): Promise<Transient> {
+	const status = res.statusCode;
+	const text = await drainBody(res.body);
+	rt.throwIfAborted();
+	const outcome = statusOutcome(step, status, apiErrorMessage(text));
+	if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
+	return transient(outcome.kind, outcome.detail, { statusCode: status, retryAfterMs: parseRetryAfter(headerValue(res.headers, 'retry-after'), rt.now()) });
 }

@@ -8,8 +8,6 @@ import { transient, withRetries, type GiveUpReason, type Transient } from './ret
 import { classifyNetworkError, describeNetworkError, errorCode, parseRetryAfter } from './retryPolicy';
 import { MAYBE_SUBMITTED_NOTE, statusOutcome } from './statusTable';
 
-export { MAYBE_SUBMITTED_NOTE };
-
 /** An upstream task: what a submit returns, and what a later run needs to re-attach to it. */
 export interface FluxTask {
 	taskId: string;
@@ -104,12 +102,7 @@ async function submitOnce(rt: JobRuntime, payload: RequestPayload, hooks: Submit
 async function admit(rt: JobRuntime): Promise<void> {
 	const admission = rt.settings.admission;
 	if (!admission || rt.admitted) return;
-	try {
-		await admission.acquire(rt.signal);
-	} catch (err) {
-		rt.throwIfAborted();
-		throw err;
-	}
+	await rt.unlessAborted(() => admission.acquire(rt.signal));
 	rt.admitted = true;
 }
 
@@ -135,16 +128,10 @@ function unsent(rt: JobRuntime): void {
  */
 async function readyToSend(rt: JobRuntime, hooks: SubmitHooks): Promise<void> {
 	const budget = rt.settings.budget;
-	if (budget) {
-		try {
-			await budget.reserve(rt.signal);
-		} catch (err) {
-			rt.throwIfAborted();
-			throw err;
-		}
-	}
+	if (budget) await rt.unlessAborted(() => budget.reserve(rt.signal));
 	try {
-		if (hooks.beforeSend) await beforeSend(rt, hooks.beforeSend);
+		// A job cancelled while the hook ran stops as cancelled, whatever the hook did.
+		if (hooks.beforeSend) await rt.unlessAborted(hooks.beforeSend);
 		rt.throwIfAborted();
 	} catch (err) {
 		unsent(rt);
@@ -233,17 +220,6 @@ async function connected(gate: PassThrough, sending: Promise<unknown>): Promise<
 	} finally {
 		stop.abort();
 	}
-}
-
-/** Awaits the `beforeSend` hook; a job cancelled meanwhile stops as cancelled, whatever the hook did. */
-async function beforeSend(rt: JobRuntime, hook: () => Promise<void>): Promise<void> {
-	try {
-		await hook();
-	} catch (err) {
-		rt.throwIfAborted();
-		throw err;
-	}
-	rt.throwIfAborted();
 }
 
 /** A submit that threw: retryable only when nothing was sent; otherwise the job may exist upstream. */
