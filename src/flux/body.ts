@@ -125,17 +125,22 @@ function pickMessage(v: unknown): string | undefined {
 export function apiErrorMessage(text: string): string {
 	const trimmed = text.trim();
 	if (trimmed === '') return '';
-	try {
-		const json = JSON.parse(trimmed) as unknown;
-		if (json && typeof json === 'object') {
-			const o = json as Record<string, unknown>;
-			const msg = pickMessage(o.detail) ?? pickMessage(o.message) ?? pickMessage(o.error) ?? pickMessage(o.status);
-			if (msg) return msg.slice(0, 300);
-		}
-	} catch {
-		// not JSON
+	const json = parseJson(trimmed);
+	if (json && typeof json === 'object') {
+		const o = json as Record<string, unknown>;
+		const msg = pickMessage(o.detail) ?? pickMessage(o.message) ?? pickMessage(o.error) ?? pickMessage(o.status);
+		if (msg) return msg.slice(0, 300);
 	}
 	return trimmed.slice(0, 200);
+}
+
+/** The value of a JSON text, or undefined when it is not JSON (no JSON text has that value). */
+export function parseJson(text: string): unknown {
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return undefined;
+	}
 }
 
 /** A header's value as a single string. */

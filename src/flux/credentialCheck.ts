@@ -11,7 +11,7 @@ import { FluxCredentials, FluxEndpoints, defaultPollUrl, resolveEndpoints } from
 import { fluxDispatchers } from './httpAgent';
 import { redact } from '../redact';
 import { errorCode } from './retryPolicy';
-import { apiErrorMessage, drainBody, headerValue } from './body';
+import { apiErrorMessage, drainBody, headerValue, parseJson } from './body';
 
 /** Result of {@link checkFluxCredentials}. */
 export interface CredentialTestResult {
@@ -111,22 +111,14 @@ async function probe(
 	});
 	const text = await drainBody(res.body, MAX_BODY_BYTES);
 	const contentType = (headerValue(res.headers, 'content-type') ?? '').toLowerCase();
+	const json = parseJson(text);
 	return {
 		status: res.statusCode,
 		location: headerValue(res.headers, 'location'),
 		html: contentType.includes('html') || /^\s*</.test(text),
-		json: parseJson(text),
+		json: json !== null && typeof json === 'object' ? json : undefined,
 		text,
 	};
-}
-
-function parseJson(text: string): unknown {
-	try {
-		const value = JSON.parse(text) as unknown;
-		return value !== null && typeof value === 'object' ? value : undefined;
-	} catch {
-		return undefined;
-	}
 }
 
 /** The verdict of `/credits`, or undefined when it is not served (fall back to the poll). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiErrorMessage, readBodyText } from './body';
+import { apiErrorMessage, parseJson, readBodyText } from './body';
 import { checkPollingUrl, defaultPollUrl, type FluxEndpoints } from './endpoints';
 import type { FluxErrorKind } from './errors';
 import type { JobRuntime } from './job';
@@ -168,12 +168,8 @@ async function readStatusAnswer(rt: JobRuntime, body: Parameters<typeof readBody
 		rt.throwIfAborted();
 		return transient('invalid_response', `reading the status answer failed (${describeNetworkError(err)})`);
 	}
-	let json: unknown;
-	try {
-		json = JSON.parse(text);
-	} catch {
-		return transient('invalid_response', 'the status answer was not JSON (a proxy or gateway page?)');
-	}
+	const json = parseJson(text);
+	if (json === undefined) return transient('invalid_response', 'the status answer was not JSON (a proxy or gateway page?)');
 	const parsed = pollResponseSchema.safeParse(json);
 	if (!parsed.success) return transient('invalid_response', 'the status answer had no "status" field');
 	return interpretStatus(rt, parsed.data);

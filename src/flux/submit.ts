@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
 import { z } from 'zod';
-import { apiErrorMessage, drainBody, headerValue, readBodyText } from './body';
+import { apiErrorMessage, drainBody, headerValue, parseJson, readBodyText } from './body';
 import type { RequestPayload } from './request';
 import type { JobRuntime } from './job';
 import { transient, withRetries, type GiveUpReason, type Transient } from './retry';
@@ -249,12 +249,8 @@ function requestFailure(rt: JobRuntime, err: unknown): Transient {
 }
 
 function parseAcknowledgement(rt: JobRuntime, status: number, text: string): FluxTask {
-	let json: unknown;
-	try {
-		json = JSON.parse(text);
-	} catch {
-		throw rt.error('maybe_submitted', `FLUX submit answered ${status} with invalid JSON: ${MAYBE_SUBMITTED_NOTE}`, { statusCode: status });
-	}
+	const json = parseJson(text);
+	if (json === undefined) throw rt.error('maybe_submitted', `FLUX submit answered ${status} with invalid JSON: ${MAYBE_SUBMITTED_NOTE}`, { statusCode: status });
 	const parsed = submitResponseSchema.safeParse(json);
 	if (!parsed.success) {
 		throw rt.error('maybe_submitted', `FLUX submit answered ${status} without a task id: ${MAYBE_SUBMITTED_NOTE}`, { statusCode: status });
