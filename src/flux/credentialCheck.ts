@@ -157,7 +157,7 @@ function judgePoll(answer: Answer, endpoints: FluxEndpoints): CredentialTestResu
 	}
 	if (answer.html || status === 404 || status === 405 || (status >= 200 && status < 300)) return notTheApi(answer, endpoints);
 	const said = apiErrorMessage(answer.text);
-	return { ok: false, message: `The FLUX API answered HTTP ${status}${said ? `: ${said}` : ''}`, statusCode: status };
+	return failed(status, `The FLUX API answered HTTP ${status}${said ? `: ${said}` : ''}`);
 }
 
 /** JSON from the poll route: 2xx with an `id` or `status` field, or a 404 about the (unknown) task. */
@@ -171,19 +171,20 @@ function isTaskAnswer(answer: Answer): boolean {
 /** The Base URL answers, but not as the FLUX API (a web page, an unknown route, something else's JSON). */
 function notTheApi(answer: Answer, endpoints: FluxEndpoints): CredentialTestResult {
 	const what = answer.html ? 'a web page' : answer.status === 404 || answer.status === 405 ? 'no such route' : 'something else';
-	return {
-		ok: false,
-		message: `The Base URL answered with ${what} (HTTP ${answer.status}), not the FLUX API: check the Base URL and the API style (${styleHint(endpoints)})`,
-		statusCode: answer.status,
-	};
+	return failed(answer.status, `The Base URL answered with ${what} (HTTP ${answer.status}), not the FLUX API: check the Base URL and the API style (${styleHint(endpoints)})`);
 }
 
 function styleHint(endpoints: FluxEndpoints): string {
 	return endpoints.style === 'relay' ? 'relay: the routes are under /bfl/v1/' : 'bfl: the routes are under /v1/';
 }
 
+/** A failed test that got an HTTP answer. */
+function failed(statusCode: number, message: string): CredentialTestResult {
+	return { ok: false, message, statusCode };
+}
+
 function refused(status: number): CredentialTestResult {
-	return { ok: false, message: `The API key was refused (HTTP ${status}): check the FLUX API credential`, statusCode: status };
+	return failed(status, `The API key was refused (HTTP ${status}): check the FLUX API credential`);
 }
 
 /** A redirect: says http vs https when that is the difference, else that the Base URL points elsewhere. */
@@ -198,18 +199,10 @@ function redirected(answer: Answer, endpoints: FluxEndpoints): CredentialTestRes
 	const from = endpoints.base.protocol.replace(':', '');
 	if (target && target.protocol !== endpoints.base.protocol && (target.protocol === 'https:' || target.protocol === 'http:')) {
 		const to = target.protocol.replace(':', '');
-		return {
-			ok: false,
-			message: `The Base URL redirects (HTTP ${status}) from ${from} to ${to}: check http vs https in the Base URL (it should start with ${to})`,
-			statusCode: status,
-		};
+		return failed(status, `The Base URL redirects (HTTP ${status}) from ${from} to ${to}: check http vs https in the Base URL (it should start with ${to})`);
 	}
 	const where = target && target.host !== endpoints.base.host ? ` to host ${target.host}` : '';
-	return {
-		ok: false,
-		message: `The Base URL redirects (HTTP ${status})${where}: the API is not at this address; check the Base URL (and http vs https)`,
-		statusCode: status,
-	};
+	return failed(status, `The Base URL redirects (HTTP ${status})${where}: the API is not at this address; check the Base URL (and http vs https)`);
 }
 
 /** A message for a request that got no HTTP answer: which of unreachable, timeout, TLS, cancelled. */

@@ -7,20 +7,14 @@ import type { PollRateLimiter } from './pollRate';
 import type { AdaptiveScheduleSettings, ReadyTimes } from './pollSchedule';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorCode, type PollPolicy, type RetryPolicy, type SleepFunction } from './retryPolicy';
-import type { Step } from './statusTable';
 import type { AdmissionOutcome, SubmitAdmission } from './admission';
 import type { SubmitBudget } from './budget';
 
-/** Which step a job is in (for messages). */
+/** Which step a job is in (for messages), and the requests it makes. */
 export type JobPhase = 'submit' | 'poll' | 'download';
 
 /** HTTP attempts made by a job, per step. */
-export interface AttemptCounts {
-	submit: number;
-	poll: number;
-	download: number;
-	total: number;
-}
+export type AttemptCounts = Record<JobPhase | 'total', number>;
 
 /** Everything a job needs, resolved from the caller's options. */
 export interface JobSettings {
@@ -184,7 +178,7 @@ export class JobRuntime {
 	 * The one request helper: counts the attempt, sends through the step's dispatcher with the
 	 * job's signal and timeouts. Raw undici errors are thrown as they are (each step classifies them).
 	 */
-	async send(step: Step, url: string, req: JobRequest): Promise<Dispatcher.ResponseData> {
+	async send(step: JobPhase, url: string, req: JobRequest): Promise<Dispatcher.ResponseData> {
 		this.throwIfAborted();
 		this.attempts[step]++;
 		this.attempts.total++;

@@ -7,12 +7,9 @@
 import type { Dispatcher } from 'undici';
 import { apiErrorMessage, drainBody, headerValue } from './body';
 import type { FluxErrorKind } from './errors';
-import type { JobRuntime } from './job';
+import type { JobPhase as Step, JobRuntime } from './job';
 import { transient, type Transient } from './retry';
 import { parseRetryAfter } from './retryPolicy';
-
-/** The requests a job makes. */
-export type Step = 'submit' | 'poll' | 'download';
 
 /** What a step does with a status: retry (with a short detail), or fail. */
 export type StatusOutcome =
