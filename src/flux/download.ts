@@ -23,12 +23,6 @@ export interface DownloadedImage extends DetectedImageType {
 	buffer: Buffer;
 }
 
-/** Where a job may download from: anywhere public, and local addresses too when its Base URL is local. */
-interface Target {
-	url: URL;
-	allowLocal: boolean;
-}
-
 /**
  * What is downloaded and where its body goes (the pluggable sink): `noun` for messages, the Accept header, and
  * `read`, which consumes a 200 response's body (into memory, a file, …) and returns the result or a Transient.
@@ -59,7 +53,7 @@ export async function downloadResult<T>(rt: JobRuntime, sampleUrl: string, sink:
 	const start = checkTarget(rt, sampleUrl, sink.noun, 'URL', allowLocal);
 	return withRetries(rt, {
 		policy: rt.settings.downloadRetry,
-		attempt: () => downloadOnce(rt, { url: start, allowLocal }, sink),
+		attempt: () => downloadOnce(rt, start, allowLocal, sink),
 		giveUp: (failure, reason) =>
 			rt.error('download_failed', `Downloading the ${sink.noun} failed after ${reason.why === 'attempts' ? reason.attempts : 'several'} attempts: ${failure.detail}`),
 	});
@@ -85,14 +79,15 @@ function checkTarget(rt: JobRuntime, raw: string, noun: string, part: string, al
 	return url;
 }
 
-async function downloadOnce<T>(rt: JobRuntime, target: Target, sink: DownloadSink<T>): Promise<T | Transient> {
-	let url = target.url;
+/** One attempt from `start`, redirects followed; `allowLocal`: local addresses too (the job's Base URL is local), else public ones only. */
+async function downloadOnce<T>(rt: JobRuntime, start: URL, allowLocal: boolean, sink: DownloadSink<T>): Promise<T | Transient> {
+	let url = start;
 	for (let hop = 0; ; hop++) {
-		const res = await get(rt, url, target.allowLocal, sink);
+		const res = await get(rt, url, allowLocal, sink);
 		if ('transient' in res) return res;
 		const status = res.statusCode;
 		if (REDIRECT_STATUSES.has(status)) {
-			url = await nextHop(rt, res, url, hop, target.allowLocal, sink.noun);
+			url = await nextHop(rt, res, url, hop, allowLocal, sink.noun);
 			continue;
 		}
 		return status === 200 ? sink.read(rt, res) : failedStatus(rt, 'download', res);

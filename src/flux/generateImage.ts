@@ -2,7 +2,7 @@ import type { SubmitAdmission } from './admission';
 import type { SubmitBudget } from './budget';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage } from './download';
 import { downloadImageFile, type ImageDownload } from './downloadFile';
-import { modelSubmitUrl, resolveEndpoints, type FluxCredentials } from './endpoints';
+import { resolveEndpoints, type FluxCredentials } from './endpoints';
 import { FluxError } from './errors';
 import { fluxDispatchers, singleDispatcher } from './httpAgent';
 import type { ResultExtension, ResultMimeType } from './imageType';
@@ -74,10 +74,10 @@ function positive(n: number | undefined, fallback: number): number {
 	return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.min(n, MAX_TIMER_MS) : fallback;
 }
 
-/** The settings of a job; a credential the glue layer did not validate may fail here, as `bad_request`. */
-function settingsFor(creds: FluxCredentials, opts: GenerateOptions): JobSettings {
+/** The settings of a job of the model `endpoint`; a credential the glue layer did not validate may fail here, as `bad_request`. */
+function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: string): JobSettings {
 	try {
-		const endpoints = resolveEndpoints(creds);
+		const endpoints = resolveEndpoints(creds, endpoint);
 		const hooks = opts.testHooks ?? {};
 		return {
 			endpoints,
@@ -109,8 +109,7 @@ function settingsFor(creds: FluxCredentials, opts: GenerateOptions): JobSettings
 /** Starts a job of the model `endpoint` (throws `cancelled` when the signal already fired: nothing is sent). */
 function startJob(creds: FluxCredentials, opts: GenerateOptions, endpoint: string): JobRuntime {
 	if (opts.signal?.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
-	const settings = settingsFor(creds, opts);
-	return new JobRuntime({ ...settings, endpoints: { ...settings.endpoints, submitUrl: modelSubmitUrl(settings.endpoints, endpoint) } });
+	return new JobRuntime(settingsFor(creds, opts, endpoint));
 }
 
 /** Settles a job: its errors become redacted FluxErrors (with the cost the API reported, if it did), its timer and listener are released. */
