@@ -146,8 +146,7 @@ export function parseJson(text: string): unknown {
 /** A header's value as a single string. */
 export function headerValue(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
 	const v = headers[name.toLowerCase()];
-	if (Array.isArray(v)) return v[0];
-	return v ?? undefined;
+	return Array.isArray(v) ? v[0] : (v ?? undefined);
 }
 
 /** Bytes for people: "1 byte", "512 bytes", "97.7 KB", "50 MB". */

@@ -118,8 +118,7 @@ function rateLimited(rt: JobRuntime, headers: Record<string, string | string[] |
 
 /** The budget's reservation for this POST goes back: the POST provably created no task. */
 function unsent(rt: JobRuntime): void {
-	const budget = rt.settings.budget;
-	if (budget) rt.notify(() => budget.unsent());
+	rt.notify(() => rt.settings.budget?.unsent());
 }
 
 /**
