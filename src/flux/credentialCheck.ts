@@ -171,11 +171,8 @@ function isTaskAnswer(answer: Answer): boolean {
 /** The Base URL answers, but not as the FLUX API (a web page, an unknown route, something else's JSON). */
 function notTheApi(answer: Answer, endpoints: FluxEndpoints): CredentialTestResult {
 	const what = answer.html ? 'a web page' : answer.status === 404 || answer.status === 405 ? 'no such route' : 'something else';
-	return failed(answer.status, `The Base URL answered with ${what} (HTTP ${answer.status}), not the FLUX API: check the Base URL and the API style (${styleHint(endpoints)})`);
-}
-
-function styleHint(endpoints: FluxEndpoints): string {
-	return endpoints.style === 'relay' ? 'relay: the routes are under /bfl/v1/' : 'bfl: the routes are under /v1/';
+	const style = endpoints.style === 'relay' ? 'relay: the routes are under /bfl/v1/' : 'bfl: the routes are under /v1/';
+	return failed(answer.status, `The Base URL answered with ${what} (HTTP ${answer.status}), not the FLUX API: check the Base URL and the API style (${style})`);
 }
 
 /** A failed test that got an HTTP answer. */

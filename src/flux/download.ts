@@ -14,7 +14,6 @@ export const DEFAULT_MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024;
 export const MAX_REDIRECTS = 5;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const ACCEPT = 'image/png,image/jpeg,image/webp,image/*;q=0.8';
 const whyPublicOnly = (noun: string) =>
 	`${noun}s are only downloaded from public addresses (unless the Base URL of the FLUX API credential is itself on a local one), so that an API answer cannot make n8n reach its own network`;
 
@@ -33,7 +32,7 @@ export interface DownloadSink<T> {
 	read(rt: JobRuntime, res: Dispatcher.ResponseData): Promise<T | Transient>;
 }
 
-const IMAGE_SINK: DownloadSink<DownloadedImage> = { noun: 'image', accept: ACCEPT, read: (rt, res) => readImage(rt, res) };
+const IMAGE_SINK: DownloadSink<DownloadedImage> = { noun: 'image', accept: 'image/png,image/jpeg,image/webp,image/*;q=0.8', read: (rt, res) => readImage(rt, res) };
 
 /**
  * Downloads `result.sample` without any credential: http(s) only, public addresses only (unless

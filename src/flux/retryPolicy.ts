@@ -99,13 +99,11 @@ function finite(n: unknown, fallback: number, min = 0): number {
 /** Fills a partial policy from defaults and sanitises values (negative/NaN → default). */
 export function resolvePolicy<P extends BackoffPolicy>(defaults: Readonly<P>, partial?: Partial<P>): P {
 	const out = { ...defaults } as P;
-	if (partial) {
-		for (const [key, value] of Object.entries(partial)) {
-			if (value === undefined) continue;
-			const def = (defaults as Record<string, unknown>)[key];
-			(out as Record<string, unknown>)[key] =
-				typeof def === 'number' || def === undefined ? finite(value, (def as number) ?? 0) : value;
-		}
+	for (const [key, value] of Object.entries(partial ?? {})) {
+		if (value === undefined) continue;
+		const def = (defaults as Record<string, unknown>)[key];
+		(out as Record<string, unknown>)[key] =
+			typeof def === 'number' || def === undefined ? finite(value, (def as number) ?? 0) : value;
 	}
 	out.factor = Math.max(1, out.factor);
 	out.jitter = Math.min(1, Math.max(0, out.jitter));
