@@ -41,7 +41,8 @@ const RANGES = NON_PUBLIC.map(([network, prefix, family, label]) => {
 /** Host names that only make sense on a local network. */
 const LOCAL_NAME = /(^|\.)(localhost|local|internal|lan|home\.arpa|localdomain)$/;
 
-function bare(hostname: string): string {
+/** A host name without IPv6 brackets and a trailing dot, lower case. */
+export function bareHostname(hostname: string): string {
 	return hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
 }
 
@@ -50,7 +51,7 @@ function bare(hostname: string): string {
  * address. IPv4-mapped IPv6 addresses are judged by their IPv4 part.
  */
 export function nonPublicAddress(address: string): string | undefined {
-	const ip = bare(address);
+	const ip = bareHostname(address);
 	const family = isIP(ip);
 	if (family === 0) return undefined;
 	const type = family === 4 ? 'ipv4' : 'ipv6';
@@ -62,7 +63,7 @@ export function nonPublicAddress(address: string): string | undefined {
  * (a Docker or intranet host) or a local-only suffix (`.local`, `.internal`, `.lan`, …)?
  */
 export function isLocalHost(hostname: string): boolean {
-	const host = bare(hostname);
+	const host = bareHostname(hostname);
 	if (isIP(host) !== 0) return nonPublicAddress(host) !== undefined;
 	return !host.includes('.') || LOCAL_NAME.test(host);
 }

@@ -125,24 +125,28 @@ function pickMessage(v: unknown): string | undefined {
 export function apiErrorMessage(text: string): string {
 	const trimmed = text.trim();
 	if (trimmed === '') return '';
-	try {
-		const json = JSON.parse(trimmed) as unknown;
-		if (json && typeof json === 'object') {
-			const o = json as Record<string, unknown>;
-			const msg = pickMessage(o.detail) ?? pickMessage(o.message) ?? pickMessage(o.error) ?? pickMessage(o.status);
-			if (msg) return msg.slice(0, 300);
-		}
-	} catch {
-		// not JSON
+	const json = parseJson(trimmed);
+	if (json && typeof json === 'object') {
+		const o = json as Record<string, unknown>;
+		const msg = pickMessage(o.detail) ?? pickMessage(o.message) ?? pickMessage(o.error) ?? pickMessage(o.status);
+		if (msg) return msg.slice(0, 300);
 	}
 	return trimmed.slice(0, 200);
+}
+
+/** The value of a JSON text, or undefined when it is not JSON (no JSON text has that value). */
+export function parseJson(text: string): unknown {
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return undefined;
+	}
 }
 
 /** A header's value as a single string. */
 export function headerValue(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
 	const v = headers[name.toLowerCase()];
-	if (Array.isArray(v)) return v[0];
-	return v ?? undefined;
+	return Array.isArray(v) ? v[0] : (v ?? undefined);
 }
 
 /** Bytes for people: "1 byte", "512 bytes", "97.7 KB", "50 MB". */

@@ -11,7 +11,7 @@ import { FluxCredentials, FluxEndpoints, defaultPollUrl, resolveEndpoints } from
 import { fluxDispatchers } from './httpAgent';
 import { redact } from '../redact';
 import { errorCode } from './retryPolicy';
-import { apiErrorMessage, drainBody, headerValue } from './body';
+import { apiErrorMessage, drainBody, headerValue, parseJson } from './body';
 
 /** Result of {@link checkFluxCredentials}. */
 export interface CredentialTestResult {
@@ -111,22 +111,14 @@ async function probe(
 	});
 	const text = await drainBody(res.body, MAX_BODY_BYTES);
 	const contentType = (headerValue(res.headers, 'content-type') ?? '').toLowerCase();
+	const json = parseJson(text);
 	return {
 		status: res.statusCode,
 		location: headerValue(res.headers, 'location'),
 		html: contentType.includes('html') || /^\s*</.test(text),
-		json: parseJson(text),
+		json: json !== null && typeof json === 'object' ? json : undefined,
 		text,
 	};
-}
-
-function parseJson(text: string): unknown {
-	try {
-		const value = JSON.parse(text) as unknown;
-		return value !== null && typeof value === 'object' ? value : undefined;
-	} catch {
-		return undefined;
-	}
 }
 
 /** The verdict of `/credits`, or undefined when it is not served (fall back to the poll). */
@@ -165,7 +157,7 @@ function judgePoll(answer: Answer, endpoints: FluxEndpoints): CredentialTestResu
 	}
 	if (answer.html || status === 404 || status === 405 || (status >= 200 && status < 300)) return notTheApi(answer, endpoints);
 	const said = apiErrorMessage(answer.text);
-	return { ok: false, message: `The FLUX API answered HTTP ${status}${said ? `: ${said}` : ''}`, statusCode: status };
+	return failed(status, `The FLUX API answered HTTP ${status}${said ? `: ${said}` : ''}`);
 }
 
 /** JSON from the poll route: 2xx with an `id` or `status` field, or a 404 about the (unknown) task. */
@@ -179,19 +171,17 @@ function isTaskAnswer(answer: Answer): boolean {
 /** The Base URL answers, but not as the FLUX API (a web page, an unknown route, something else's JSON). */
 function notTheApi(answer: Answer, endpoints: FluxEndpoints): CredentialTestResult {
 	const what = answer.html ? 'a web page' : answer.status === 404 || answer.status === 405 ? 'no such route' : 'something else';
-	return {
-		ok: false,
-		message: `The Base URL answered with ${what} (HTTP ${answer.status}), not the FLUX API: check the Base URL and the API style (${styleHint(endpoints)})`,
-		statusCode: answer.status,
-	};
+	const style = endpoints.style === 'relay' ? 'relay: the routes are under /bfl/v1/' : 'bfl: the routes are under /v1/';
+	return failed(answer.status, `The Base URL answered with ${what} (HTTP ${answer.status}), not the FLUX API: check the Base URL and the API style (${style})`);
 }
 
-function styleHint(endpoints: FluxEndpoints): string {
-	return endpoints.style === 'relay' ? 'relay: the routes are under /bfl/v1/' : 'bfl: the routes are under /v1/';
+/** A failed test that got an HTTP answer. */
+function failed(statusCode: number, message: string): CredentialTestResult {
+	return { ok: false, message, statusCode };
 }
 
 function refused(status: number): CredentialTestResult {
-	return { ok: false, message: `The API key was refused (HTTP ${status}): check the FLUX API credential`, statusCode: status };
+	return failed(status, `The API key was refused (HTTP ${status}): check the FLUX API credential`);
 }
 
 /** A redirect: says http vs https when that is the difference, else that the Base URL points elsewhere. */
@@ -206,18 +196,10 @@ function redirected(answer: Answer, endpoints: FluxEndpoints): CredentialTestRes
 	const from = endpoints.base.protocol.replace(':', '');
 	if (target && target.protocol !== endpoints.base.protocol && (target.protocol === 'https:' || target.protocol === 'http:')) {
 		const to = target.protocol.replace(':', '');
-		return {
-			ok: false,
-			message: `The Base URL redirects (HTTP ${status}) from ${from} to ${to}: check http vs https in the Base URL (it should start with ${to})`,
-			statusCode: status,
-		};
+		return failed(status, `The Base URL redirects (HTTP ${status}) from ${from} to ${to}: check http vs https in the Base URL (it should start with ${to})`);
 	}
 	const where = target && target.host !== endpoints.base.host ? ` to host ${target.host}` : '';
-	return {
-		ok: false,
-		message: `The Base URL redirects (HTTP ${status})${where}: the API is not at this address; check the Base URL (and http vs https)`,
-		statusCode: status,
-	};
+	return failed(status, `The Base URL redirects (HTTP ${status})${where}: the API is not at this address; check the Base URL (and http vs https)`);
 }
 
 /** A message for a request that got no HTTP answer: which of unreachable, timeout, TLS, cancelled. */

@@ -5,8 +5,8 @@ import { BodyCutOffError, BodyTooLargeError, discardBody, drainBody, formatBytes
 import { DetectedImageType, detectImageType } from './imageType';
 import type { JobRuntime } from './job';
 import { transient, withRetries, type Transient } from './retry';
-import { describeNetworkError, errorCode, parseRetryAfter } from './retryPolicy';
-import { statusOutcome } from './statusTable';
+import { describeNetworkError, errorCode } from './retryPolicy';
+import { failedStatus } from './statusTable';
 
 /** Default download size cap: 50 MB. */
 export const DEFAULT_MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024;
@@ -14,19 +14,12 @@ export const DEFAULT_MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024;
 export const MAX_REDIRECTS = 5;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const ACCEPT = 'image/png,image/jpeg,image/webp,image/*;q=0.8';
 const whyPublicOnly = (noun: string) =>
 	`${noun}s are only downloaded from public addresses (unless the Base URL of the FLUX API credential is itself on a local one), so that an API answer cannot make n8n reach its own network`;
 
 /** A downloaded, verified image. */
 export interface DownloadedImage extends DetectedImageType {
 	buffer: Buffer;
-}
-
-/** Where a job may download from: anywhere public, and local addresses too when its Base URL is local. */
-interface Target {
-	url: URL;
-	allowLocal: boolean;
 }
 
 /**
@@ -39,7 +32,7 @@ export interface DownloadSink<T> {
 	read(rt: JobRuntime, res: Dispatcher.ResponseData): Promise<T | Transient>;
 }
 
-const IMAGE_SINK: DownloadSink<DownloadedImage> = { noun: 'image', accept: ACCEPT, read: (rt, res) => readImage(rt, res) };
+const IMAGE_SINK: DownloadSink<DownloadedImage> = { noun: 'image', accept: 'image/png,image/jpeg,image/webp,image/*;q=0.8', read: (rt, res) => readImage(rt, res) };
 
 /**
  * Downloads `result.sample` without any credential: http(s) only, public addresses only (unless
@@ -59,7 +52,7 @@ export async function downloadResult<T>(rt: JobRuntime, sampleUrl: string, sink:
 	const start = checkTarget(rt, sampleUrl, sink.noun, 'URL', allowLocal);
 	return withRetries(rt, {
 		policy: rt.settings.downloadRetry,
-		attempt: () => downloadOnce(rt, { url: start, allowLocal }, sink),
+		attempt: () => downloadOnce(rt, start, allowLocal, sink),
 		giveUp: (failure, reason) =>
 			rt.error('download_failed', `Downloading the ${sink.noun} failed after ${reason.why === 'attempts' ? reason.attempts : 'several'} attempts: ${failure.detail}`),
 	});
@@ -85,22 +78,18 @@ function checkTarget(rt: JobRuntime, raw: string, noun: string, part: string, al
 	return url;
 }
 
-async function downloadOnce<T>(rt: JobRuntime, target: Target, sink: DownloadSink<T>): Promise<T | Transient> {
-	let url = target.url;
+/** One attempt from `start`, redirects followed; `allowLocal`: local addresses too (the job's Base URL is local), else public ones only. */
+async function downloadOnce<T>(rt: JobRuntime, start: URL, allowLocal: boolean, sink: DownloadSink<T>): Promise<T | Transient> {
+	let url = start;
 	for (let hop = 0; ; hop++) {
-		const res = await get(rt, url, target.allowLocal, sink);
+		const res = await get(rt, url, allowLocal, sink);
 		if ('transient' in res) return res;
 		const status = res.statusCode;
 		if (REDIRECT_STATUSES.has(status)) {
-			url = await nextHop(rt, res, url, hop, target.allowLocal, sink.noun);
+			url = await nextHop(rt, res, url, hop, allowLocal, sink.noun);
 			continue;
 		}
-		if (status === 200) return sink.read(rt, res);
-		await drainBody(res.body);
-		rt.throwIfAborted();
-		const outcome = statusOutcome('download', status);
-		if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
-		return transient(outcome.kind, outcome.detail, { statusCode: status, retryAfterMs: parseRetryAfter(headerValue(res.headers, 'retry-after'), rt.now()) });
+		return status === 200 ? sink.read(rt, res) : failedStatus(rt, 'download', res);
 	}
 }
 

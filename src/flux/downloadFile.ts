@@ -41,7 +41,7 @@ export type ImageDownload = DownloadedImageFile | DownloadedImage;
 export const isImageFile = (image: ImageDownload): image is DownloadedImageFile => 'filePath' in image;
 
 /** What kind of file is downloaded: its noun, Accept header, how its first bytes prove its type, and what else is refused. */
-interface FileKind<M extends string, E extends string> {
+export interface FileKind<M extends string, E extends string> {
 	noun: string;
 	accept: string;
 	sniffBytes: number;
@@ -60,7 +60,7 @@ const IMAGE: FileKind<DetectedImageType['mimeType'], DetectedImageType['fileExte
 	notRecognised: 'The downloaded file is not a PNG, JPEG or WebP image',
 };
 
-const VIDEO: FileKind<'video/mp4', 'mp4'> = {
+export const VIDEO: FileKind<'video/mp4', 'mp4'> = {
 	noun: 'video',
 	accept: 'video/mp4,video/*;q=0.8',
 	sniffBytes: MP4_SNIFF_BYTES,
@@ -71,8 +71,8 @@ const VIDEO: FileKind<'video/mp4', 'mp4'> = {
 /** BFL's cap on a draft cache (FLUX_API.md: ≤ 128 MB), whatever the job's clip cap. */
 export const MAX_DRAFT_CACHE_BYTES = 128 * 1024 * 1024;
 
-/** A draft's cache (a video model's `draft: true`): opaque bytes (none may be empty), re-sent as they are to enhance the draft. */
-const DRAFT_CACHE: FileKind<'application/octet-stream', 'bin'> = {
+/** A draft's cache (a video model's `draft: true`): opaque bytes (none may be empty), re-sent as they are to enhance the draft; its own 128 MB cap. */
+export const DRAFT_CACHE: FileKind<'application/octet-stream', 'bin'> = {
 	noun: 'draft cache',
 	accept: 'application/octet-stream,*/*;q=0.8',
 	sniffBytes: 1,
@@ -108,17 +108,8 @@ export async function downloadImageFile(rt: JobRuntime, sampleUrl: string, dir: 
 	}
 }
 
-/** A clip into a file in `dir` (created by the caller); a folder that cannot be written fails the job with its reason. */
-export async function downloadVideo(rt: JobRuntime, sampleUrl: string, dir: string): Promise<DownloadedVideo> {
-	return await downloadToDisk(rt, sampleUrl, dir, VIDEO);
-}
-
-/** A draft's cache into a file in `dir`, as {@link downloadVideo} (its own 128 MB cap). */
-export async function downloadDraftCache(rt: JobRuntime, url: string, dir: string): Promise<DownloadedDraftCache> {
-	return await downloadToDisk(rt, url, dir, DRAFT_CACHE);
-}
-
-async function downloadToDisk<M extends string, E extends string>(rt: JobRuntime, url: string, dir: string, kind: FileKind<M, E>): Promise<DownloadedFile<M, E>> {
+/** A clip or a draft's cache ({@link VIDEO}, {@link DRAFT_CACHE}) into a file in `dir` (created by the caller); a folder that cannot be written fails the job with its reason. */
+export async function downloadToDisk<M extends string, E extends string>(rt: JobRuntime, url: string, dir: string, kind: FileKind<M, E>): Promise<DownloadedFile<M, E>> {
 	try {
 		return await downloadFile(rt, url, dir, kind);
 	} catch (error) {

@@ -1,4 +1,5 @@
 import { getDomain, parse as parseDomain } from 'tldts';
+import { bareHostname } from './addresses';
 import { FluxError } from './errors';
 
 /** `relay` (Bearer, `/bfl/v1/...`) or `bfl` (x-key, `/v1/...`). */
@@ -45,20 +46,10 @@ export function resolveEndpoints(creds: FluxCredentials, endpoint = ''): FluxEnd
 	};
 }
 
-/** The submit URL of the model `endpoint` (as a model descriptor names it) in the credential's style. */
-export function modelSubmitUrl(endpoints: FluxEndpoints, endpoint: string): string {
-	const prefix = endpoints.style === 'relay' ? `${endpoints.baseUrl}/bfl/v1` : `${endpoints.baseUrl}/v1`;
-	return `${prefix}/${endpoint}`;
-}
-
 /** The status URL for a task in the given style's own route (relay always; BFL when no polling_url came back). */
 export function defaultPollUrl(endpoints: FluxEndpoints, taskId: string): string {
 	const prefix = endpoints.style === 'relay' ? `${endpoints.baseUrl}/bfl/v1` : `${endpoints.baseUrl}/v1`;
 	return `${prefix}/get_result?id=${encodeURIComponent(taskId)}`;
-}
-
-function bareHostname(hostname: string): string {
-	return hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
 }
 
 /**
@@ -69,8 +60,7 @@ export function registrableDomain(hostname: string): string | undefined {
 	const host = bareHostname(hostname);
 	const info = parseDomain(host, { allowPrivateDomains: true });
 	if (info.isIp) return undefined;
-	const domain = getDomain(host, { allowPrivateDomains: true });
-	return domain ?? undefined;
+	return getDomain(host, { allowPrivateDomains: true }) ?? undefined;
 }
 
 function effectivePort(url: URL): string {

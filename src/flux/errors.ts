@@ -1,29 +1,7 @@
 import { redact } from '../redact';
 
-/** Every way a FLUX job can fail. */
-export type FluxErrorKind =
-	| 'request_moderated'
-	| 'content_moderated'
-	| 'generation_error'
-	| 'task_not_found'
-	| 'bad_request'
-	| 'auth'
-	| 'credits'
-	| 'rate_limited'
-	| 'timeout'
-	| 'upstream_error'
-	| 'invalid_response'
-	| 'maybe_submitted'
-	| 'download_failed'
-	| 'not_an_image'
-	| 'too_large'
-	| 'forbidden_host'
-	| 'cancelled'
-	| 'network'
-	| 'budget_exceeded';
-
-/** All kinds, for exhaustive checks and reports. */
-export const FLUX_ERROR_KINDS: readonly FluxErrorKind[] = [
+/** Every way a FLUX job can fail, for exhaustive checks and reports. */
+export const FLUX_ERROR_KINDS = [
 	'request_moderated',
 	'content_moderated',
 	'generation_error',
@@ -43,7 +21,9 @@ export const FLUX_ERROR_KINDS: readonly FluxErrorKind[] = [
 	'cancelled',
 	'network',
 	'budget_exceeded',
-];
+] as const;
+
+export type FluxErrorKind = (typeof FLUX_ERROR_KINDS)[number];
 
 export interface FluxErrorOptions {
 	statusCode?: number;
@@ -85,19 +65,17 @@ export class FluxError extends Error {
 	/** A copy with the task id set (when it was not known where the error was raised). */
 	withTaskId(taskId: string | undefined, secrets: readonly string[] = []): FluxError {
 		if (taskId === undefined || this.taskId !== undefined) return this;
-		return new FluxError(this.kind, this.message, {
-			statusCode: this.statusCode,
-			taskId,
-			code: this.code,
-			cost: this.cost,
-			secrets,
-		});
+		return this.copy({ taskId, secrets });
 	}
 
 	/** A copy carrying what the job cost (the API's figure), unless it carries one already. */
 	withCost(cost: number | undefined): FluxError {
 		if (cost === undefined || this.cost !== undefined) return this;
-		return new FluxError(this.kind, this.message, { statusCode: this.statusCode, taskId: this.taskId, code: this.code, cost });
+		return this.copy({ cost });
+	}
+
+	private copy(changes: FluxErrorOptions): FluxError {
+		return new FluxError(this.kind, this.message, { statusCode: this.statusCode, taskId: this.taskId, code: this.code, cost: this.cost, ...changes });
 	}
 
 	/** This copy's FluxError for one that may come from another copy of the package (same fields). */

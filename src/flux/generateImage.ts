@@ -2,7 +2,7 @@ import type { SubmitAdmission } from './admission';
 import type { SubmitBudget } from './budget';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage } from './download';
 import { downloadImageFile, type ImageDownload } from './downloadFile';
-import { modelSubmitUrl, resolveEndpoints, type FluxCredentials } from './endpoints';
+import { resolveEndpoints, type FluxCredentials } from './endpoints';
 import { FluxError } from './errors';
 import { fluxDispatchers, singleDispatcher } from './httpAgent';
 import type { ResultExtension, ResultMimeType } from './imageType';
@@ -10,7 +10,7 @@ import { JobRuntime, realSleep, type AttemptCounts, type JobSettings } from './j
 import { pollUntilReady, type ReadyResult } from './poll';
 import { DEFAULT_ADAPTIVE_SCHEDULE } from './pollSchedule';
 import { sharedPollLimiter, sharedReadyTimes } from './pollShared';
-import { requestEndpoint, requestPayload, type FluxImageRequest, type RequestPayload } from './request';
+import { requestEndpoint, requestPayload, type FluxImageRequest, type ModelRequest, type RequestPayload } from './request';
 import {
 	DEFAULT_CONNECT_RETRY_POLICY,
 	DEFAULT_DOWNLOAD_RETRY_POLICY,
@@ -74,47 +74,42 @@ function positive(n: number | undefined, fallback: number): number {
 	return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.min(n, MAX_TIMER_MS) : fallback;
 }
 
-function jobSettings(creds: FluxCredentials, opts: GenerateOptions): JobSettings {
-	const endpoints = resolveEndpoints(creds);
-	const hooks = opts.testHooks ?? {};
-	return {
-		endpoints,
-		signal: opts.signal,
-		timeoutMs: positive(opts.timeoutMs, DEFAULT_JOB_TIMEOUT_MS),
-		requestTimeoutMs: positive(hooks.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
-		maxDownloadBytes: positive(opts.maxDownloadBytes, DEFAULT_MAX_DOWNLOAD_BYTES),
-		poll: hooks.poll ? resolvePolicy({ ...DEFAULT_POLL_POLICY, adaptive: false }, hooks.poll) : { ...DEFAULT_POLL_POLICY },
-		schedule: { ...DEFAULT_ADAPTIVE_SCHEDULE, ...hooks.schedule },
-		readyTimes: hooks.readyTimes ?? sharedReadyTimes(),
-		pollLimiter: hooks.pollLimiter === false ? undefined : (hooks.pollLimiter ?? sharedPollLimiter(creds)),
-		submitRetry: resolvePolicy(DEFAULT_SUBMIT_RETRY_POLICY, hooks.submitRetry),
-		connectRetry: resolvePolicy(DEFAULT_CONNECT_RETRY_POLICY, hooks.connectRetry),
-		downloadRetry: resolvePolicy(DEFAULT_DOWNLOAD_RETRY_POLICY, hooks.downloadRetry),
-		dispatchers: hooks.dispatcher ? singleDispatcher(hooks.dispatcher) : fluxDispatchers(hooks.lookup),
-		now: hooks.now ?? Date.now,
-		random: hooks.random ?? Math.random,
-		sleep: hooks.sleep ?? realSleep,
-		onAttempt: opts.onAttempt,
-		admission: opts.admission,
-		budget: opts.budget,
-	};
+/** The settings of a job of the model `endpoint`; a credential the glue layer did not validate may fail here, as `bad_request`. */
+function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: string): JobSettings {
+	try {
+		const endpoints = resolveEndpoints(creds, endpoint);
+		const hooks = opts.testHooks ?? {};
+		return {
+			endpoints,
+			signal: opts.signal,
+			timeoutMs: positive(opts.timeoutMs, DEFAULT_JOB_TIMEOUT_MS),
+			requestTimeoutMs: positive(hooks.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
+			maxDownloadBytes: positive(opts.maxDownloadBytes, DEFAULT_MAX_DOWNLOAD_BYTES),
+			poll: hooks.poll ? resolvePolicy({ ...DEFAULT_POLL_POLICY, adaptive: false }, hooks.poll) : { ...DEFAULT_POLL_POLICY },
+			schedule: { ...DEFAULT_ADAPTIVE_SCHEDULE, ...hooks.schedule },
+			readyTimes: hooks.readyTimes ?? sharedReadyTimes(),
+			pollLimiter: hooks.pollLimiter === false ? undefined : (hooks.pollLimiter ?? sharedPollLimiter(creds)),
+			submitRetry: resolvePolicy(DEFAULT_SUBMIT_RETRY_POLICY, hooks.submitRetry),
+			connectRetry: resolvePolicy(DEFAULT_CONNECT_RETRY_POLICY, hooks.connectRetry),
+			downloadRetry: resolvePolicy(DEFAULT_DOWNLOAD_RETRY_POLICY, hooks.downloadRetry),
+			dispatchers: hooks.dispatcher ? singleDispatcher(hooks.dispatcher) : fluxDispatchers(hooks.lookup),
+			now: hooks.now ?? Date.now,
+			random: hooks.random ?? Math.random,
+			sleep: hooks.sleep ?? realSleep,
+			onAttempt: opts.onAttempt,
+			admission: opts.admission,
+			budget: opts.budget,
+		};
+	} catch (err) {
+		const why = err instanceof Error ? err.message : String(err);
+		throw new FluxError('bad_request', `The FLUX API credential is unusable (${why})`, { secrets: [String(creds?.apiKey ?? '')] });
+	}
 }
 
 /** Starts a job of the model `endpoint` (throws `cancelled` when the signal already fired: nothing is sent). */
 function startJob(creds: FluxCredentials, opts: GenerateOptions, endpoint: string): JobRuntime {
 	if (opts.signal?.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
-	const settings = settingsFor(creds, opts);
-	return new JobRuntime({ ...settings, endpoints: { ...settings.endpoints, submitUrl: modelSubmitUrl(settings.endpoints, endpoint) } });
-}
-
-/** The settings of a job; a credential the glue layer did not validate may fail here, as `bad_request`. */
-export function settingsFor(creds: FluxCredentials, opts: GenerateOptions): JobSettings {
-	try {
-		return jobSettings(creds, opts);
-	} catch (err) {
-		const why = err instanceof Error ? err.message : String(err);
-		throw new FluxError('bad_request', `The FLUX API credential is unusable (${why})`, { secrets: [String(creds?.apiKey ?? '')] });
-	}
+	return new JobRuntime(settingsFor(creds, opts, endpoint));
 }
 
 /** Settles a job: its errors become redacted FluxErrors (with the cost the API reported, if it did), its timer and listener are released. */
@@ -155,7 +150,7 @@ async function resultOf<I>(rt: JobRuntime, task: FluxTask, submittedAt: number, 
  * `request` or its JSON body, so large base64 reference images can be garbage-collected.
  */
 export function generateImage(creds: FluxCredentials, request: FluxImageRequest, opts: GenerateOptions = {}): Promise<FluxImageResult> {
-	return generateWith(creds, request, opts, downloadImage);
+	return generateTask(creds, request, requestPayload, opts, downloadImage);
 }
 
 /**
@@ -163,16 +158,23 @@ export function generateImage(creds: FluxCredentials, request: FluxImageRequest,
  * downloadImageFile.ts), or into memory when that folder cannot be written. The caller owns the file.
  */
 export function generateImageFile(creds: FluxCredentials, request: FluxImageRequest, opts: ImageFileOptions): Promise<FluxImageFileResult> {
-	return generateWith(creds, request, opts, imageFetch(opts));
+	return generateTask(creds, request, requestPayload, opts, imageFetch(opts));
 }
 
 /**
- * One job of any model: submit `payload` to the model `endpoint` (paid-job rule, the submit hooks), poll until
- * Ready, then `fetch` the result, under one job timeout. Not async on purpose: once the submit is acknowledged
- * nothing here references the payload, so large base64 inputs can be garbage-collected.
+ * One job of any model: submit the request's payload (made by `toPayload`; one that throws rejects) to its model's
+ * endpoint (paid-job rule, the submit hooks), poll until Ready, then `fetch` the result, under one job timeout. Not
+ * async on purpose: once the submit is acknowledged nothing here references the payload, so large base64 inputs
+ * can be garbage-collected.
  */
-export function generateTask<I>(creds: FluxCredentials, payload: RequestPayload, endpoint: string, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
-	return runJob(creds, opts, endpoint, (rt) => {
+export function generateTask<R extends ModelRequest, I>(creds: FluxCredentials, request: R, toPayload: (request: R) => RequestPayload, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
+	let payload: RequestPayload;
+	try {
+		payload = toPayload(request);
+	} catch (err) {
+		return Promise.reject(err);
+	}
+	return runJob(creds, opts, requestEndpoint(request), (rt) => {
 		const submitted = submitTask(rt, payload, { beforeSend: opts.beforeSend, onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
 		return submitted.then((task) => resultOf(rt, task, rt.now(), true, fetch));
 	});
@@ -187,16 +189,6 @@ function runJob<I>(creds: FluxCredentials, opts: GenerateOptions, endpoint: stri
 		return Promise.reject(err);
 	}
 	return settle(rt, work(rt));
-}
-
-function generateWith<I>(creds: FluxCredentials, request: FluxImageRequest, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
-	let payload: RequestPayload;
-	try {
-		payload = requestPayload(request);
-	} catch (err) {
-		return Promise.reject(err);
-	}
-	return generateTask(creds, payload, requestEndpoint(request), opts, fetch);
 }
 
 /** An upstream task to re-attach to: its id, BFL's polling URL if one came back, its model's endpoint when known (its learned poll times). */

@@ -4,14 +4,12 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { awaitTask, DEFAULT_REQUEST_TIMEOUT_MS, generateTask, type AwaitedTask, type GenerateOptions, type Timed } from './generateImage';
+import { awaitTask, generateTask, type AwaitedTask, type GenerateOptions, type Timed } from './generateImage';
 import type { FluxCredentials } from './endpoints';
 import type { JobRuntime } from './job';
-import { downloadDraftCache, downloadVideo, type DownloadedDraftCache, type DownloadedVideo } from './downloadFile';
+import { downloadToDisk, DRAFT_CACHE, VIDEO, type DownloadedDraftCache, type DownloadedVideo } from './downloadFile';
 import type { ReadyResult } from './poll';
-import { modelRequestPayload, type ModelRequest, type RequestPayload } from './request';
-
-export { DEFAULT_REQUEST_TIMEOUT_MS };
+import { modelRequestPayload, type ModelRequest } from './request';
 
 /** Default clip download cap: 1 GB (clips run to hundreds of MB; they stream to disk, not memory). */
 export const DEFAULT_MAX_VIDEO_BYTES = 1024 * 1024 * 1024;
@@ -42,8 +40,8 @@ export function videoJobDefaults(opts: VideoOptions): VideoOptions {
 const fetchVideo = (dir: string) => async (rt: JobRuntime, sampleUrl: string, ready: ReadyResult): Promise<VideoDownload> => {
 	await mkdir(dir, { recursive: true, mode: 0o700 });
 	const cacheUrl = ready.draftCacheUrl;
-	if (cacheUrl === undefined) return await downloadVideo(rt, sampleUrl, dir);
-	const [clip, cache] = await Promise.allSettled([downloadVideo(rt, sampleUrl, dir), downloadDraftCache(rt, cacheUrl, dir)]);
+	if (cacheUrl === undefined) return await downloadToDisk(rt, sampleUrl, dir, VIDEO);
+	const [clip, cache] = await Promise.allSettled([downloadToDisk(rt, sampleUrl, dir, VIDEO), downloadToDisk(rt, cacheUrl, dir, DRAFT_CACHE)]);
 	if (clip.status === 'fulfilled' && cache.status === 'fulfilled') return { ...clip.value, draftCache: cache.value };
 	for (const done of [clip, cache]) if (done.status === 'fulfilled') await rm(done.value.filePath, { force: true });
 	throw (clip.status === 'rejected' ? clip : (cache as PromiseRejectedResult)).reason;
@@ -54,13 +52,7 @@ const fetchVideo = (dir: string) => async (rt: JobRuntime, sampleUrl: string, re
  * `downloadDir`, under one job timeout (generateTask). Rejects with a redacted FluxError.
  */
 export function generateVideo(creds: FluxCredentials, request: ModelRequest, opts: VideoOptions = {}): Promise<FluxVideoResult> {
-	let payload: RequestPayload;
-	try {
-		payload = modelRequestPayload(request);
-	} catch (err) {
-		return Promise.reject(err);
-	}
-	return generateTask(creds, payload, request.model.endpoint, videoJobDefaults(opts), fetchVideo(opts.downloadDir ?? tmpdir()));
+	return generateTask(creds, request, modelRequestPayload, videoJobDefaults(opts), fetchVideo(opts.downloadDir ?? tmpdir()));
 }
 
 /** The second half of {@link generateVideo}: re-attach to an upstream task, poll until Ready, download the clip. */

@@ -5,21 +5,16 @@ import { FluxError, isFluxError, type FluxErrorKind } from './errors';
 import type { FluxDispatchers } from './httpAgent';
 import type { PollRateLimiter } from './pollRate';
 import type { AdaptiveScheduleSettings, ReadyTimes } from './pollSchedule';
-import { SleepAbortedError, errorCode, sleep, type PollPolicy, type RetryPolicy, type SleepFunction } from './retryPolicy';
-import type { Step } from './statusTable';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { errorCode, type PollPolicy, type RetryPolicy, type SleepFunction } from './retryPolicy';
 import type { AdmissionOutcome, SubmitAdmission } from './admission';
 import type { SubmitBudget } from './budget';
 
-/** Which step a job is in (for messages). */
+/** Which step a job is in (for messages), and the requests it makes. */
 export type JobPhase = 'submit' | 'poll' | 'download';
 
 /** HTTP attempts made by a job, per step. */
-export interface AttemptCounts {
-	submit: number;
-	poll: number;
-	download: number;
-	total: number;
-}
+export type AttemptCounts = Record<JobPhase | 'total', number>;
 
 /** Everything a job needs, resolved from the caller's options. */
 export interface JobSettings {
@@ -153,15 +148,20 @@ export class JobRuntime {
 		if (this.signal.aborted) throw this.abortError();
 	}
 
+	/** Runs `work`; when it fails and the job is aborted, throws the job's abort error instead. */
+	async unlessAborted<T>(work: () => Promise<T>): Promise<T> {
+		try {
+			return await work();
+		} catch (err) {
+			this.throwIfAborted();
+			throw err;
+		}
+	}
+
 	/** Sleeps (the injected sleep, if any), unless the job is aborted first: then throws its abort error. */
 	async sleep(ms: number): Promise<void> {
 		this.throwIfAborted();
-		try {
-			await this.settings.sleep(Math.max(0, ms), this.signal);
-		} catch (err) {
-			if (err instanceof SleepAbortedError || this.signal.aborted) throw this.abortError();
-			throw err;
-		}
+		await this.unlessAborted(() => this.settings.sleep(Math.max(0, ms), this.signal));
 		this.throwIfAborted();
 	}
 
@@ -178,13 +178,11 @@ export class JobRuntime {
 	 * The one request helper: counts the attempt, sends through the step's dispatcher with the
 	 * job's signal and timeouts. Raw undici errors are thrown as they are (each step classifies them).
 	 */
-	async send(step: Step, url: string, req: JobRequest): Promise<Dispatcher.ResponseData> {
+	async send(step: JobPhase, url: string, req: JobRequest): Promise<Dispatcher.ResponseData> {
 		this.throwIfAborted();
-		if (step !== 'check') {
-			this.attempts[step]++;
-			this.attempts.total++;
-			this.notify(this.settings.onAttempt, { ...this.attempts });
-		}
+		this.attempts[step]++;
+		this.attempts.total++;
+		this.notify(this.settings.onAttempt, { ...this.attempts });
 		return request(url, {
 			dispatcher: this.settings.dispatchers[req.dispatcher ?? 'api'],
 			method: req.method,
@@ -213,4 +211,4 @@ export class JobRuntime {
 }
 
 /** The default sleep, as a {@link SleepFunction}. */
-export const realSleep: SleepFunction = (ms, signal) => sleep(ms, signal);
+export const realSleep: SleepFunction = (ms, signal) => sleep(ms, undefined, { signal });

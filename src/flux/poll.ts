@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { apiErrorMessage, drainBody, headerValue, readBodyText } from './body';
+import { apiErrorMessage, parseJson, readBodyText } from './body';
 import { checkPollingUrl, defaultPollUrl, type FluxEndpoints } from './endpoints';
 import type { FluxErrorKind } from './errors';
 import type { JobRuntime } from './job';
 import { transient, withRetries, type Transient } from './retry';
 import { nextAdaptiveWait, progressEta, progressFraction, TaskTrack } from './pollSchedule';
-import { describeNetworkError, nextPollDelay, parseRetryAfter, type RetryPolicy } from './retryPolicy';
-import { statusOutcome } from './statusTable';
+import { describeNetworkError, nextPollDelay, type RetryPolicy } from './retryPolicy';
+import { failedStatus } from './statusTable';
 import type { FluxTask } from './submit';
 
 /** Poll response (lenient: extra fields pass through, `result` checked only when Ready). */
@@ -84,49 +84,44 @@ export function readyTimesKey(submitUrl: string): string {
 export async function pollUntilReady(rt: JobRuntime, task: FluxTask, learn = false): Promise<{ ready: ReadyResult; polls: number }> {
 	rt.phase = 'poll';
 	rt.taskId = task.taskId;
-	const limiter = rt.settings.pollLimiter;
+	const { poll: policy, readyTimes, schedule: settings, random, pollLimiter: limiter } = rt.settings;
 	limiter?.enter();
 	try {
-		return await pollLoop(rt, pollUrlFor(rt.endpoints, task), learn);
+		const url = pollUrlFor(rt.endpoints, task);
+		const key = readyTimesKey(rt.endpoints.submitUrl);
+		const startedAt = rt.now();
+		const track = new TaskTrack(learn ? taskOrigin(rt) : undefined);
+		let polls = 0;
+		let sentAt = startedAt;
+		const fallback = () => (track.polls === 0 ? (policy.firstPollDelayMs ?? nextPollDelay(policy, 0, 0, random)) : nextPollDelay(policy, polls, rt.now() - startedAt, random));
+		const account = () => limiter && { rate: limiter.rate, pollers: limiter.load().pollers };
+		const schedule = () =>
+			policy.adaptive
+				? nextAdaptiveWait({ elapsedMs: rt.now() - startedAt, track, learned: readyTimes.window(key, settings.minSamples), account: account(), settings, random, fallbackMs: fallback })
+				: fallback();
+		const retries: RetryPolicy = { ...policy, maxAttempts: Number.POSITIVE_INFINITY };
+		for (let delay = schedule(); ; delay = schedule()) {
+			await rt.sleep(delay);
+			const outcome = await withRetries(rt, {
+				policy: retries,
+				firstBackoffStep: 1,
+				attempt: async () => (await takePollSlot(rt), polls++, (sentAt = rt.now()), await pollOnce(rt, url)),
+				minDelayMs: schedule,
+				onTransient: (failure) => (rt.lastStatus = `transient failure, ${failure.detail}`),
+				giveUp: (failure) => rt.error(failure.kind, `FLUX status polling failed: ${failure.detail}`),
+			});
+			// The answer tells the task's state when the poll was sent (not when a busy event loop got round to reading it).
+			const atMs = sentAt - startedAt;
+			if (outcome.state === 'ready') {
+				rt.releaseAdmission('ready'); // the download is not upstream-active
+				if (learn && policy.adaptive) readyTimes.add(key, track.polls === 0 ? readyTimes.censored(key, atMs, random) : readyTimeOf(track, atMs));
+				return { ready: outcome.ready, polls };
+			}
+			rt.lastStatus = outcome.status;
+			track.see({ atMs, status: outcome.status, progress: outcome.progress });
+		}
 	} finally {
 		limiter?.leave();
-	}
-}
-
-/** The wait before each poll (the schedule), and the loop of polls until Ready. */
-async function pollLoop(rt: JobRuntime, url: string, learn: boolean): Promise<{ ready: ReadyResult; polls: number }> {
-	const { poll: policy, readyTimes, schedule: settings, random, pollLimiter: limiter } = rt.settings;
-	const key = readyTimesKey(rt.endpoints.submitUrl);
-	const startedAt = rt.now();
-	const track = new TaskTrack(learn ? taskOrigin(rt) : undefined);
-	let polls = 0;
-	let sentAt = startedAt;
-	const fallback = () => (track.polls === 0 ? (policy.firstPollDelayMs ?? nextPollDelay(policy, 0, 0, random)) : nextPollDelay(policy, polls, rt.now() - startedAt, random));
-	const account = () => limiter && { rate: limiter.rate, pollers: limiter.load().pollers };
-	const schedule = () =>
-		policy.adaptive
-			? nextAdaptiveWait({ elapsedMs: rt.now() - startedAt, track, learned: readyTimes.window(key, settings.minSamples), account: account(), settings, random, fallbackMs: fallback })
-			: fallback();
-	const retries: RetryPolicy = { ...policy, maxAttempts: Number.POSITIVE_INFINITY };
-	for (let delay = schedule(); ; delay = schedule()) {
-		await rt.sleep(delay);
-		const outcome = await withRetries(rt, {
-			policy: retries,
-			firstBackoffStep: 1,
-			attempt: async () => (await takePollSlot(rt), polls++, (sentAt = rt.now()), await pollOnce(rt, url)),
-			minDelayMs: schedule,
-			onTransient: (failure) => (rt.lastStatus = `transient failure, ${failure.detail}`),
-			giveUp: (failure) => rt.error(failure.kind, `FLUX status polling failed: ${failure.detail}`),
-		});
-		// The answer tells the task's state when the poll was sent (not when a busy event loop got round to reading it).
-		const atMs = sentAt - startedAt;
-		if (outcome.state === 'ready') {
-			rt.releaseAdmission('ready'); // the download is not upstream-active
-			if (learn && policy.adaptive) readyTimes.add(key, track.polls === 0 ? readyTimes.censored(key, atMs, random) : readyTimeOf(track, atMs));
-			return { ready: outcome.ready, polls };
-		}
-		rt.lastStatus = outcome.status;
-		track.see({ atMs, status: outcome.status, progress: outcome.progress });
 	}
 }
 
@@ -149,16 +144,7 @@ export function readyTimeOf(track: TaskTrack, seenAtMs: number): number {
 
 /** Waits for a slot under the account's poll rate cap (none when the job has no limiter). */
 async function takePollSlot(rt: JobRuntime): Promise<void> {
-	try {
-		await rt.settings.pollLimiter?.take(
-			() => rt.now(),
-			async (ms) => await rt.sleep(ms),
-			rt.signal,
-		);
-	} catch (error) {
-		if (rt.signal.aborted) throw rt.abortError();
-		throw error;
-	}
+	await rt.unlessAborted(async () => await rt.settings.pollLimiter?.take(() => rt.now(), (ms) => rt.sleep(ms), rt.signal));
 }
 
 /** One status request: Ready / pending, a {@link Transient} failure, or throws a final one. */
@@ -170,13 +156,7 @@ export async function pollOnce(rt: JobRuntime, url: string): Promise<PollOutcome
 		rt.throwIfAborted();
 		return transient('network', describeNetworkError(err));
 	}
-	const status = res.statusCode;
-	if (status === 200) return readStatusAnswer(rt, res.body);
-	const text = await drainBody(res.body);
-	rt.throwIfAborted();
-	const outcome = statusOutcome('poll', status, apiErrorMessage(text));
-	if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
-	return transient(outcome.kind, outcome.detail, { statusCode: status, retryAfterMs: parseRetryAfter(headerValue(res.headers, 'retry-after'), rt.now()) });
+	return res.statusCode === 200 ? readStatusAnswer(rt, res.body) : failedStatus(rt, 'poll', res);
 }
 
 /** A 200 poll answer. One that cannot be read, is not JSON (a proxy's page) or has no status is transient: polls are idempotent. */
@@ -188,12 +168,8 @@ async function readStatusAnswer(rt: JobRuntime, body: Parameters<typeof readBody
 		rt.throwIfAborted();
 		return transient('invalid_response', `reading the status answer failed (${describeNetworkError(err)})`);
 	}
-	let json: unknown;
-	try {
-		json = JSON.parse(text);
-	} catch {
-		return transient('invalid_response', 'the status answer was not JSON (a proxy or gateway page?)');
-	}
+	const json = parseJson(text);
+	if (json === undefined) return transient('invalid_response', 'the status answer was not JSON (a proxy or gateway page?)');
 	const parsed = pollResponseSchema.safeParse(json);
 	if (!parsed.success) return transient('invalid_response', 'the status answer had no "status" field');
 	return interpretStatus(rt, parsed.data);

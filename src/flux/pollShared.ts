@@ -10,12 +10,7 @@ import type { FluxCredentials } from './endpoints';
 import { PollRateLimiters, type PollRateLimiter } from './pollRate';
 import { ReadyTimes } from './pollSchedule';
 
-interface PollShared {
-	readyTimes: ReadyTimes;
-	limiters: PollRateLimiters;
-}
-
-function shared(): PollShared {
+function shared() {
 	return processWide('pollShared', () => ({ readyTimes: new ReadyTimes(), limiters: new PollRateLimiters(settings().pollRate) }));
 }
 

@@ -52,16 +52,6 @@ export interface RetryLoop<T> {
 	giveUp: (failure: Transient, reason: GiveUpReason) => FluxError;
 }
 
-/** The wait after the `n`-th attempt failed with `failure`. */
-export function retryDelay(rt: JobRuntime, loop: RetryLoop<unknown>, failure: Transient, n: number): number {
-	const policy = failure.notConnected ? (loop.connectPolicy ?? loop.policy) : loop.policy;
-	const delay =
-		failure.retryAfterMs !== undefined
-			? Math.min(failure.retryAfterMs, policy.maxRetryAfterMs)
-			: backoffDelay(policy, n - 1 + (loop.firstBackoffStep ?? 0), rt.settings.random);
-	return Math.max(delay, loop.minDelayMs?.(n) ?? 0);
-}
-
 /** Runs `loop.attempt` until it returns a result, throws, runs out of attempts or the job is aborted. */
 export async function withRetries<T>(rt: JobRuntime, loop: RetryLoop<T>): Promise<T> {
 	for (let n = 1; ; n++) {
@@ -71,7 +61,11 @@ export async function withRetries<T>(rt: JobRuntime, loop: RetryLoop<T>): Promis
 		loop.onTransient?.(outcome);
 		const policy = outcome.notConnected ? (loop.connectPolicy ?? loop.policy) : loop.policy;
 		if (n >= policy.maxAttempts) throw loop.giveUp(outcome, { why: 'attempts', attempts: n });
-		const delayMs = retryDelay(rt, loop as RetryLoop<unknown>, outcome, n);
+		const backoff =
+			outcome.retryAfterMs !== undefined
+				? Math.min(outcome.retryAfterMs, policy.maxRetryAfterMs)
+				: backoffDelay(policy, n - 1 + (loop.firstBackoffStep ?? 0), rt.settings.random);
+		const delayMs = Math.max(backoff, loop.minDelayMs?.(n) ?? 0);
 		if (loop.stopAtDeadline && delayMs >= rt.remainingMs()) throw loop.giveUp(outcome, { why: 'deadline', delayMs });
 		await rt.sleep(delayMs);
 	}

@@ -1,5 +1,5 @@
 /**
- * Retry and backoff policies, Retry-After parsing, an abortable sleep and the
+ * Retry and backoff policies, Retry-After parsing, the sleep's type and the
  * classification of network errors that decides the paid-job rule.
  */
 
@@ -99,13 +99,11 @@ function finite(n: unknown, fallback: number, min = 0): number {
 /** Fills a partial policy from defaults and sanitises values (negative/NaN → default). */
 export function resolvePolicy<P extends BackoffPolicy>(defaults: Readonly<P>, partial?: Partial<P>): P {
 	const out = { ...defaults } as P;
-	if (partial) {
-		for (const [key, value] of Object.entries(partial)) {
-			if (value === undefined) continue;
-			const def = (defaults as Record<string, unknown>)[key];
-			(out as Record<string, unknown>)[key] =
-				typeof def === 'number' || def === undefined ? finite(value, (def as number) ?? 0) : value;
-		}
+	for (const [key, value] of Object.entries(partial ?? {})) {
+		if (value === undefined) continue;
+		const def = (defaults as Record<string, unknown>)[key];
+		(out as Record<string, unknown>)[key] =
+			typeof def === 'number' || def === undefined ? finite(value, (def as number) ?? 0) : value;
 	}
 	out.factor = Math.max(1, out.factor);
 	out.jitter = Math.min(1, Math.max(0, out.jitter));
@@ -157,37 +155,8 @@ export function parseRetryAfter(value: string | string[] | undefined | null, now
 	return Math.max(0, date - now);
 }
 
-/** The error thrown by {@link sleep} when its signal fires: carries the signal's reason. */
-export class SleepAbortedError extends Error {
-	readonly reason: unknown;
-	constructor(reason: unknown) {
-		super('sleep aborted');
-		this.name = 'SleepAbortedError';
-		this.reason = reason;
-	}
-}
-
 /** An abortable sleep (injectable: tests pass one that advances a fake clock). */
 export type SleepFunction = (ms: number, signal: AbortSignal) => Promise<void>;
-
-/** Sleeps `ms`; rejects with {@link SleepAbortedError} as soon as `signal` fires (timer cleared). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-	return new Promise<void>((resolve, reject) => {
-		if (signal?.aborted) {
-			reject(new SleepAbortedError(signal.reason));
-			return;
-		}
-		const onAbort = () => {
-			clearTimeout(timer);
-			reject(new SleepAbortedError(signal?.reason));
-		};
-		const timer = setTimeout(() => {
-			signal?.removeEventListener('abort', onAbort);
-			resolve();
-		}, Math.max(0, ms));
-		signal?.addEventListener('abort', onAbort, { once: true });
-	});
-}
 
 /** Error codes that prove the connection never opened, so the request never reached the server. */
 const CONNECT_PHASE_CODES = new Set([

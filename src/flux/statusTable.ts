@@ -1,13 +1,15 @@
 /**
  * The one table from an upstream HTTP status to what a step does with it: retry (transient,
  * and for a submit: provably no task was created) or fail with an error kind and message.
- * Success (2xx on submit/poll/check, 200 on download) and download redirects are handled by
+ * Success (2xx on submit/poll, 200 on download) and download redirects are handled by
  * the steps themselves before they look here.
  */
+import type { Dispatcher } from 'undici';
+import { apiErrorMessage, drainBody, headerValue } from './body';
 import type { FluxErrorKind } from './errors';
-
-/** The requests a job makes; `check` is the credential test. */
-export type Step = 'submit' | 'poll' | 'download' | 'check';
+import type { JobPhase as Step, JobRuntime } from './job';
+import { transient, type Transient } from './retry';
+import { parseRetryAfter } from './retryPolicy';
 
 /** What a step does with a status: retry (with a short detail), or fail. */
 export type StatusOutcome =
@@ -39,7 +41,6 @@ const TABLE: ReadonlyArray<readonly [(status: number) => boolean, Partial<Record
 	[is(401, 403), {
 		submit: ['fail', 'auth', (s, said) => `FLUX API refused the API key (HTTP ${s}): ${CHECK_CREDENTIAL}${said}`],
 		poll: ['fail', 'auth', (s, said) => `FLUX API refused the API key while polling (HTTP ${s}): ${CHECK_CREDENTIAL}${said}`],
-		check: ['fail', 'auth', (s) => `The API key was refused (HTTP ${s}): ${CHECK_CREDENTIAL}`],
 	}],
 	[is(402), {
 		submit: ['fail', 'credits', (_s, said) => `FLUX API account is out of credits (HTTP 402): add credits and try again${said}`],
@@ -49,7 +50,6 @@ const TABLE: ReadonlyArray<readonly [(status: number) => boolean, Partial<Record
 		submit: ['fail', 'upstream_error', (_s, said) =>
 			`FLUX submit endpoint not found (HTTP 404): check the Base URL and API style of the FLUX API credential${said}`],
 		poll: ['fail', 'task_not_found', (_s, said) => `FLUX task is unknown or expired (HTTP 404)${said}`],
-		check: ['fail', 'upstream_error', () => 'The API was not found at this Base URL (HTTP 404): check the Base URL and the API style'],
 	}],
 	[is(403, 410), {
 		download: ['fail', 'download_failed', (s) => `The image download answered HTTP ${s} (the signed image URL may have expired)`],
@@ -70,13 +70,11 @@ const TABLE: ReadonlyArray<readonly [(status: number) => boolean, Partial<Record
 	[redirect, {
 		submit: ['fail', 'upstream_error', (s, said) => `FLUX submit answered HTTP ${s}, ${REDIRECT_HINT}${said}`],
 		poll: ['fail', 'upstream_error', (s, said) => `FLUX status request answered HTTP ${s}, ${REDIRECT_HINT}${said}`],
-		check: ['fail', 'upstream_error', (s) => `The FLUX API answered HTTP ${s}, ${REDIRECT_HINT}`],
 	}],
 	[any, {
 		submit: ['fail', 'upstream_error', (s, said) => `FLUX submit answered HTTP ${s}${said}`],
 		poll: ['fail', 'upstream_error', (s, said) => `FLUX status request answered HTTP ${s}${said}`],
 		download: ['fail', 'download_failed', (s) => `The image download answered HTTP ${s}`],
-		check: ['fail', 'upstream_error', (s) => `The FLUX API answered HTTP ${s}`],
 	}],
 ];
 
@@ -90,4 +88,14 @@ export function statusOutcome(step: Step, status: number, apiMessage = ''): Stat
 		return action === 'retry' ? { retry: true, kind, detail: text(status, said) } : { retry: false, kind, message: text(status, said) };
 	}
 	throw new Error(`unreachable: no status rule for ${step} ${status}`);
+}
+
+/** A non-success answer of `step`, its body drained: the table's retry as a {@link Transient}, or its failure thrown. */
+export async function failedStatus(rt: JobRuntime, step: Step, res: Dispatcher.ResponseData): Promise<Transient> {
+	const status = res.statusCode;
+	const text = await drainBody(res.body);
+	rt.throwIfAborted();
+	const outcome = statusOutcome(step, status, apiErrorMessage(text));
+	if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
+	return transient(outcome.kind, outcome.detail, { statusCode: status, retryAfterMs: parseRetryAfter(headerValue(res.headers, 'retry-after'), rt.now()) });
 }

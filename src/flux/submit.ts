@@ -1,14 +1,12 @@
 import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
 import { z } from 'zod';
-import { apiErrorMessage, drainBody, headerValue, readBodyText } from './body';
+import { apiErrorMessage, drainBody, headerValue, parseJson, readBodyText } from './body';
 import type { RequestPayload } from './request';
 import type { JobRuntime } from './job';
 import { transient, withRetries, type GiveUpReason, type Transient } from './retry';
 import { classifyNetworkError, describeNetworkError, errorCode, parseRetryAfter } from './retryPolicy';
 import { MAYBE_SUBMITTED_NOTE, statusOutcome } from './statusTable';
-
-export { MAYBE_SUBMITTED_NOTE };
 
 /** An upstream task: what a submit returns, and what a later run needs to re-attach to it. */
 export interface FluxTask {
@@ -104,12 +102,7 @@ async function submitOnce(rt: JobRuntime, payload: RequestPayload, hooks: Submit
 async function admit(rt: JobRuntime): Promise<void> {
 	const admission = rt.settings.admission;
 	if (!admission || rt.admitted) return;
-	try {
-		await admission.acquire(rt.signal);
-	} catch (err) {
-		rt.throwIfAborted();
-		throw err;
-	}
+	await rt.unlessAborted(() => admission.acquire(rt.signal));
 	rt.admitted = true;
 }
 
@@ -125,8 +118,7 @@ function rateLimited(rt: JobRuntime, headers: Record<string, string | string[] |
 
 /** The budget's reservation for this POST goes back: the POST provably created no task. */
 function unsent(rt: JobRuntime): void {
-	const budget = rt.settings.budget;
-	if (budget) rt.notify(() => budget.unsent());
+	rt.notify(() => rt.settings.budget?.unsent());
 }
 
 /**
@@ -135,16 +127,10 @@ function unsent(rt: JobRuntime): void {
  */
 async function readyToSend(rt: JobRuntime, hooks: SubmitHooks): Promise<void> {
 	const budget = rt.settings.budget;
-	if (budget) {
-		try {
-			await budget.reserve(rt.signal);
-		} catch (err) {
-			rt.throwIfAborted();
-			throw err;
-		}
-	}
+	if (budget) await rt.unlessAborted(() => budget.reserve(rt.signal));
 	try {
-		if (hooks.beforeSend) await beforeSend(rt, hooks.beforeSend);
+		// A job cancelled while the hook ran stops as cancelled, whatever the hook did.
+		if (hooks.beforeSend) await rt.unlessAborted(hooks.beforeSend);
 		rt.throwIfAborted();
 	} catch (err) {
 		unsent(rt);
@@ -235,17 +221,6 @@ async function connected(gate: PassThrough, sending: Promise<unknown>): Promise<
 	}
 }
 
-/** Awaits the `beforeSend` hook; a job cancelled meanwhile stops as cancelled, whatever the hook did. */
-async function beforeSend(rt: JobRuntime, hook: () => Promise<void>): Promise<void> {
-	try {
-		await hook();
-	} catch (err) {
-		rt.throwIfAborted();
-		throw err;
-	}
-	rt.throwIfAborted();
-}
-
 /** A submit that threw: retryable only when nothing was sent; otherwise the job may exist upstream. */
 function requestFailure(rt: JobRuntime, err: unknown): Transient {
 	const cls = classifyNetworkError(err);
@@ -273,12 +248,8 @@ function requestFailure(rt: JobRuntime, err: unknown): Transient {
 }
 
 function parseAcknowledgement(rt: JobRuntime, status: number, text: string): FluxTask {
-	let json: unknown;
-	try {
-		json = JSON.parse(text);
-	} catch {
-		throw rt.error('maybe_submitted', `FLUX submit answered ${status} with invalid JSON: ${MAYBE_SUBMITTED_NOTE}`, { statusCode: status });
-	}
+	const json = parseJson(text);
+	if (json === undefined) throw rt.error('maybe_submitted', `FLUX submit answered ${status} with invalid JSON: ${MAYBE_SUBMITTED_NOTE}`, { statusCode: status });
 	const parsed = submitResponseSchema.safeParse(json);
 	if (!parsed.success) {
 		throw rt.error('maybe_submitted', `FLUX submit answered ${status} without a task id: ${MAYBE_SUBMITTED_NOTE}`, { statusCode: status });

@@ -16,8 +16,8 @@ function uniform(seed: number) {
 }
 
 /**
- * Polls one task (Ready `latencyMs` after it was created, `originMs` before polling began) the way pollLoop does,
- * and learns its time to Ready the way pollLoop does. Returns the polls and the first wait.
+ * Polls one task (Ready `latencyMs` after it was created, `originMs` before polling began) the way pollUntilReady does,
+ * and learns its time to Ready the way pollUntilReady does. Returns the polls and the first wait.
  */
 function pollAndLearn(latencyMs: number, readyTimes: ReadyTimes, random: () => number, account?: ScheduleInput['account'], originMs = 0) {
 	const track = new TaskTrack(originMs ? { atMs: -originMs, errorMs: 0 } : undefined);

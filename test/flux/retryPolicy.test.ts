@@ -5,9 +5,9 @@ import {
 	classifyNetworkError,
 	parseRetryAfter,
 	resolvePolicy,
-	sleep,
 	withJitter,
 } from '../../src/flux/retryPolicy';
+import { realSleep as sleep } from '../../src/flux/job';
 
 describe('backoffDelay', () => {
 	const p = { initialDelayMs: 500, factor: 1.5, maxDelayMs: 4000, jitter: 0 };
@@ -67,7 +67,7 @@ describe('sleep', () => {
 		const ac = new AbortController();
 		const p = sleep(60_000, ac.signal);
 		ac.abort('stop');
-		await expect(p).rejects.toMatchObject({ name: 'SleepAbortedError', reason: 'stop' });
+		await expect(p).rejects.toMatchObject({ name: 'AbortError', cause: 'stop' });
 	});
 	it('rejects at once on an aborted signal', async () => {
 		await expect(sleep(10, AbortSignal.abort())).rejects.toThrow(/aborted/);

@@ -38,7 +38,7 @@ describe('the one status table', () => {
 
 	it('redirects where none is expected get the http vs https hint', () => {
 		expect(statusOutcome('submit', 301)).toMatchObject({ message: expect.stringMatching(/HTTP 301, a redirect: check http vs https/) });
-		expect(statusOutcome('check', 307)).toMatchObject({ message: expect.stringMatching(/HTTP 307, a redirect: check http vs https/) });
+		expect(statusOutcome('poll', 307)).toMatchObject({ message: expect.stringMatching(/HTTP 307, a redirect: check http vs https/) });
 	});
 
 	it('an expired signed download URL says so', () => {

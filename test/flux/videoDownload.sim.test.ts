@@ -1,5 +1,5 @@
 /**
- * The streaming clip download (generateVideo → downloadVideo) against the simulator's download faults: every
+ * The streaming clip download (generateVideo → downloadToDisk) against the simulator's download faults: every
  * path leaves either one finished `.mp4` (the caller's) or nothing in the download folder.
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
