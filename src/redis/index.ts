@@ -1,6 +1,7 @@
 /**
  * The shared Redis: one connection per process with a deadline on every command and a fallback when Redis is
- * gone, silent or refusing the credentials (see sharedRedis.ts). Used by the account limit and the journal.
+ * gone, silent or refusing the credentials (see sharedRedis.ts). Used by the account limit, the journal's mirror,
+ * the claims and the spend ledger.
  */
 export { type RedisResult, type SharedRedisOptions, CONNECT_WAIT_MS, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_PROBE_EVERY_MS, RECENT_OUTAGE_MS, SharedRedis } from './sharedRedis';
 export { processRedis, redisWarnings } from './processRedis';
