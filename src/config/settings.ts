@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 
-import { logWarning } from '../n8n/log';
+import { logWarning } from '../logger';
 import { processWide, resetProcessWide } from '../processWide';
 import { LOG_PREFIX, type Env, type ReadTextFile, type Warn } from './env';
 import { readPoolConfig, readResultTtlMs, type PoolConfig } from './poolSettings';

@@ -9,9 +9,9 @@ import { z } from 'zod';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { accountId } from '../account';
-import { FluxError, isFluxError, modelRequestBody, requestBody, type FluxCredentials, type FluxImageRequest, type ModelRequest } from '../flux';
+import { FluxError, isFluxError, modelRequestBody, requestBody, type FluxCredentials, type FluxImageRequest, type ModelRequest, type SubmitBudget } from '../flux';
 import type { ModelDescriptor } from '../models';
-import { NewJobsPerExecution, priceKey, spendReport, type SpendLimits, type SpendTerms } from '../spend';
+import { NewJobsPerExecution, priceKey, SpendRefusal, spendBudget, spendReport, type SpendLimits, type SpendTerms } from '../spend';
 import { DECIMAL } from '../parameters/fieldSchemas';
 import { parseFluxCredentials } from './fluxCredentials';
 import type { FluxJobIdentity } from './fluxJobKey';
@@ -78,6 +78,19 @@ export function storedJobOf(ctx: IExecuteFunctions, input: StoredJobInput, ident
 }
 
 /** An image job's fields for its price: what is sent, each reference image as 1. */
+/** The job's spend hook for the FLUX client (none when no limit applies): a spend refusal becomes its `budget_exceeded` error, cost 0. */
+export function submitBudget(terms: SpendTerms | undefined): SubmitBudget | undefined {
+	const hook = spendBudget(terms);
+	if (!hook) return undefined;
+	const asFluxError = (error: unknown) => (error instanceof SpendRefusal ? new FluxError('budget_exceeded', error.message, { cost: 0 }) : error);
+	return {
+		reserve: (signal) => hook.reserve(signal).catch((error: unknown) => Promise.reject(asFluxError(error))),
+		unsent: () => hook.unsent(),
+		accepted: (cost) => hook.accepted(cost),
+		ended: (outcome) => hook.ended(outcome),
+	};
+}
+
 export const imagePriceFields = (request: FluxImageRequest): Record<string, unknown> => requestBody(request, () => 1);
 
 /** A clip's fields for its price: what is sent, each keyframe, start video or draft cache as 1. */

@@ -10,12 +10,13 @@ import { FluxError, isFluxError, redact, type FluxCredentials, type GenerateOpti
 import type { JobContext } from '../pool';
 import { getStore, SingleFlight, type CacheMode, type JournalRecord, type Store } from '../store';
 import { processWide } from '../processWide';
-import { recentAccounts, spendBudget, type SpendTerms } from '../spend';
+import { recentAccounts, type SpendTerms } from '../spend';
 import { accountAdmission } from './accountAdmission';
 import { sweepDownloadsNowAndThen } from './downloadFolders';
 import type { FluxJobIdentity } from './fluxJobKey';
 import { keepResult, ownCopy, resultFiles, type Download, type JobResult } from './jobResult';
 import { obtainOwned } from './ownedJob';
+import { submitBudget } from './spendTerms';
 import { journalJobFailure, SubmitJournal } from './submitJournal';
 
 /** What every prepared job carries for its run (validated, ready to run anywhere: no n8n context needed). */
@@ -58,7 +59,7 @@ function jobOptions<J extends StoredJob>(kind: JobKind<J>, job: J, context: JobC
 		// The account-wide limit (per process, or shared through Redis): waits for a turn before submitting.
 		admission: accountAdmission(job.credentials, job.identity.model, kind.kind),
 		// The spend limits (src/spend): reserved right before each submit POST; none when no limit applies.
-		budget: spendBudget(job.spend),
+		budget: submitBudget(job.spend),
 	};
 }
 

@@ -1,5 +1,5 @@
 import { settings, type PoolConfig } from '../config';
-import { logWarning } from '../n8n/log';
+import { logWarning } from '../logger';
 import { processWide } from '../processWide';
 import { JobRegistry } from './jobRegistry';
 import type { JobKind } from './types';

@@ -4,7 +4,7 @@
  * about Redis for the collector's report: a bad setting, or an outage now or recently.
  */
 import { settings } from '../config';
-import { logInfo, logWarning } from '../n8n/log';
+import { logInfo, logWarning } from '../logger';
 import { processWide } from '../processWide';
 import { SharedRedis } from './sharedRedis';
 

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/spend knows nothing of n8n nodes: its errors reach a node through the job (a FluxError refusal) and the collector or serial node. */
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/spend knows nothing of n8n nodes: its errors reach a node through the job (a SpendRefusal, which the glue turns into a FluxError) and the collector or serial node. */
 /**
  * The spend ledger in the store folder: one JSON file per account (`<store>/spend/<accountId>.json`), changed only
  * under a lock that every process on that folder honours (proper-lockfile: a lock folder whose age tells a dead

@@ -1,11 +1,11 @@
 /**
  * Spend control (knows nothing of n8n nodes): the ledger of what each API account spent in the last 24 hours
  * (store folder and Redis), the price book, the per-execution count of new jobs, each job's spend hook for the FLUX
- * client, the refusals (FluxError `budget_exceeded`) and the report's spend fields. See docs/ARCHITECTURE.md.
+ * client, the refusals (`SpendRefusal`) and the report's spend fields. See docs/ARCHITECTURE.md.
  */
 export { FileLedger, LedgerUnusableError } from './fileLedger';
 export * from './ledgerState';
-export { jobBudget, UNPRICED_RETRY_MS, type BudgetDeps, type SpendTerms } from './jobBudget';
+export { jobBudget, SpendRefusal, UNPRICED_RETRY_MS, type BudgetDeps, type SpendHook, type SpendTerms } from './jobBudget';
 export { NewJobsPerExecution, MAX_EXECUTION_COUNTS } from './newJobsPerExecution';
 export { priceKey } from './priceBook';
 export { RedisLedger, SPEND_REDIS_PREFIX } from './redisLedger';

@@ -3,12 +3,12 @@
  * submit POST it takes the node's place in the execution (Max New Jobs per Execution) and reserves the account's
  * share in the ledger (Daily Credit Limit / Daily Job Limit); a POST that provably created no task gives both back;
  * the acknowledgement and the job's end settle the reservation at the cost the API reported. A job without any
- * limit gets no hook at all (nothing changes for it). A job a limit refused before it was sent fails with a FluxError
- * `budget_exceeded` (cost 0: nothing was paid) naming the limit, what was spent in the window, and where to raise it.
+ * limit gets no hook at all (nothing changes for it). A job a limit refused before it was sent fails with a `SpendRefusal`
+ * (cost 0: nothing was paid; the glue hands it to the FLUX client as its `budget_exceeded` error) naming the limit,
+ * what was spent in the window, and where to raise it.
  */
 import { randomUUID } from 'node:crypto';
 
-import { FluxError, type SubmitBudget } from '../flux';
 import { LedgerUnusableError } from './fileLedger';
 import { hasDailyLimit, type LedgerEntry, type ReserveRequest, type Spent } from './ledgerState';
 import type { NewJobsPerExecution } from './newJobsPerExecution';
@@ -25,18 +25,32 @@ export interface SpendTerms extends Omit<ReserveRequest, 'id' | 'owner'> {
 /** A job waiting for another's price (one at a time while none is known) looks again this often (ms). */
 export const UNPRICED_RETRY_MS = 200;
 
+/** A job's spend hook, called by the FLUX client around each submit (the shape of its `SubmitBudget`, src/flux/budget.ts). */
+export interface SpendHook {
+	reserve(signal: AbortSignal): Promise<void>;
+	unsent(): void;
+	accepted(cost: number | undefined): void;
+	ended(outcome: { cost?: number; ready: boolean }): void;
+}
+
+/** A job a spend limit stopped before it was sent (nothing was paid). */
+export class SpendRefusal extends Error {
+	readonly kind = 'budget_exceeded';
+	readonly cost = 0;
+}
+
 export interface BudgetDeps {
 	ledger: SpendLedger;
 	perExecution: NewJobsPerExecution;
 }
 
 /** The job's hook, or undefined when no limit applies to it. */
-export function jobBudget(terms: SpendTerms | undefined, deps: () => BudgetDeps): SubmitBudget | undefined {
+export function jobBudget(terms: SpendTerms | undefined, deps: () => BudgetDeps): SpendHook | undefined {
 	const limited = terms !== undefined && (hasDailyLimit(terms.limits) || terms.perExecution !== undefined);
 	return limited ? new JobBudget(terms, deps()) : undefined;
 }
 
-class JobBudget implements SubmitBudget {
+class JobBudget implements SpendHook {
 	private placeTaken = false;
 	private reservation?: LedgerEntry;
 
@@ -102,12 +116,12 @@ class JobBudget implements SubmitBudget {
 const credits = (n: number) => `${Math.round(n * 100) / 100} credit${n === 1 ? '' : 's'}`;
 const jobs = (n: number) => `${n} job${n === 1 ? '' : 's'}`;
 
-function refusal(message: string): FluxError {
-	return new FluxError('budget_exceeded', message, { cost: 0 });
+function refusal(message: string): SpendRefusal {
+	return new SpendRefusal(message);
 }
 
 /** The credential's Daily Job Limit is reached. */
-export function jobLimitReached(limit: number, spent: Spent): FluxError {
+export function jobLimitReached(limit: number, spent: Spent): SpendRefusal {
 	return refusal(
 		`Not sent: the daily job limit of the FLUX API credential is reached (${jobs(spent.jobs)} of ${limit} in the last 24 hours, ${credits(spent.credits)} spent). ` +
 			`Raise "Daily Job Limit" on the FLUX API credential, or wait until earlier jobs leave the 24-hour window.`,
@@ -115,7 +129,7 @@ export function jobLimitReached(limit: number, spent: Spent): FluxError {
 }
 
 /** The credential's Daily Credit Limit would be passed. */
-export function creditLimitReached(limit: number, spent: Spent, price: number | undefined): FluxError {
+export function creditLimitReached(limit: number, spent: Spent, price: number | undefined): SpendRefusal {
 	const costs = price === undefined ? '' : `, and this job costs about ${credits(price)}`;
 	return refusal(
 		`Not sent: the daily credit limit of the FLUX API credential would be passed (${credits(spent.credits)} of ${limit} spent in the last 24 hours by ${jobs(spent.jobs)}${costs}). ` +
@@ -124,7 +138,7 @@ export function creditLimitReached(limit: number, spent: Spent, price: number | 
 }
 
 /** The node's Max New Jobs per Execution is reached. */
-export function executionLimitReached(limit: number, node: string): FluxError {
+export function executionLimitReached(limit: number, node: string): SpendRefusal {
 	return refusal(
 		`Not sent: node "${node}" may send at most ${jobs(limit)} in one execution, and ${limit} ${limit === 1 ? 'was' : 'were'} sent (new paid jobs; results from the store do not count). ` +
 			`Raise Options → Max New Jobs per Execution on that node (0 = no limit).`,
@@ -132,6 +146,6 @@ export function executionLimitReached(limit: number, node: string): FluxError {
 }
 
 /** The ledger could not be used: the daily limits cannot be checked, so the job is not sent (fail closed). */
-export function ledgerUnusable(why: string): FluxError {
+export function ledgerUnusable(why: string): SpendRefusal {
 	return refusal(`Not sent: the daily limits of the FLUX API credential could not be checked because ${why}. Jobs under a daily limit are not sent until they can be.`);
 }

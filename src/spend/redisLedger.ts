@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/spend knows nothing of n8n nodes: its errors reach a node through the job (a FluxError refusal) and the collector or serial node. */
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/spend knows nothing of n8n nodes: its errors reach a node through the job (a SpendRefusal, which the glue turns into a FluxError) and the collector or serial node. */
 /**
  * The spend ledger in the shared Redis: one JSON value per account (`flux-concurrent:spend:<accountId>`) and its
  * revision (`…:rev`), changed by compare-and-set in one Lua script (the new value is written only when the

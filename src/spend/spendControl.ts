@@ -4,11 +4,10 @@
  * accounts' balance). `spendBudget(terms)` is the hook a job passes to the FLUX client.
  */
 import { settings } from '../config';
-import type { SubmitBudget } from '../flux';
-import { logWarning } from '../n8n/log';
+import { logWarning } from '../logger';
 import { processWide } from '../processWide';
 import { processRedis } from '../redis';
-import { jobBudget, type SpendTerms } from './jobBudget';
+import { jobBudget, type SpendHook, type SpendTerms } from './jobBudget';
 import { hasDailyLimit, type SpendLimits } from './ledgerState';
 import { NewJobsPerExecution } from './newJobsPerExecution';
 import { SpendLedger, spendFolder } from './spendLedger';
@@ -58,6 +57,6 @@ export function recentAccounts(): RecentAccounts {
 }
 
 /** A job's spend hook for `GenerateOptions.budget`; undefined when no limit applies (then nothing is counted). */
-export function spendBudget(terms: SpendTerms | undefined): SubmitBudget | undefined {
+export function spendBudget(terms: SpendTerms | undefined): SpendHook | undefined {
 	return jobBudget(terms, () => ({ ledger: spendLedger(), perExecution: newJobsPerExecution() }));
 }

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/spend knows nothing of n8n nodes: its errors reach a node through the job (a FluxError refusal) and the collector or serial node. */
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/spend knows nothing of n8n nodes: its errors reach a node through the job (a SpendRefusal, which the glue turns into a FluxError) and the collector or serial node. */
 /**
  * The process's spend ledger: where reservations, refunds and costs go. Without Redis it is the store folder's
  * ledger (fileLedger.ts), shared by every process on that folder. With the package's Redis it is the ledger in

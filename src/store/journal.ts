@@ -19,7 +19,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 
 import { redact } from '../redact';
-import { logWarning } from '../n8n/log';
+import { logWarning } from '../logger';
 import { listCacheIndex } from './cacheIndexList';
 import { codeOf } from './fsErrors';
 import type { DiskSync } from './journalAhead';

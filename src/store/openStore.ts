@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 
 import { settings, type StoreConfig } from '../config';
-import { logWarning } from '../n8n/log';
+import { logWarning } from '../logger';
 import { processWide } from '../processWide';
 import { processRedis, type SharedRedis } from '../redis';
 import type { CacheBackend } from './cacheBackend';

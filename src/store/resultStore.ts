@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { logWarning } from '../n8n/log';
+import { logWarning } from '../logger';
 import { type CacheBackend, type CacheEntry, cacacheBackend, READ_CHUNK_BYTES } from './cacheBackend';
 import { codeOf } from './fsErrors';
 import { ensureStoreFolder } from './storeFolder';

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { LoggerProxy } from 'n8n-workflow';
+import '../../src/n8n/log'; // the package's log goes to n8n's LoggerProxy, as when n8n loads a node
 
 import { readSettings, reloadSettings, settings } from '../../src/config';
 import { resetProcessWide } from '../../src/processWide';

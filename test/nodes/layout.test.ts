@@ -14,7 +14,7 @@ function sourceFiles(dir: string): string[] {
 
 function importsOf(file: string): string[] {
 	const text = readFileSync(file, 'utf8');
-	return [...text.matchAll(/(?:from|import\()\s*'([^']+)'/g)].map((match) => match[1]);
+	return [...text.matchAll(/(?:from|import\(|^import)\s*'([^']+)'/gm)].map((match) => match[1]);
 }
 
 it('no file under src/ imports from nodes/', () => {
@@ -53,6 +53,90 @@ it('no folders under src/ import each other, directly or round a cycle', () => {
 	};
 	for (const unit of edges.keys()) visit(unit, []);
 	expect(cycles).toEqual([]);
+});
+
+/**
+ * The layers of docs/ARCHITECTURE.md as a table: each unit under src/ (a folder, or a top-level module) is in one
+ * layer, and imports only from its own layer or those below it. Shared machinery knows neither FLUX nor n8n (it logs
+ * through src/logger.ts, which n8n's logger is plugged into), the FLUX client knows no n8n, models may name n8n's
+ * types only. A new folder must be placed here.
+ */
+const LAYERS: Record<string, 'shared' | 'flux' | 'models' | 'glue'> = {
+	account: 'shared',
+	accountLimit: 'shared',
+	config: 'shared',
+	coordination: 'shared',
+	images: 'shared',
+	logger: 'shared',
+	parameters: 'shared',
+	pool: 'shared',
+	processWide: 'shared',
+	redact: 'shared',
+	redis: 'shared',
+	spend: 'shared',
+	store: 'shared',
+	flux: 'flux',
+	models: 'models',
+	collect: 'glue',
+	fluxN8n: 'glue',
+	fluxVideoN8n: 'glue',
+	n8n: 'glue',
+	twin: 'glue',
+};
+const ORDER = ['shared', 'flux', 'models', 'glue'] as const;
+
+it('every src/ unit imports only from its own layer or the layers below (the table above), and only the glue uses n8n at run time', () => {
+	const offenders: string[] = [];
+	for (const file of sourceFiles(join(root, 'src'))) {
+		const from = srcUnit(file);
+		const layer = LAYERS[from];
+		if (!layer) {
+			offenders.push(`${relative(root, file)}: unit "${from}" has no layer in the table`);
+			continue;
+		}
+		const text = readFileSync(file, 'utf8');
+		for (const spec of importsOf(file)) {
+			if (spec.startsWith('.')) {
+				const to = srcUnit(join(dirname(file), spec));
+				if (to !== from && ORDER.indexOf(LAYERS[to]) > ORDER.indexOf(layer)) offenders.push(`${relative(root, file)} (${layer}) → ${spec} (${LAYERS[to] ?? 'no layer'})`);
+			} else if (/^n8n-(workflow|core)$/.test(spec) && layer !== 'glue') {
+				const typeOnly = new RegExp(`^import type [^;]*'${spec}'`, 'm').test(text);
+				if (!(layer === 'models' && typeOnly)) offenders.push(`${relative(root, file)} (${layer}) → ${spec}`);
+			}
+		}
+	}
+	expect(offenders).toEqual([]);
+});
+
+it('every node loads src/n8n/log (n8n\'s logger becomes the package\'s log sink before any job runs)', () => {
+	const resolve = (file: string, spec: string): string | undefined => {
+		const base = join(dirname(file), spec);
+		return [`${base}.ts`, join(base, 'index.ts')].find((candidate) => {
+			try {
+				return statSync(candidate).isFile();
+			} catch {
+				return false;
+			}
+		});
+	};
+	const loads = (start: string, target: string): boolean => {
+		const seen = new Set<string>();
+		const queue = [start];
+		for (let file = queue.shift(); file; file = queue.shift()) {
+			if (file === target) return true;
+			if (seen.has(file)) continue;
+			seen.add(file);
+			for (const spec of importsOf(file).filter((s) => s.startsWith('.'))) {
+				const next = resolve(file, spec);
+				if (next) queue.push(next);
+			}
+		}
+		return false;
+	};
+	const target = join(root, 'src', 'n8n', 'log.ts');
+	const nodeFiles = sourceFiles(join(root, 'nodes')).filter((file) => file.endsWith('.node.ts'));
+	expect(nodeFiles.length).toBeGreaterThanOrEqual(6);
+	expect(nodeFiles.filter((file) => !loads(file, target)).map((file) => relative(root, file))).toEqual([]);
 });
 
 it('the generic twin factory and n8n error helper know neither FLUX nor its glue', () => {

@@ -1,4 +1,5 @@
 import { LoggerProxy } from 'n8n-workflow';
+import '../../src/n8n/log'; // the package's log goes to n8n's LoggerProxy, as when n8n loads a node
 import { resetProcessWide } from '../../src/processWide';
 import * as pool from '../../src/pool';
 
