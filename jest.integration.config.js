@@ -1,15 +1,14 @@
 /**
- * `npm run test:integration`: the tests that start processes (test/integrationTests.js: redis-server, forked
+ * `npm run test:integration`: the tests that start processes (`*.integration.test.ts`: redis-server, forked
  * Node processes, a tmpfs, the packed tarball, a nested jest, `.ci/run`), with the unit suite's settings.
  * @type {import('jest').Config}
  */
 const unit = require('./jest.config');
-const integrationTests = require('./test/integrationTests');
 
 module.exports = {
 	...unit,
 	displayName: 'integration',
-	testMatch: integrationTests.map((file) => `<rootDir>/${file}`),
+	testMatch: ['<rootDir>/test/**/*.integration.test.ts'],
 	testPathIgnorePatterns: ['/node_modules/'],
 	// A timeout here only catches a hang; it is never a speed check (speed lives in `npm run bench`). These tests
 	// start ts-node processes, redis-servers and nested jests on a shared, noisy 2-core machine, four files at once:

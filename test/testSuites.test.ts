@@ -1,13 +1,10 @@
 /**
- * The test suites' split (test/integrationTests.js): a test file that starts a process (a redis-server, a forked or
- * spawned process, a tmpfs, `npm pack`) is an integration test, and every other file under test/ but test/e2e runs
- * in `npm test`; the list names only files that exist.
+ * The test suites' split by name: a test file that starts a process (a redis-server, a forked or spawned process, a
+ * tmpfs, `npm pack`) is named `*.integration.test.ts` and runs in `npm run test:integration`; every other file under
+ * test/ but test/e2e runs in `npm test`. The jest configs select by that name.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the list is CommonJS, shared with the jest configs
-const integrationTests: string[] = require('./integrationTests');
 
 const ROOT = path.resolve(__dirname, '..');
 /** What starting a process looks like in a test file (directly, or through the helpers that start one). */
@@ -21,13 +18,22 @@ function testFiles(dir: string): string[] {
 	});
 }
 
-it('names each integration test once, and only files that exist', () => {
-	expect(integrationTests.filter((file) => !existsSync(path.join(ROOT, file)))).toEqual([]);
-	expect(new Set(integrationTests).size).toBe(integrationTests.length);
-});
-
-it('a test file that starts a process is an integration test; one that starts none runs in npm test', () => {
+it('a test file that starts a process is named *.integration.test.ts; one that starts none is not', () => {
 	const files = testFiles('test').filter((file) => file !== 'test/testSuites.test.ts'); // its pattern is not a process
 	const startsOne = files.filter((file) => STARTS_A_PROCESS.test(readFileSync(path.join(ROOT, file), 'utf8')));
-	expect(startsOne.sort()).toEqual([...integrationTests].sort());
+	const named = files.filter((file) => file.endsWith('.integration.test.ts'));
+	expect(startsOne.sort()).toEqual(named.sort());
+	expect(named.length).toBeGreaterThan(20);
+});
+
+it('each jest config takes its own tier by name', () => {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- the jest configs are CommonJS
+	const unit = require('../jest.config') as { testPathIgnorePatterns: string[] };
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- the jest configs are CommonJS
+	const integration = require('../jest.integration.config') as { testMatch: string[] };
+	const ignored = (file: string) => unit.testPathIgnorePatterns.some((pattern) => new RegExp(pattern).test(`/${file}`));
+	expect(ignored('test/store/claims.integration.test.ts')).toBe(true);
+	expect(ignored('test/e2e/claims.test.ts')).toBe(true);
+	expect(ignored('test/store/journalLog.test.ts')).toBe(false);
+	expect(integration.testMatch).toEqual(['<rootDir>/test/**/*.integration.test.ts']);
 });

@@ -1,7 +1,7 @@
 /**
  * The journal's compact logs (src/store/journalLog.ts) on real files: the latest line of a name wins, a damaged
  * line is counted (never read as a record), a last line still being written is skipped, and a crash's torn line
- * never glues onto the next append (test/store/journalLogProcesses.test.ts: compaction beside two appending processes).
+ * never glues onto the next append (test/store/journalLogProcesses.integration.test.ts: compaction beside two appending processes).
  */
 import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';

@@ -2,7 +2,7 @@
  * The folder's ledger beside the ledger in Redis (one machine, two processes on one store folder, a real
  * redis-server): a reservation Redis granted is in the folder's ledger by the time `reserve` resolves, so a process
  * of the same machine that cannot reach Redis sees it and the limit holds exactly. This is the in-process form of
- * the frozen-Redis race that bought 61 under a limit of 60 (ledgerFaults.test.ts) when the folder was written after
+ * the frozen-Redis race that bought 61 under a limit of 60 (ledgerFaults.integration.test.ts) when the folder was written after
  * the reservation returned.
  */
 import { promises as fs, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
