@@ -25,6 +25,51 @@ export const FLUX_ERROR_KINDS = [
 
 export type FluxErrorKind = (typeof FLUX_ERROR_KINDS)[number];
 
+/**
+ * What a failure of each kind says about the paid job (the rules: src/fluxN8n/paidJobRules.ts):
+ * - `repeats`: the same request would fail the same way (another execution's such failure is taken, not re-sent);
+ * - `taskMayFinish`: after an acknowledged submit, the upstream task may still finish (a re-run re-attaches);
+ * - `postMayHaveLeft`: after a submit POST that was not acknowledged, a paid task may exist (a re-run never resends).
+ */
+export interface FluxErrorClass {
+	repeats: boolean;
+	taskMayFinish: boolean;
+	postMayHaveLeft: boolean;
+}
+
+const CLASS_OF_KIND = {
+	request_moderated: { repeats: true, taskMayFinish: false, postMayHaveLeft: false },
+	content_moderated: { repeats: true, taskMayFinish: false, postMayHaveLeft: false },
+	generation_error: { repeats: true, taskMayFinish: false, postMayHaveLeft: false },
+	task_not_found: { repeats: false, taskMayFinish: false, postMayHaveLeft: false },
+	bad_request: { repeats: true, taskMayFinish: false, postMayHaveLeft: false },
+	auth: { repeats: true, taskMayFinish: false, postMayHaveLeft: false },
+	credits: { repeats: true, taskMayFinish: false, postMayHaveLeft: false },
+	rate_limited: { repeats: false, taskMayFinish: true, postMayHaveLeft: false },
+	timeout: { repeats: false, taskMayFinish: true, postMayHaveLeft: true },
+	upstream_error: { repeats: false, taskMayFinish: true, postMayHaveLeft: false },
+	invalid_response: { repeats: true, taskMayFinish: false, postMayHaveLeft: false },
+	maybe_submitted: { repeats: false, taskMayFinish: false, postMayHaveLeft: true },
+	download_failed: { repeats: false, taskMayFinish: true, postMayHaveLeft: false },
+	not_an_image: { repeats: true, taskMayFinish: false, postMayHaveLeft: false },
+	too_large: { repeats: true, taskMayFinish: false, postMayHaveLeft: false },
+	forbidden_host: { repeats: true, taskMayFinish: false, postMayHaveLeft: false },
+	cancelled: { repeats: false, taskMayFinish: true, postMayHaveLeft: true },
+	network: { repeats: false, taskMayFinish: true, postMayHaveLeft: false },
+	budget_exceeded: { repeats: false, taskMayFinish: false, postMayHaveLeft: false },
+} as const satisfies Record<FluxErrorKind, FluxErrorClass>;
+
+/** The kind named by `value` (a journal record's `errorKind`, say), or undefined when it names none. */
+export function fluxErrorKindOf(value: string | undefined): FluxErrorKind | undefined {
+	return FLUX_ERROR_KINDS.find((kind) => kind === value);
+}
+
+/** The class of a failure of `kind`; a failure of no known kind (not a FluxError) is in none. */
+export function errorClassOf(kind: string | undefined): FluxErrorClass {
+	const known = fluxErrorKindOf(kind);
+	return known ? CLASS_OF_KIND[known] : { repeats: false, taskMayFinish: false, postMayHaveLeft: false };
+}
+
 export interface FluxErrorOptions {
 	statusCode?: number;
 	taskId?: string;

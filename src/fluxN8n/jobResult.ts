@@ -14,7 +14,7 @@ import type { Readable } from 'node:stream';
 import type { DownloadedFile } from '../flux/downloadFile';
 import { getStore, partKey, type NewResultMeta, type Store } from '../store';
 import { READ_CHUNK_BYTES } from '../store/resultStore';
-import { NOT_KEPT } from './ownedJob';
+import { NOT_KEPT } from './paidJobRules';
 
 export interface JobResult {
 	outcome: 'success' | 'skipped_error';

@@ -3,21 +3,15 @@
  * One paid job, one owner: how a FLUX job (image or video) gets its result through the result store, the journal
  * and the claim on its key. Under Reuse an intact stored result wins at once (its journal record may be missing
  * or damaged). Otherwise the job claims its key (store/claims: the folder, and Redis when configured) before
- * anything is decided or sent, and holds the claim until its outcome is kept. A claimant that waited for another
- * owner takes that owner's outcome: the result it stored meanwhile (whatever the Cache mode: it is the one new job
- * both asked for at the same moment), or its upstream task (re-attached, e.g. from another machine whose folder is
- * not shared, or when the owner could not keep its result: Cache Off, a full disk), or its failure when sending
- * again would fail the same way; it sends only when the owner left nothing
- * (it died before sending, or never sent). Then, by the journal: `submitting` (the submit may have left, nothing
- * came back) fails "maybe paid"; `submitted` re-attaches; otherwise a new job is sent (Refresh: always).
- * A job whose claim was taken over while it ran (it was silent past the lapse: the new owner judged it dead) never
- * sends: right before a body would leave, the claim is checked (submitJournal.ts, CLAIM_LOST); the job then claims
- * the key again, which waits for the new owner, and delivers the new owner's outcome (its stored result, or its
- * failure as a clear error); only when the new owner left nothing does it go on by the rules above.
+ * anything is decided or sent, holds the claim until its outcome is kept, and under it carries out the plan of
+ * paidJobRules.ts (take another owner's outcome, re-attach, fail "maybe paid", or send). A job whose claim was
+ * taken over while it ran (silent past the lapse) never sends: right before a body would leave the claim is checked
+ * (submitJournal.ts, CLAIM_LOST); the job then claims the key again, which waits for the new owner, and follows
+ * the plan again with `afterLoss`.
  */
-import { FluxError, isFluxError, type FluxErrorKind } from '../flux';
-import { FLUX_ERROR_KINDS } from '../flux/errors';
+import { FluxError, fluxErrorKindOf, isFluxError } from '../flux';
 import { MAYBE_PAID_REASON, type CacheMode, type JournalRecord, type Store } from '../store';
+import { FINAL_STEPS, paidJobPlan, type PlanStep } from './paidJobRules';
 
 /** What the owned job needs of the image or video job. */
 export interface OwnedJobSteps<R> {
@@ -29,27 +23,10 @@ export interface OwnedJobSteps<R> {
 	sendNew(attemptsBefore: number): Promise<R>;
 }
 
-/** Failures another owner met that this job would meet as well: taken, never sent again. */
-const SAME_AGAIN: ReadonlySet<string> = new Set<FluxErrorKind>([
-	'request_moderated',
-	'content_moderated',
-	'generation_error',
-	'bad_request',
-	'auth',
-	'credits',
-	'forbidden_host',
-	'not_an_image',
-	'too_large',
-	'invalid_response',
-]);
-
 /** The `code` of the error that stops a POST whose claim was taken over: nothing was sent (see the file's comment). */
 export const CLAIM_LOST = 'CLAIM_LOST';
 /** A job that keeps losing its claim (each time to another owner) gives up after this many claims. */
 const CLAIMS_AT_MOST = 3;
-
-/** The `errorKind` of a job delivered but not kept (Cache Off, or the store could not): its task is still upstream. */
-export const NOT_KEPT = 'not_kept';
 
 /** A stored result whose image is not in this folder is fetched from its upstream task within this time. */
 export const REFETCH_WITHIN_MS = 10 * 60_000;
@@ -84,41 +61,40 @@ export async function obtainOwned<R>(store: Store, key: string, cacheMode: Cache
 	}
 }
 
-/** What the job does under its claim; `afterLoss`: an earlier claim of it was taken over (it sent nothing). */
+/** What the job does under its claim (paidJobRules.ts's plan, carried out); `afterLoss`: an earlier claim of it was taken over (it sent nothing). */
 async function decide<R>(store: Store, key: string, cacheMode: CacheMode, steps: OwnedJobSteps<R>, asked: { at: number; record?: JournalRecord }, waited: boolean, afterLoss: boolean): Promise<R> {
-	if (waited || afterLoss) {
-		// The owner this job waited for kept its result: taken even when its journal record cannot be read.
-		const kept = await steps.readStored(asked.at);
-		if (kept) return kept;
-	}
 	const { record } = await store.journal.readChecked(key); // a damaged file is noted (report) by the journal
-	const outcome = outcomeSince(asked.record, record);
-	if (outcome?.state === 'stored') {
-		const taken = (await steps.readStored()) ?? (await refetch(outcome, steps, 0));
-		if (taken) return taken;
+	const outcomeSinceAsked = outcomeSince(asked.record, record) !== undefined;
+	for (const step of paidJobPlan({ cacheMode, record, outcomeSinceAsked, waited, afterLoss })) {
+		const result = await carryOut(step, record, steps, asked.at);
+		if (result !== undefined || FINAL_STEPS.has(step)) return result as R;
 	}
-	if (outcome?.state === 'failed' && outcome.errorKind === NOT_KEPT) {
-		const taken = await refetch(outcome, steps, 0); // delivered to its owner's slot, not kept: its task is still upstream
-		if (taken) return taken;
-	}
-	if (outcome?.state === 'failed' && outcome.errorKind !== undefined && SAME_AGAIN.has(outcome.errorKind)) {
-		throw new FluxError(outcome.errorKind as FluxErrorKind, outcome.reason ?? 'the same job failed in another n8n execution', { taskId: outcome.taskId });
-	}
-	if (outcome?.state === 'failed' && afterLoss) {
-		const kind = FLUX_ERROR_KINDS.find((k) => k === outcome.errorKind) ?? 'upstream_error';
-		throw new FluxError(kind, `Another n8n execution took this job over (this one was silent past its claim's lapse) and it failed: ${outcome.reason ?? 'no reason recorded'}. Run it again to send it anew.`, { taskId: outcome.taskId });
-	}
-	if (cacheMode === 'refresh') return await steps.sendNew(0);
-	switch (record?.state) {
-		case 'submitting':
-			throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record.taskId });
-		case 'submitted':
-			return (await steps.reattach(record)) ?? (await steps.sendNew(1));
-		case 'stored':
-			if (cacheMode === 'reuse') return (await steps.readStored()) ?? (await refetch(record, steps, REFETCH_WITHIN_MS)) ?? (await steps.sendNew(1));
+	throw new Error(`the paid-job plan for ${cacheMode} ended without a final step`); // paidJobRules.test.ts: never
+}
+
+/** One step of the plan: a result, undefined (look further), or a thrown failure. */
+async function carryOut<R>(step: PlanStep, record: JournalRecord | undefined, steps: OwnedJobSteps<R>, askedAt: number): Promise<R | undefined> {
+	switch (step) {
+		case 'take_stored_since_asked':
+			return await steps.readStored(askedAt); // the owner this job waited for kept its result (even with its record unreadable)
+		case 'take_stored':
+			return await steps.readStored();
+		case 'refetch_outcome':
+			return await refetch(record!, steps, 0);
+		case 'refetch_recent':
+			return await refetch(record!, steps, REFETCH_WITHIN_MS);
+		case 'reattach':
+			return await steps.reattach(record!);
+		case 'fail_as_outcome':
+			throw new FluxError(fluxErrorKindOf(record?.errorKind)!, record?.reason ?? 'the same job failed in another n8n execution', { taskId: record?.taskId });
+		case 'fail_taken_over':
+			throw new FluxError(fluxErrorKindOf(record?.errorKind) ?? 'upstream_error', `Another n8n execution took this job over (this one was silent past its claim's lapse) and it failed: ${record?.reason ?? 'no reason recorded'}. Run it again to send it anew.`, { taskId: record?.taskId });
+		case 'fail_maybe_paid':
+			throw new FluxError('maybe_submitted', MAYBE_PAID_REASON, { taskId: record?.taskId });
+		case 'send_new':
 			return await steps.sendNew(0);
-		default:
-			return await steps.sendNew(0);
+		case 'send_again':
+			return await steps.sendNew(1);
 	}
 }
 

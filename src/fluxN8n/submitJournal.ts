@@ -11,6 +11,7 @@
 import { FluxError, isFluxError, type FluxTask, type GenerateOptions } from '../flux';
 import type { JobStart, Store } from '../store';
 import { CLAIM_LOST } from './ownedJob';
+import { recordAfterFailure } from './paidJobRules';
 
 /** The reason journaled when a POST proved no task was created and the job will send again. */
 export const NOT_CREATED_REASON = 'not created upstream (refused with 429/503, or no connection); waiting to send again';
@@ -73,16 +74,10 @@ export class SubmitJournal {
 	}
 }
 
-/** Failures after which the upstream task may still finish: the journal stays `submitted`, a re-run re-attaches. */
-const REATTACHABLE_KINDS = new Set(['timeout', 'cancelled', 'network', 'download_failed', 'upstream_error', 'rate_limited']);
-
-/** Failures that, once a POST has been sent and not acknowledged, may have left a paid task upstream. */
-const MAYBE_SENT_KINDS = new Set(['maybe_submitted', 'cancelled', 'timeout']);
-
 /**
- * The one "never paying twice" rule for a failed FLUX job, as the journal records it: a failure after which the
- * upstream task may still finish keeps the job re-attachable (`submitted`), one after a POST that was never
- * acknowledged keeps it `submitting` (maybe paid); any other failure is journaled as failed.
+ * Journals a failed FLUX job by the one "never paying twice" rule (paidJobRules.ts `recordAfterFailure`): a failure
+ * after which the upstream task may still finish keeps the job re-attachable (`submitted`), one after a POST that was
+ * never acknowledged keeps it `submitting` (maybe paid); any other failure is journaled as failed.
  * `acknowledged`: the submit was acknowledged; `posted`: a submit POST was started and not since proven refused
  * (429/503 or never connected: `onNotCreated`). `secrets` are redacted.
  */
@@ -94,7 +89,6 @@ export async function journalJobFailure(
 	secrets: string[],
 ): Promise<void> {
 	const kind = isFluxError(error) ? error.kind : undefined;
-	if (!state.acknowledged && state.posted && kind !== undefined && MAYBE_SENT_KINDS.has(kind)) return; // stays `submitting`
-	if (state.acknowledged && kind !== undefined && REATTACHABLE_KINDS.has(kind)) return; // stays `submitted`
+	if (recordAfterFailure({ ...state, errorKind: kind }) !== 'failed') return; // stays `submitting` or `submitted`
 	await store.journal.failed(key, error instanceof Error ? error.message : String(error), secrets, kind);
 }

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 
-import { cacheModeSchema, DEFAULT_CACHE_MODE, type CacheMode } from '../store/resumeDecision';
+import { cacheModeSchema, DEFAULT_CACHE_MODE, type CacheMode } from '../store/cacheMode';
 
 /** Maximum prompt length in characters (Unicode code points). */
 export const MAX_PROMPT_CHARS = 20_480;

@@ -6,7 +6,7 @@ export { type NewResultMeta, type ResultStoreOptions, type StoredResult, type St
 export { type JobJournalOptions, type JobStart, type JournalMirror, type JournalRecord, type JournalState, JobJournal } from './journal';
 export { redisJournalMirror } from './journalMirror';
 export { CLAIMS_SUBFOLDER, Claims, type ClaimHandle, type ClaimsOptions, DEFAULT_CLAIM_TIMING, type ClaimTiming } from './claims';
-export { type CacheMode, type ResumeDecision, MAYBE_PAID_REASON, resumeDecision } from './resumeDecision';
+export { type CacheMode, MAYBE_PAID_REASON } from './cacheMode';
 export { SingleFlight } from './singleFlight';
 export { type OpenStoreOptions, type Store, getStore, openStore } from './openStore';
 export { ExecutionOccurrences, OCCURRENCE_IDLE_MS, OCCURRENCE_MAX_EXECUTIONS, type ExecutionOccurrencesOptions } from './occurrences';

@@ -11,7 +11,7 @@ import { limitName } from '../../src/accountLimit';
 import { DEFAULT_IMAGE_MODEL as IMAGE_MODEL } from '../../src/models';
 import { cacacheBackend, Claims, getStore, openStore, type CacheBackend } from '../../src/store';
 import { thisOwner } from '../../src/store/claims';
-import { NOT_KEPT } from '../../src/fluxN8n/ownedJob';
+import { NOT_KEPT } from '../../src/fluxN8n/paidJobRules';
 import { downloadDir } from '../../src/fluxN8n/downloadFolders';
 import { resultSource as imageSource } from '../../src/fluxN8n/jobResult';
 import { makePromptPng, readPromptFromPng, type RelaySimulator } from '../../relay-sim';
