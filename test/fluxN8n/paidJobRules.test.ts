@@ -62,46 +62,43 @@ describe('every combination of facts', () => {
 			[false, true].flatMap((outcomeSinceAsked) => [false, true].flatMap((waited) => [false, true].map((afterLoss) => ({ cacheMode, record, outcomeSinceAsked, waited, afterLoss })))),
 		),
 	);
-	const cases = all.map((facts) => [JSON.stringify(facts), facts, paidJobPlan(facts)] as const);
+	/** The combinations whose plan breaks `rule`, each named by its facts and plan (so a failure shows which). */
+	const breaking = (rule: (facts: PaidJobFacts, plan: PlanStep[]) => boolean) =>
+		all.flatMap((facts) => {
+			const plan = paidJobPlan(facts);
+			return rule(facts, plan) ? [] : [`${JSON.stringify(facts)} → ${plan.join(', ')}`];
+		});
 
-	it('covers 192 combinations', () => expect(cases).toHaveLength(192));
+	it('covers 192 combinations', () => expect(all).toHaveLength(192));
 
-	it.each(cases)('%s: one final step, last', (_name, _facts, plan) => {
-		expect(plan.filter((step) => FINAL_STEPS.has(step))).toHaveLength(1);
-		expect(FINAL_STEPS.has(plan[plan.length - 1])).toBe(true);
+	it('every plan has one final step, and it is the last', () => {
+		expect(breaking((_facts, plan) => plan.filter((step) => FINAL_STEPS.has(step)).length === 1 && FINAL_STEPS.has(plan[plan.length - 1]))).toEqual([]);
 	});
 
-	it.each(cases)('%s: a job left at submitting is never sent again but under Refresh', (_name, facts, plan) => {
-		if (facts.record?.state !== 'submitting') return;
-		expect(plan[plan.length - 1]).toBe(facts.cacheMode === 'refresh' ? 'send_new' : 'fail_maybe_paid');
+	it('a job left at submitting is never sent again but under Refresh', () => {
+		expect(breaking((facts, plan) => facts.record?.state !== 'submitting' || plan[plan.length - 1] === (facts.cacheMode === 'refresh' ? 'send_new' : 'fail_maybe_paid'))).toEqual([]);
 	});
 
-	it.each(cases)('%s: an acknowledged job is re-attached before anything is sent, but under Refresh', (_name, facts, plan) => {
-		if (facts.record?.state !== 'submitted' || facts.cacheMode === 'refresh') return;
-		expect(plan.indexOf('reattach')).toBeGreaterThanOrEqual(0);
-		expect(plan.indexOf('reattach')).toBeLessThan(plan.length - 1);
+	it('an acknowledged job is re-attached before anything is sent, but under Refresh', () => {
+		expect(breaking((facts, plan) => facts.record?.state !== 'submitted' || facts.cacheMode === 'refresh' || (plan.includes('reattach') && plan.indexOf('reattach') < plan.length - 1))).toEqual([]);
 	});
 
-	it.each(cases)('%s: a result stored before this job asked is taken only under Reuse', (_name, facts, plan) => {
-		if (facts.outcomeSinceAsked) return;
-		if (facts.cacheMode !== 'reuse') expect(plan).not.toContain('take_stored');
-		expect(plan.includes('refetch_recent')).toBe(facts.cacheMode === 'reuse' && facts.record?.state === 'stored');
+	it('a result stored before this job asked is taken only under Reuse', () => {
+		expect(
+			breaking((facts, plan) => facts.outcomeSinceAsked || ((facts.cacheMode === 'reuse' || !plan.includes('take_stored')) && plan.includes('refetch_recent') === (facts.cacheMode === 'reuse' && facts.record?.state === 'stored'))),
+		).toEqual([]);
 	});
 
-	it.each(cases)('%s: another job\'s outcome is taken only when it came since this job asked', (_name, facts, plan) => {
-		if (facts.outcomeSinceAsked) return;
-		expect(plan).not.toContain('refetch_outcome');
-		expect(plan).not.toContain('fail_as_outcome');
-		expect(plan).not.toContain('fail_taken_over');
+	it("another job's outcome is taken only when it came since this job asked", () => {
+		expect(breaking((facts, plan) => facts.outcomeSinceAsked || !plan.some((step) => ['refetch_outcome', 'fail_as_outcome', 'fail_taken_over'].includes(step)))).toEqual([]);
 	});
 
-	it.each(cases)('%s: a job fails as another did only when that failure would repeat', (_name, facts, plan) => {
-		if (!plan.includes('fail_as_outcome')) return;
-		expect(errorClassOf(facts.record?.errorKind).repeats).toBe(true);
+	it('a job fails as another did only when that failure would repeat', () => {
+		expect(breaking((facts, plan) => !plan.includes('fail_as_outcome') || errorClassOf(facts.record?.errorKind).repeats)).toEqual([]);
 	});
 
-	it.each(cases)('%s: it looks for what the owner it waited for kept exactly when it waited or lost its claim', (_name, facts, plan) => {
-		expect(plan[0] === 'take_stored_since_asked').toBe(facts.waited || facts.afterLoss);
+	it('it looks for what the owner it waited for kept exactly when it waited or lost its claim', () => {
+		expect(breaking((facts, plan) => (plan[0] === 'take_stored_since_asked') === (facts.waited || facts.afterLoss))).toEqual([]);
 	});
 });
 
