@@ -159,11 +159,12 @@ export async function runStoredJob<J extends StoredJob>(kind: JobKind<J>, job: J
 	try {
 		return await obtainStored(kind, job, context);
 	} catch (error) {
-		const cancelled = context.signal.aborted || (error instanceof FluxError && error.kind === 'cancelled');
+		// isFluxError, not instanceof: through the process-wide flights, the error may come from another copy of the package.
+		const flux = isFluxError(error) ? error : undefined;
+		const cancelled = context.signal.aborted || flux?.kind === 'cancelled';
 		// A job a spend limit refused is not a failed generation: Skip Error does not hide it behind a placeholder.
-		const refused = error instanceof FluxError && error.kind === 'budget_exceeded';
+		const refused = flux?.kind === 'budget_exceeded';
 		if (!job.skipError || cancelled || refused) throw error;
-		const flux = error instanceof FluxError ? error : undefined;
 		return kind.skipped({
 			cached: false,
 			taskId: flux?.taskId,

@@ -65,6 +65,8 @@ export class SubmitJournal {
 	async failed(error: unknown): Promise<void> {
 		await this.writes;
 		if (!this.journaled) return; // nothing of this job in the journal: the key's record stays as it was
+		// Its claim was taken over: the key's record is the new owner's now, never this job's to overwrite.
+		if (isFluxError(error) && error.code === CLAIM_LOST) return;
 		await journalJobFailure(this.store, this.key, error, { acknowledged: this.acknowledged !== undefined, posted: this.posted }, this.secrets);
 	}
 

@@ -31,9 +31,12 @@ const LOCK_RETRY = { retries: 750, factor: 1.2, minTimeout: 5, maxTimeout: 40, r
 const TEMPORARY_KEPT_MS = 60 * 60_000;
 
 /** The ledger could not be used: damaged, or its folder could not be written or locked. Limits fail closed. */
+/** The `code` of a LedgerUnusableError (matched by code: another copy of the package may have thrown it). */
+export const LEDGER_UNUSABLE = 'LEDGER_UNUSABLE';
+
 export class LedgerUnusableError extends Error {
 	override readonly name = 'LedgerUnusableError';
-	readonly code = 'LEDGER_UNUSABLE';
+	readonly code = LEDGER_UNUSABLE;
 
 	/** `lockBusy`: the folder works, but live processes held the lock for the whole wait. */
 	constructor(

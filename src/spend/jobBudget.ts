@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { LedgerUnusableError } from './fileLedger';
+import { LEDGER_UNUSABLE } from './fileLedger';
 import { hasDailyLimit, type LedgerEntry, type ReserveRequest, type Spent } from './ledgerState';
 import type { NewJobsPerExecution } from './newJobsPerExecution';
 import type { SpendLedger } from './spendLedger';
@@ -70,7 +70,8 @@ class JobBudget implements SpendHook {
 			this.reservation = await this.reserveInLedger(signal);
 		} catch (error) {
 			this.giveBackPlace();
-			throw error instanceof LedgerUnusableError ? ledgerUnusable(error.message) : error;
+			// By its code, not instanceof: the ledger is process-wide, so its error may come from another copy of the package.
+			throw (error as { code?: unknown } | undefined)?.code === LEDGER_UNUSABLE ? ledgerUnusable((error as Error).message) : error;
 		}
 	}
 
