@@ -6,8 +6,8 @@
  * anything is decided or sent, holds the claim until its outcome is kept, and under it carries out the plan of
  * paidJobRules.ts (take another owner's outcome, re-attach, fail "maybe paid", or send). A job whose claim was
  * taken over while it ran (silent past the lapse) never sends: right before a body would leave the claim is checked
- * (submitJournal.ts, CLAIM_LOST); the job then claims the key again, which waits for the new owner, and follows
- * the plan again with `afterLoss`.
+ * (submitJournal.ts, CLAIM_LOST: nothing is journaled over the new owner's record); the job then claims the key
+ * again, which waits for the new owner, and follows the plan again with `afterLoss`.
  */
 import { FluxError, fluxErrorKindOf, isFluxError } from '../flux';
 import { MAYBE_PAID_REASON, type CacheMode, type JournalRecord, type Store } from '../store';
