@@ -31,8 +31,19 @@ function store(maxKb: number, spareRecentMs = 0): Store {
 
 /** Every file's bytes below the store folder (a file a background prune or compaction removed meanwhile counts 0). */
 function folderBytes(dir: string): number {
-	return (readdirSync(dir, { recursive: true }) as string[]).reduce((sum, name) => {
-		const info = statSync(path.join(dir, name), { throwIfNoEntry: false });
+	// Walked by hand, not readdirSync's `recursive`: that throws when a folder vanishes mid-walk (the prune removes
+	// emptied folders), and a vanished folder counts 0 like a vanished file.
+	let entries;
+	try {
+		entries = readdirSync(dir, { withFileTypes: true });
+	} catch (error) {
+		if ((error as { code?: string }).code === 'ENOENT') return 0;
+		throw error;
+	}
+	return entries.reduce((sum, entry) => {
+		const file = path.join(dir, entry.name);
+		if (entry.isDirectory()) return sum + folderBytes(file);
+		const info = statSync(file, { throwIfNoEntry: false });
 		return sum + (info?.isFile() ? info.size : 0);
 	}, 0);
 }
