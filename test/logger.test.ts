@@ -23,13 +23,14 @@ it('messages logged before a sink is registered wait, redacted, and reach the si
 	expect(sink).toHaveBeenLastCalledWith('debug', `${logger.PACKAGE_LOG_PREFIX} after`, { package: 'n8n-nodes-flux-concurrent', n: 1 });
 });
 
-it('keeps only the latest BUFFERED_BEFORE_SINK messages while no sink is registered', () => {
+it('keeps only the latest BUFFERED_BEFORE_SINK messages while no sink is registered, and says how many it dropped', () => {
 	const logger = freshLogger();
 	for (let i = 0; i < logger.BUFFERED_BEFORE_SINK + 5; i++) logger.logInfo(`message ${i}`);
 	const sink = jest.fn();
 	logger.useLogSink(sink);
-	expect(sink).toHaveBeenCalledTimes(logger.BUFFERED_BEFORE_SINK);
-	expect(sink.mock.calls[0][1]).toBe(`${logger.PACKAGE_LOG_PREFIX} message 5`);
+	expect(sink).toHaveBeenCalledTimes(logger.BUFFERED_BEFORE_SINK + 1);
+	expect(sink.mock.calls[0]).toEqual(['warn', `${logger.PACKAGE_LOG_PREFIX} 5 earlier messages logged before n8n's logger was ready were dropped`, { package: 'n8n-nodes-flux-concurrent' }]);
+	expect(sink.mock.calls[1][1]).toBe(`${logger.PACKAGE_LOG_PREFIX} message 5`);
 });
 
 it("loading src/n8n/log plugs n8n's LoggerProxy in as the sink", () => {
