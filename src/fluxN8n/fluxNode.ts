@@ -97,8 +97,7 @@ function resultJson(result: JobResult, attempts: number, startedAt: number, fini
 }
 
 /** One item of the serial node, run through the result store (its pool-free job id: `serial[-video]-<execution>-<item>`). */
-async function runItem<J extends FluxNodeJob>(ctx: IExecuteFunctions, node: FluxNodeKind<J>, itemIndex: number, signal: AbortSignal, asTool: boolean): Promise<INodeExecutionData> {
-	const job = await node.prepare(ctx, itemIndex);
+async function runItem<J extends FluxNodeJob>(ctx: IExecuteFunctions, node: FluxNodeKind<J>, job: J, itemIndex: number, signal: AbortSignal, asTool: boolean): Promise<INodeExecutionData> {
 	let attempts = 0;
 	const prefix = node.jobs.kind === 'image' ? 'serial' : 'serial-video';
 	const context: JobContext = { jobId: `${prefix}-${ctx.getExecutionId()}-${itemIndex}`, signal, setAttempts: (n) => (attempts = n) };
@@ -116,24 +115,28 @@ async function runItem<J extends FluxNodeJob>(ctx: IExecuteFunctions, node: Flux
 }
 
 /**
- * The serial node: every input item is prepared, run through the result store and becomes one output item with its
- * result as binary `data` (type and extension follow its bytes; a draft's cache as `draftCache`), paired to its
- * input; a file the store did not keep is removed once n8n has it (removeDeliveredFile). A failed item throws, or
- * with continue-on-fail becomes `{ error }`.
+ * The serial node: every input item is prepared first (an invalid item stops the node before anything is paid),
+ * then each is run through the result store, in order, and becomes one output item with its result as binary
+ * `data` (type and extension follow its bytes; a draft's cache as `draftCache`), paired to its input; a file the
+ * store did not keep is removed once n8n has it (removeDeliveredFile). A failed item throws, or with
+ * continue-on-fail becomes `{ error }`.
  */
 export async function executeFluxNode<J extends FluxNodeJob>(ctx: IExecuteFunctions, node: FluxNodeKind<J>): Promise<INodeExecutionData[][]> {
 	const asTool = isToolCall(ctx);
-	const items = ctx.getInputData();
 	const signal = ctx.getExecutionCancelSignal() ?? new AbortController().signal;
+	const failed = (error: unknown, itemIndex: number): INodeExecutionData => {
+		const nodeError = toNodeError(ctx.getNode(), withItemNamed(error, itemIndex), itemIndex, node.errorHints);
+		if (!ctx.continueOnFail()) throw nodeError;
+		return { json: { error: nodeError.message }, pairedItem: { item: itemIndex } };
+	};
+	const jobs: Array<{ job: J } | { refused: INodeExecutionData }> = [];
+	for (let itemIndex = 0; itemIndex < ctx.getInputData().length; itemIndex++) {
+		jobs.push(await node.prepare(ctx, itemIndex).then((job) => ({ job }), (error: unknown) => ({ refused: failed(error, itemIndex) })));
+	}
 	const output: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			output.push(await runItem(ctx, node, itemIndex, signal, asTool));
-		} catch (error) {
-			const nodeError = toNodeError(ctx.getNode(), withItemNamed(error, itemIndex), itemIndex, node.errorHints);
-			if (!ctx.continueOnFail()) throw nodeError;
-			output.push({ json: { error: nodeError.message }, pairedItem: { item: itemIndex } });
-		}
+	for (const [itemIndex, prepared] of jobs.entries()) {
+		if ('refused' in prepared) output.push(prepared.refused);
+		else output.push(await runItem(ctx, node, prepared.job, itemIndex, signal, asTool).catch((error: unknown) => failed(error, itemIndex)));
 	}
 	return [output];
 }

@@ -28,9 +28,9 @@ function photoItems(side: number): INodeExecutionData[] {
 	}));
 }
 
-async function runImages(triggerItems: INodeExecutionData[], node = imageNode) {
+async function runImages(triggerItems: INodeExecutionData[], node = imageNode, settings = {}) {
 	return await runWorkflow({
-		nodes: [manualTrigger('Trigger'), node('FLUX', { prompt: '={{ $json.prompt }}', referenceImages: { images: [{ source: 'backdrop' }, { source: style }, { source: 'photo' }] } })],
+		nodes: [manualTrigger('Trigger'), node('FLUX', { prompt: '={{ $json.prompt }}', referenceImages: { images: [{ source: 'backdrop' }, { source: style }, { source: 'photo' }] } }, settings)],
 		connections: connect(['Trigger', 'FLUX']),
 		nodeTypes,
 		credentials: fluxCredentials(sim),
@@ -47,10 +47,21 @@ describe('FLUX 3 Image reference images', () => {
 		expect(sim.log.submits).toHaveLength(0);
 	});
 
-	it('the serial node, which sends item by item, never sends the refused item', async () => {
+	it('the serial node checks every item before it sends one: a refused item 2 stops the node with nothing paid', async () => {
 		const result = await runImages(photoItems(100));
 		expect(result.errorOf('FLUX')?.message).toBe(refusal);
+		expect(sim.log.submits).toHaveLength(0);
+	});
+
+	it('the serial node with continue-on-fail sends the valid items and outputs the refused one as its error, in item order', async () => {
+		const result = await runImages(photoItems(100), imageNode, { onError: 'continueRegularOutput' });
 		expect(sim.log.submits.map((submit) => submit.prompt)).toEqual(['relight 0', 'relight 1']);
+		const output = result.outputOf('FLUX');
+		expect(output.map((item) => [item.json.status ?? item.json.error, item.pairedItem])).toEqual([
+			['success', { item: 0 }],
+			['success', { item: 1 }],
+			[refusal, { item: 2 }],
+		]);
 	});
 
 	it('256×256 reference photos go through, sent as they are', async () => {
