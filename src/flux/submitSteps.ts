@@ -1,25 +1,12 @@
 /**
  * One submit's lifecycle as one ordered list of small steps (as undici's interceptors compose a dispatch): each step
  * sees the job's submit events and may act on them, or stop the submit before its body leaves. `submitSteps` is the
- * list, read top to bottom; `SubmitLifecycle` runs each event through it in that order (a step that lacks the event
- * is skipped). The order is the order of side effects the paid-job rules rest on:
- *   1. account admission (admission.ts): a turn before each POST starts; a 429 gives it back; released when the
- *      task is Ready, or when the job ends.
- *   2. budget (budget.ts): the reservation right before the body leaves (after the turn and any 429 wait); given
- *      back (refund) when the POST provably created no task; `accepted` with the answer's cost; `ended`.
- *   3. journal (journalStep.ts, the caller's SubmitHooks): `submitting` before the body leaves (a claim lost stops
- *      it unsent), `not created`, `submitted`.
- *   4. body (submit.ts `post`): held back while any step has a `beforeSend`, released once they all said go.
- *   5. acknowledgement (acknowledgement.ts): the answer's task id and cost, then `onAccepted` runs down the list.
- * The POST is provably not created (answered 429/503, never connected): `onNotCreated`, then `onUnsent` where the
- * answer also proves nothing was charged. Observers' exceptions are ignored; a rejecting `beforePost` or
- * `beforeSend` fails the job with that error, and a `beforeSend` that rejects after an earlier step said go sends
- * `onUnsent` down the list (nothing left).
+ * list, read top to bottom; `SubmitLifecycle` runs each event through it in that order, skipping a step that lacks
+ * it. Observers' exceptions are ignored; a rejecting `beforePost` or `beforeSend` fails the job with that error.
  */
 import { admissionStep, type SubmitAdmission } from './admission';
 import { budgetStep, type SubmitBudget } from './budget';
 import type { JobRuntime } from './job';
-import { journalStep, type SubmitHooks } from './journalStep';
 import type { FluxTask } from './submit';
 
 /** How a job ended, as the steps learn it: the cost the API reported and whether the task reached Ready. */
@@ -51,16 +38,28 @@ export interface SubmitStep {
 }
 
 /** What a job's steps are built from (GenerateOptions). */
-export interface SubmitStepOptions extends SubmitHooks {
+export interface SubmitStepOptions {
 	/** An account-wide limit on active upstream tasks: acquired before submitting, released when the task is final. */
 	admission?: SubmitAdmission;
 	/** A spend limit: reserved right before each submit's body leaves, given back when it provably created no task. */
 	budget?: SubmitBudget;
+	/** The caller's own steps, after the budget: e.g. a durable job journal (src/fluxN8n/submitJournal.ts). */
+	steps?: readonly SubmitStep[];
 }
 
-/** The lifecycle's steps, in order (see the file's comment). */
+/** The lifecycle's steps, in the order every event runs through them: the order of the paid-job side effects. */
 export function submitSteps(opts: SubmitStepOptions): SubmitStep[] {
-	return [admissionStep(opts.admission), budgetStep(opts.budget), journalStep(opts)].filter((step): step is SubmitStep => step !== undefined);
+	const steps = [
+		// 1. Account admission (admission.ts): a turn before each POST starts; a 429 gives it back; released on Ready or at the end.
+		admissionStep(opts.admission),
+		// 2. Budget (budget.ts): reserved right before the body leaves; refunded when the POST provably created no task; accepted; ended.
+		budgetStep(opts.budget),
+		// 3. The caller's: the journal (src/fluxN8n/submitJournal.ts): claim checked, `submitting` on disk; not created; submitted.
+		...(opts.steps ?? []),
+		// 4. Body (submit.ts `post`): held back while a step above has a `beforeSend`; leaves once they all said go.
+		// 5. Acknowledgement (acknowledgement.ts): the answer's task id and cost; then `onAccepted` runs down this list.
+	];
+	return steps.filter((step): step is SubmitStep => step !== undefined);
 }
 
 type Observer = Exclude<keyof SubmitStep, 'beforePost' | 'beforeSend' | 'onRateLimited'>;
