@@ -1,17 +1,12 @@
 /**
- * The admission hook of a job (`GenerateOptions.admission`): an account-wide limit on tasks active
- * upstream, kept outside the client (e.g. src/accountLimit), and its step in the submit lifecycle
- * (submitSteps.ts, first). The client calls, in order:
- * `acquire` before each submit POST (waits for its turn; rejects when the job is aborted), unless the job
- * holds a turn already; `rateLimited` when that submit is answered 429 (no task was created): the turn goes
- * back. Answering true: one of the account's own tasks will finish, the job acquires again (waits its turn)
- * and resubmits, not counted as a retry (for as long as its timeout allows). Answering false: nothing of ours
- * to wait for, the 429 goes through the submit retry policy as without a hook (Retry-After, bounded attempts),
- * then acquires. `accepted` once the submit is acknowledged (the task is active upstream),
- * `release('ready')` when a poll sees the task Ready (the download is not upstream-active), and
- * `release('ended')` whenever the job ends otherwise (any failure, cancel, timeout). Calls after the
- * first release are no-ops for the hook to ignore. Exceptions the hook throws from `accepted`,
- * `rateLimited` and `release` are ignored.
+ * The admission hook of a job (`GenerateOptions.admission`): an account-wide limit on tasks active upstream, kept
+ * outside the client (e.g. src/accountLimit), and its step, first in the submit lifecycle (submitSteps.ts):
+ * `acquire` before each submit POST starts (waits for a turn; rejects when the job is aborted) unless the job holds
+ * one; `rateLimited` when the POST is answered 429 (no task): the turn goes back; true: one of the account's own
+ * tasks will finish, the job waits for a turn again and resubmits, not counted as a retry (while its timeout allows);
+ * false: the 429 goes through the submit retry policy (Retry-After, bounded attempts). `accepted` once the submit is
+ * acknowledged, `release('ready')` when a poll sees the task Ready (the download is not upstream-active),
+ * `release('ended')` when the job ends (calls after the first release are no-ops for the hook to ignore).
  */
 import type { SubmitStep } from './submitSteps';
 

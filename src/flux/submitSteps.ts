@@ -9,12 +9,6 @@ import { budgetStep, type SubmitBudget } from './budget';
 import type { JobRuntime } from './job';
 import type { FluxTask } from './submit';
 
-/** How a job ended, as the steps learn it: the cost the API reported and whether the task reached Ready. */
-export interface JobOutcome {
-	cost?: number;
-	ready: boolean;
-}
-
 /** One step of the lifecycle: the events it sees (all optional). */
 export interface SubmitStep {
 	/** Awaited before each submit POST starts (its turn); rejecting stops the submit. */
@@ -33,8 +27,8 @@ export interface SubmitStep {
 	onAccepted?(task: FluxTask, cost: number | undefined): void;
 	/** A poll saw the task Ready (the download is not upstream-active). */
 	onReady?(): void;
-	/** The job ended, however it ended. */
-	onEnded?(outcome: JobOutcome): void;
+	/** The job ended, however it ended: the cost the API reported, and whether the task reached Ready. */
+	onEnded?(outcome: { cost?: number; ready: boolean }): void;
 }
 
 /** What a job's steps are built from (GenerateOptions). */
@@ -78,8 +72,7 @@ export class SubmitLifecycle {
 
 	/** Each step's turn before the POST starts (the job's abort error when it is aborted meanwhile). */
 	async beforePost(): Promise<void> {
-		const rt = this.rt;
-		for (const step of this.steps) if (step.beforePost) await rt.unlessAborted(() => step.beforePost!(rt.signal));
+		for (const step of this.steps) if (step.beforePost) await this.rt.unlessAborted(() => step.beforePost!(this.rt.signal));
 	}
 
 	/** Each step's go before the body leaves; once one said go, a stop (a rejection, a cancel) sends `onUnsent`. */
