@@ -19,7 +19,7 @@ export interface SubmitStep {
 	onSent?(): void;
 	/** An answer proved no task was created and the job will send again (429, 503, never connected). */
 	onNotCreated?(): void;
-	/** The POST provably created no task and cost nothing (refused, never connected, stopped before its body). */
+	/** The refund: the POST provably created no task (refused, never connected, stopped before its body); after `onNotCreated`. */
 	onUnsent?(): void;
 	/** Answered 429; true when the job is to wait for another turn (not a retry). */
 	onRateLimited?(headers: Readonly<Record<string, string | string[] | undefined>>): boolean;
