@@ -17,7 +17,7 @@ export interface FluxTask {
 	taskId: string;
 	/** BFL only: where to poll (relay responses may echo one; it is ignored). */
 	pollingUrl?: string;
-	/** The submit answer's cost in credits, when it reported one (to `onSubmitted`: kept for a later re-attach). */
+	/** The submit answer's cost in credits, when it reported one (to the steps' `onAccepted`: kept for a later re-attach). */
 	cost?: number;
 }
 
