@@ -1,5 +1,3 @@
-import type { SubmitAdmission } from './admission';
-import type { SubmitBudget } from './budget';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage } from './download';
 import { downloadImageFile, type ImageDownload } from './downloadFile';
 import { resolveEndpoints, type FluxCredentials } from './endpoints';
@@ -18,7 +16,8 @@ import {
 	DEFAULT_SUBMIT_RETRY_POLICY,
 	resolvePolicy,
 } from './retryPolicy';
-import { submitTask, type FluxTask, type SubmitHooks } from './submit';
+import { submitTask, type FluxTask } from './submit';
+import { submitSteps, type SubmitStepOptions } from './submitSteps';
 import type { FluxTestHooks } from './testHooks';
 
 /** Default overall job timeout: 10 minutes. */
@@ -29,7 +28,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Options of {@link generateImage} and {@link awaitImage}. */
-export interface GenerateOptions extends SubmitHooks {
+export interface GenerateOptions extends SubmitStepOptions {
 	/** The job's cancel signal: aborts in-flight requests and sleeps; the job fails with kind `cancelled`. */
 	signal?: AbortSignal;
 	/** Overall job timeout (default 600 000 ms); kind `timeout`. */
@@ -38,10 +37,6 @@ export interface GenerateOptions extends SubmitHooks {
 	maxDownloadBytes?: number;
 	/** Called after every HTTP attempt starts, with the running counts per step. */
 	onAttempt?: (attempts: AttemptCounts) => void;
-	/** An account-wide limit on active upstream tasks (admission.ts): acquired before submitting, released when the task is final. */
-	admission?: SubmitAdmission;
-	/** A spend limit (budget.ts): reserved right before each submit POST, given back when it provably created no task. */
-	budget?: SubmitBudget;
 	/** Seams for tests and the benchmark only (testHooks.ts); production never sets them. */
 	testHooks?: FluxTestHooks;
 }
@@ -97,8 +92,7 @@ function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: st
 			random: hooks.random ?? Math.random,
 			sleep: hooks.sleep ?? realSleep,
 			onAttempt: opts.onAttempt,
-			admission: opts.admission,
-			budget: opts.budget,
+			steps: submitSteps(opts),
 		};
 	} catch (err) {
 		const why = err instanceof Error ? err.message : String(err);
@@ -175,7 +169,7 @@ export function generateTask<R extends ModelRequest, I>(creds: FluxCredentials, 
 		return Promise.reject(err);
 	}
 	return runJob(creds, opts, requestEndpoint(request), (rt) => {
-		const submitted = submitTask(rt, payload, { beforeSend: opts.beforeSend, onSubmitting: opts.onSubmitting, onSubmitted: opts.onSubmitted, onNotCreated: opts.onNotCreated });
+		const submitted = submitTask(rt, payload);
 		return submitted.then((task) => resultOf(rt, task, rt.now(), true, fetch));
 	});
 }

@@ -23,3 +23,4 @@ export { modelRequestBody, requestBody, requestBodyJson, requestEndpoint } from 
 export { generateVideo, awaitVideo } from './generateVideo';
 export type { FluxVideoResult } from './generateVideo';
 export type { SubmitBudget } from './budget';
+export type { SubmitStep } from './submitSteps';

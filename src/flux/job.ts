@@ -7,8 +7,7 @@ import type { PollRateLimiter } from './pollRate';
 import type { AdaptiveScheduleSettings, ReadyTimes } from './pollSchedule';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorCode, type PollPolicy, type RetryPolicy, type SleepFunction } from './retryPolicy';
-import type { AdmissionOutcome, SubmitAdmission } from './admission';
-import type { SubmitBudget } from './budget';
+import { SubmitLifecycle, type SubmitStep } from './submitSteps';
 
 /** Which step a job is in (for messages), and the requests it makes. */
 export type JobPhase = 'submit' | 'poll' | 'download';
@@ -37,10 +36,8 @@ export interface JobSettings {
 	random: () => number;
 	sleep: SleepFunction;
 	onAttempt?: (attempts: AttemptCounts) => void;
-	/** The account-wide limit hook (admission.ts), if any. */
-	admission?: SubmitAdmission;
-	/** The spend hook (budget.ts), if any. */
-	budget?: SubmitBudget;
+	/** The submit lifecycle's steps, in order (submitSteps.ts). */
+	steps: readonly SubmitStep[];
 }
 
 /** One HTTP request of a job. */
@@ -78,8 +75,8 @@ export class JobRuntime {
 	submitRoundTripMs?: number;
 	/** The last status seen while polling (for timeout messages). */
 	lastStatus?: string;
-	/** True while the job holds its turn from the admission hook (between acquire and a 429 or release). */
-	admitted = false;
+	/** The submit's steps (admission, budget, journal), told each event of the job in order. */
+	readonly lifecycle: SubmitLifecycle;
 	/** What the job cost as the API reported it (credits): the submit answer's, else the finished poll's. */
 	cost?: number;
 	/** True once a poll saw the task Ready. */
@@ -94,6 +91,7 @@ export class JobRuntime {
 		this.secrets = [settings.endpoints.apiKey];
 		this.signal = this.controller.signal;
 		this.deadline = settings.now() + settings.timeoutMs;
+		this.lifecycle = new SubmitLifecycle(this, settings.steps);
 		if (settings.signal?.aborted) this.onCallerAbort();
 		else settings.signal?.addEventListener('abort', this.onCallerAbort, { once: true });
 		this.timer = setTimeout(() => this.controller.abort(), settings.timeoutMs);
@@ -109,16 +107,9 @@ export class JobRuntime {
 		return this.deadline - this.now();
 	}
 
-	/** Tells the admission hook (if any) the job's task is final or the job ended. */
-	releaseAdmission(outcome: AdmissionOutcome): void {
-		this.notify(this.settings.admission?.release.bind(this.settings.admission), outcome);
-	}
-
-	/** Releases the timer, the listener on the caller's signal, and the job's admission; tells the budget the job ended. */
+	/** Releases the timer and the listener on the caller's signal; tells the steps the job ended (admission, then budget). */
 	dispose(): void {
-		this.releaseAdmission('ended');
-		const budget = this.settings.budget;
-		if (budget) this.notify(() => budget.ended(this.cost === undefined ? { ready: this.ready } : { cost: this.cost, ready: this.ready }));
+		this.lifecycle.tell('onEnded', this.cost === undefined ? { ready: this.ready } : { cost: this.cost, ready: this.ready });
 		clearTimeout(this.timer);
 		this.settings.signal?.removeEventListener('abort', this.onCallerAbort);
 	}

@@ -113,7 +113,7 @@ export async function pollUntilReady(rt: JobRuntime, task: FluxTask, learn = fal
 			// The answer tells the task's state when the poll was sent (not when a busy event loop got round to reading it).
 			const atMs = sentAt - startedAt;
 			if (outcome.state === 'ready') {
-				rt.releaseAdmission('ready'); // the download is not upstream-active
+				rt.lifecycle.tell('onReady'); // the download is not upstream-active
 				if (learn && policy.adaptive) readyTimes.add(key, track.polls === 0 ? readyTimes.censored(key, atMs, random) : readyTimeOf(track, atMs));
 				return { ready: outcome.ready, polls };
 			}

@@ -1,7 +1,11 @@
+/**
+ * The submit of a job: the POST under the paid-job rule (retried only when no task was created), its held-back
+ * body, and how each answer or failure is told to the job's submit lifecycle (submitSteps.ts).
+ */
 import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
-import { z } from 'zod';
-import { apiErrorMessage, drainBody, headerValue, parseJson, readBodyText } from './body';
+import { parseAcknowledgement } from './acknowledgement';
+import { apiErrorMessage, drainBody, headerValue, readBodyText } from './body';
 import type { RequestPayload } from './request';
 import type { JobRuntime } from './job';
 import { transient, withRetries, type GiveUpReason, type Transient } from './retry';
@@ -13,56 +17,29 @@ export interface FluxTask {
 	taskId: string;
 	/** BFL only: where to poll (relay responses may echo one; it is ignored). */
 	pollingUrl?: string;
-	/** The submit answer's cost in credits, when it reported one (to `onSubmitted`: kept for a later re-attach). */
+	/** The submit answer's cost in credits, when it reported one (to the steps' `onAccepted`: kept for a later re-attach). */
 	cost?: number;
 }
-
-/** Observers of a submit (e.g. a durable job journal). Exceptions they throw are ignored. */
-export interface SubmitHooks {
-	/**
-	 * Awaited right before every submit's body goes on the wire, after the job's turn (its account admission and any
-	 * 429 wait) and with the request's connection already open (only its headers sent): where a write-ahead journal
-	 * records `submitting` and a budget reserves the job's share. Rejecting stops the submit before its body: the job
-	 * fails with that error (a FluxError as is; no task can have been created).
-	 */
-	beforeSend?: () => Promise<void>;
-	/** Called right before every submit POST goes on the wire (from then on the job may exist upstream). */
-	onSubmitting?: () => void;
-	/** Called once the submit is acknowledged with a task id. */
-	onSubmitted?: (task: FluxTask) => void;
-	/** Called when a POST's answer proves no task was created and the submit will wait and try again (429, 503, connection refused). */
-	onNotCreated?: () => void;
-}
-
-/** Submit response (lenient: extra fields pass through). */
-export const submitResponseSchema = z
-	.object({
-		id: z.string().min(1),
-		polling_url: z.string().optional().nullable(),
-		cost: z.number().optional().nullable(),
-	})
-	.passthrough();
 
 const NOT_CREATED = 'the task was not created';
 
 /**
  * `POST …/<endpoint>` under the paid-job rule: retried only when the task provably was not
  * created (connection never opened, 429, 503); every ambiguous failure is `maybe_submitted`.
+ * Each event of it runs through the job's submit lifecycle (submitSteps.ts, `rt.lifecycle`).
  * `payload` (the JSON body) is only referenced until this resolves.
  */
-export async function submitTask(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks = {}): Promise<FluxTask> {
+export async function submitTask(rt: JobRuntime, payload: RequestPayload): Promise<FluxTask> {
 	rt.phase = 'submit';
 	const task = await withRetries(rt, {
 		policy: rt.settings.submitRetry,
 		connectPolicy: rt.settings.connectRetry,
 		stopAtDeadline: true,
-		attempt: () => submitOnce(rt, payload, hooks),
+		attempt: () => submitOnce(rt, payload),
 		giveUp: (failure, reason) => giveUp(rt, failure, reason),
 	});
 	rt.taskId = task.taskId;
-	rt.notify(() => rt.settings.admission?.accepted());
-	rt.notify(() => rt.settings.budget?.accepted(rt.cost));
-	rt.notify(hooks.onSubmitted, { ...task, ...(rt.cost === undefined ? {} : { cost: rt.cost }) });
+	rt.lifecycle.tell('onAccepted', task, rt.cost);
 	return task;
 }
 
@@ -75,13 +52,13 @@ function giveUp(rt: JobRuntime, failure: Transient, reason: GiveUpReason) {
 	return rt.error(failure.kind, `FLUX submit failed: ${failure.detail}; waiting ${wait} s more would pass the job timeout (${NOT_CREATED})`, extra);
 }
 
-async function submitOnce(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks): Promise<FluxTask | Transient> {
+async function submitOnce(rt: JobRuntime, payload: RequestPayload): Promise<FluxTask | Transient> {
 	for (;;) {
-		await admit(rt);
-		const answer = await post(rt, payload, hooks);
+		await rt.lifecycle.beforePost();
+		const answer = await post(rt, payload);
 		if ('transient' in answer) {
 			if (answer.notConnected) {
-				rt.notify(hooks.onNotCreated);
+				rt.lifecycle.tell('onNotCreated');
 				unsent(rt);
 			}
 			return answer;
@@ -89,65 +66,30 @@ async function submitOnce(rt: JobRuntime, payload: RequestPayload, hooks: Submit
 		const { status, headers, text } = answer;
 		if (status >= 200 && status < 300) return parseAcknowledgement(rt, status, text);
 		const outcome = statusOutcome('submit', status, apiErrorMessage(text));
-		if (outcome.retry) rt.notify(hooks.onNotCreated); // 429 / 503: no task was created
+		if (outcome.retry) rt.lifecycle.tell('onNotCreated'); // 429 / 503: no task was created
 		if (status < 500) unsent(rt); // answered and refused (429, 4xx, a redirect): no task; 5xx may have made one
-		if (status === 429 && rateLimited(rt, headers)) continue; // wait for a turn, resubmit
+		if (status === 429 && rt.lifecycle.rateLimited(headers)) continue; // wait for a turn, resubmit
 		if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
 		const retryAfterMs = parseRetryAfter(headerValue(headers, 'retry-after'), rt.now());
 		return transient(outcome.kind, outcome.detail, { statusCode: status, retryAfterMs });
 	}
 }
 
-/** With an admission hook (admission.ts): waits for the job's turn before a submit, unless it holds one already. */
-async function admit(rt: JobRuntime): Promise<void> {
-	const admission = rt.settings.admission;
-	if (!admission || rt.admitted) return;
-	await rt.unlessAborted(() => admission.acquire(rt.signal));
-	rt.admitted = true;
-}
-
-/** A 429 under an admission hook: the turn goes back; true when the job is to wait for another turn (not a retry). */
-function rateLimited(rt: JobRuntime, headers: Record<string, string | string[] | undefined>): boolean {
-	const admission = rt.settings.admission;
-	if (!admission) return false;
-	rt.admitted = false;
-	let waitForTurn = false;
-	rt.notify(() => (waitForTurn = admission.rateLimited(headers)));
-	return waitForTurn;
-}
-
-/** The budget's reservation for this POST goes back: the POST provably created no task. */
+/** The POST provably created no task: what the steps reserved for it goes back (the budget's refund). */
 function unsent(rt: JobRuntime): void {
-	rt.notify(() => rt.settings.budget?.unsent());
+	rt.lifecycle.tell('onUnsent');
 }
 
 /**
- * Right before a POST: the budget's reservation (budget.ts), then the `beforeSend` hook. Anything that stops the
- * POST after the reservation (the hook's rejection, a cancel) gives the reservation back: nothing was sent.
- */
-async function readyToSend(rt: JobRuntime, hooks: SubmitHooks): Promise<void> {
-	const budget = rt.settings.budget;
-	if (budget) await rt.unlessAborted(() => budget.reserve(rt.signal));
-	try {
-		// A job cancelled while the hook ran stops as cancelled, whatever the hook did.
-		if (hooks.beforeSend) await rt.unlessAborted(hooks.beforeSend);
-		rt.throwIfAborted();
-	} catch (err) {
-		unsent(rt);
-		throw err;
-	}
-}
-
-/**
- * Sends one submit on a fresh connection and reads its answer; `submitInFlight` is true until the outcome is known.
- * With a budget or a `beforeSend` hook, the request is started with its body held back, and once its connection is
- * up (undici reads a stream body only from a connected socket) the budget's reservation and the hook run
- * (readyToSend), then the body leaves at once: the journal's `submitting` precedes the request by a turn of the
- * event loop, not by a connection (a kill -9 in between must not leave a job "maybe paid" that never left). A
- * server creates no task from a request whose body never came: a reservation or hook that fails aborts the request
+ * The body step: sends one submit on a fresh connection and reads its answer; `submitInFlight` is true until the
+ * outcome is known. When a step acts before the body leaves (the budget, the journal), the request is started with
+ * its body held back, and once its connection is up (undici reads a stream body only from a connected socket) the
+ * steps' `beforeSend` run in order, then the body leaves at once: the journal's `submitting` precedes the request by
+ * a turn of the event loop, not by a connection (a kill -9 in between must not leave a job "maybe paid" that never
+ * left). A server creates no task from a request whose body never came: a step that stops it aborts the request
  * before anything was written to it.
  */
-async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks) {
+async function post(rt: JobRuntime, payload: RequestPayload) {
 	const headers = {
 		...rt.endpoints.authHeaders,
 		'content-type': 'application/json',
@@ -155,28 +97,27 @@ async function post(rt: JobRuntime, payload: RequestPayload, hooks: SubmitHooks)
 		accept: 'application/json',
 	};
 	// A new stream over the same parts for every attempt: shared reference-image bytes are never copied per job.
-	const held = hooks.beforeSend !== undefined || rt.settings.budget !== undefined;
-	const gate = held ? new PassThrough() : undefined;
+	const gate = rt.lifecycle.holdsBody ? new PassThrough() : undefined;
 	const body = gate ?? Readable.from(payload.parts, { objectMode: false });
 	const sending = rt.send('submit', rt.endpoints.submitUrl, { method: 'POST', headers, body, dispatcher: 'submit', reset: true });
 	let ended = false;
 	sending.then(() => (ended = true), () => (ended = true)); // awaited below; a failure meanwhile must not surface as unhandled
 	if (gate && (await connected(gate, sending))) {
 		try {
-			await readyToSend(rt, hooks);
+			await rt.lifecycle.beforeSend();
 		} catch (err) {
 			gate.destroy(); // its body never leaves: no task
 			await sending.catch(() => undefined);
 			throw err;
 		}
 		if (ended) {
-			// The connection closed while the reservation and the hook ran, before a byte of the request was written.
+			// The connection closed while the steps ran, before a byte of the request was written.
 			unsent(rt);
 			return transient('network', 'the connection closed before the submit was sent', { notConnected: true });
 		}
 		Readable.from(payload.parts, { objectMode: false }).pipe(gate);
 	}
-	rt.notify(hooks.onSubmitting);
+	rt.lifecycle.tell('onSent');
 	rt.submitInFlight = true;
 	const sentAt = rt.now();
 	let res;
@@ -245,17 +186,4 @@ function requestFailure(rt: JobRuntime, err: unknown): Transient {
 	throw rt.error('maybe_submitted', `FLUX submit failed after the request was sent (${describeNetworkError(err)}): ${MAYBE_SUBMITTED_NOTE}`, {
 		code,
 	});
-}
-
-function parseAcknowledgement(rt: JobRuntime, status: number, text: string): FluxTask {
-	const json = parseJson(text);
-	if (json === undefined) throw rt.error('maybe_submitted', `FLUX submit answered ${status} with invalid JSON: ${MAYBE_SUBMITTED_NOTE}`, { statusCode: status });
-	const parsed = submitResponseSchema.safeParse(json);
-	if (!parsed.success) {
-		throw rt.error('maybe_submitted', `FLUX submit answered ${status} without a task id: ${MAYBE_SUBMITTED_NOTE}`, { statusCode: status });
-	}
-	const task: FluxTask = { taskId: parsed.data.id };
-	if (typeof parsed.data.cost === 'number' && Number.isFinite(parsed.data.cost) && parsed.data.cost >= 0) rt.cost = parsed.data.cost;
-	if (typeof parsed.data.polling_url === 'string' && parsed.data.polling_url !== '') task.pollingUrl = parsed.data.polling_url;
-	return task;
 }

@@ -37,7 +37,7 @@ export interface StoredJob {
 export interface JobKind<J extends StoredJob> {
 	/** Also names its process-wide single flight (`imageFlights`, `videoFlights`: src/processWide.ts). */
 	kind: 'image' | 'video';
-	/** A new paid job: submit, poll, download (`options` carry the journal's hooks and the limits). */
+	/** A new paid job: submit, poll, download (`options` carry the limits and the journal, as steps of the submit). */
 	generate(store: Store, job: J, options: GenerateOptions): Promise<Download>;
 	/** Re-attach to an upstream task: poll, download. */
 	awaitTask(store: Store, credentials: FluxCredentials, task: { taskId: string; pollingUrl?: string }, options: GenerateOptions): Promise<Download>;
@@ -63,13 +63,13 @@ function jobOptions<J extends StoredJob>(kind: JobKind<J>, job: J, context: JobC
 	};
 }
 
-/** A new, paid job: `submitting` is journaled right before each POST leaves, `submitted` once acknowledged (submitJournal.ts). */
+/** A new, paid job: its journal is a step of the submit (`submitting` right before each POST leaves, `submitted` once acknowledged: submitJournal.ts). */
 async function sendNew<J extends StoredJob>(kind: JobKind<J>, store: Store, job: J, context: JobContext, attemptsBefore: number): Promise<JobResult> {
 	const { key, apiStyle, baseUrl, model, apiKeyHash } = job.identity;
 	if (context.signal.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
-	const journal = new SubmitJournal(store, key, { jobId: context.jobId, apiStyle, baseUrl, model, apiKeyHash }, [job.credentials.apiKey]);
+	const journal = new SubmitJournal(store, key, { jobId: context.jobId, apiStyle, baseUrl, model, apiKeyHash }, [job.credentials.apiKey], () => kind.release(job));
 	try {
-		const download = await kind.generate(store, job, { ...jobOptions(kind, job, context, attemptsBefore), ...journal.hooks(() => kind.release(job)) });
+		const download = await kind.generate(store, job, { ...jobOptions(kind, job, context, attemptsBefore), steps: [journal] });
 		await journal.settled();
 		return await keepResult(store, key, job.cacheMode, download);
 	} catch (error) {

@@ -1,6 +1,6 @@
 /**
- * The journal of one new FLUX job's submit (image or video), through the submit's hooks: right before each POST's
- * body leaves (SubmitHooks.beforeSend: after the job's worker, its account lease and any 429 wait), the key's claim
+ * The journal of one new FLUX job's submit (image or video), as a step of its submit lifecycle (src/flux
+ * submitSteps.ts, after the account lease and the budget): right before each POST's body leaves, the key's claim
  * is checked (one taken over by another owner stops the POST: CLAIM_LOST, nothing sent, nothing journaled; see
  * ownedJob.ts), then `submitting` is written and on disk (synced) before the body goes, so a job that never left
  * is never "maybe paid" after a crash, and one that left is never sent again; a POST answered "not created" (429, 503,
@@ -8,7 +8,7 @@
  * journaled as `submitted`. Writes go out in order. A failure is journaled by the one rule (journalJobFailure),
  * and only once this job wrote a record: a job that never sent leaves the key's record as it was.
  */
-import { FluxError, isFluxError, type FluxTask, type GenerateOptions } from '../flux';
+import { FluxError, isFluxError, type FluxTask, type SubmitStep } from '../flux';
 import type { JobStart, Store } from '../store';
 import { CLAIM_LOST } from './ownedJob';
 import { recordAfterFailure } from './paidJobRules';
@@ -16,7 +16,7 @@ import { recordAfterFailure } from './paidJobRules';
 /** The reason journaled when a POST proved no task was created and the job will send again. */
 export const NOT_CREATED_REASON = 'not created upstream (refused with 429/503, or no connection); waiting to send again';
 
-export class SubmitJournal {
+export class SubmitJournal implements SubmitStep {
 	private writes: Promise<unknown> = Promise.resolve();
 	/** A `submitting` record of this job is in the journal (or its write was attempted). */
 	private journaled = false;
@@ -24,36 +24,36 @@ export class SubmitJournal {
 	private posted = false;
 	private acknowledged?: Promise<unknown>;
 
+	/** `onAcknowledged` is called once the acknowledgement is being journaled. */
 	constructor(
 		private readonly store: Store,
 		private readonly key: string,
 		private readonly start: JobStart,
 		private readonly secrets: string[],
+		private readonly onAcknowledged: () => void = () => undefined,
 	) {}
 
-	/** The submit's hooks; `onSubmitted` is called once the acknowledgement is being journaled. */
-	hooks(onSubmitted: (task: FluxTask) => void = () => undefined): Required<Pick<GenerateOptions, 'beforeSend' | 'onSubmitting' | 'onNotCreated' | 'onSubmitted'>> {
-		return {
-			beforeSend: async () => {
-				if (!(await this.store.claims.stillHeld(this.key))) {
-					throw new FluxError('cancelled', 'This job\'s claim was taken over by another n8n execution (this one was silent past its lapse): not sent from here', { code: CLAIM_LOST });
-				}
-				this.journaled = true;
-				await this.enqueue(() => this.store.journal.submitting(this.key, this.start));
-			},
-			onSubmitting: () => {
-				this.posted = true;
-			},
-			onNotCreated: () => {
-				this.posted = false;
-				// Only over this job's own record (a refused connection before any `submitting` leaves the key's record as it was).
-				if (this.journaled) void this.enqueue(() => this.store.journal.failed(this.key, NOT_CREATED_REASON));
-			},
-			onSubmitted: (task) => {
-				this.acknowledged = this.enqueue(() => this.store.journal.submitted(this.key, task));
-				onSubmitted(task);
-			},
-		};
+	async beforeSend(): Promise<void> {
+		if (!(await this.store.claims.stillHeld(this.key))) {
+			throw new FluxError('cancelled', 'This job\'s claim was taken over by another n8n execution (this one was silent past its lapse): not sent from here', { code: CLAIM_LOST });
+		}
+		this.journaled = true;
+		await this.enqueue(() => this.store.journal.submitting(this.key, this.start));
+	}
+
+	onSent(): void {
+		this.posted = true;
+	}
+
+	onNotCreated(): void {
+		this.posted = false;
+		// Only over this job's own record (a refused connection before any `submitting` leaves the key's record as it was).
+		if (this.journaled) void this.enqueue(() => this.store.journal.failed(this.key, NOT_CREATED_REASON));
+	}
+
+	onAccepted(task: FluxTask, cost: number | undefined): void {
+		this.acknowledged = this.enqueue(() => this.store.journal.submitted(this.key, { ...task, ...(cost === undefined ? {} : { cost }) }));
+		this.onAcknowledged();
 	}
 
 	/** Awaits the journal writes made so far (the acknowledgement before the result is kept). */

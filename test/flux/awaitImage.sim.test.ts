@@ -1,5 +1,5 @@
 /**
- * The seams for a durable job journal: onSubmitting / onSubmitted around the paid POST, and
+ * The seams for a durable job journal (a submit step's onSent / onAccepted around the paid POST), and
  * awaitImage, which re-attaches to an upstream task submitted earlier (generateImage is
  * submit + awaitImage under one timeout).
  */
@@ -13,34 +13,42 @@ import { FAST, credsFor, failureOf, generate, requestFor, submitsFor, tasksFor, 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 10 }, (started) => (sim = started));
 
-describe.each(['relay', 'bfl'] as const)('submit hooks (%s)', (style) => {
-	it('onSubmitting comes right before each POST, onSubmitted once with the acknowledged task', async () => {
+describe.each(['relay', 'bfl'] as const)('submit steps (%s)', (style) => {
+	it('onSent comes right before each POST, onAccepted once with the acknowledged task', async () => {
 		const prompt = uniquePrompt(`hooks (${style})`);
 		sim.setFault(prompt, { on: 'submit', status: 429, times: 1 });
 		const events: string[] = [];
 		const result = await generate(sim, prompt, style, {
-			onSubmitting: () => events.push(`submitting (server had ${submitsFor(sim, prompt)})`),
-			onSubmitted: (task) => events.push(`submitted ${task.taskId} (server had ${submitsFor(sim, prompt)})`),
+			steps: [
+				{
+					onSent: () => events.push(`submitting (server had ${submitsFor(sim, prompt)})`),
+					onAccepted: (task) => events.push(`submitted ${task.taskId} (server had ${submitsFor(sim, prompt)})`),
+				},
+			],
 		});
 		expect(events).toEqual(['submitting (server had 0)', 'submitting (server had 1)', `submitted ${result.taskId} (server had 2)`]);
 	});
 
-	it('onSubmitted carries the task id (and the BFL polling_url), enough to re-attach', async () => {
+	it('onAccepted carries the task id (and the BFL polling_url), enough to re-attach', async () => {
 		const prompt = uniquePrompt(`task shape (${style})`);
 		let task: FluxTask | undefined;
-		await generate(sim, prompt, style, { onSubmitted: (t) => (task = t) });
+		await generate(sim, prompt, style, { steps: [{ onAccepted: (t) => (task = t) }] });
 		expect(task?.taskId).toBe(tasksFor(sim, prompt)[0]);
 		if (style === 'bfl') expect(task?.pollingUrl).toMatch(/\/v1\/get_result\?id=/);
 	});
 
-	it('faulty hooks do not break the job', async () => {
+	it('faulty steps do not break the job', async () => {
 		const result = await generate(sim, uniquePrompt(`throwing hooks (${style})`), style, {
-			onSubmitting: () => {
-				throw new Error('journal down');
-			},
-			onSubmitted: () => {
-				throw new Error('journal down');
-			},
+			steps: [
+				{
+					onSent: () => {
+						throw new Error('journal down');
+					},
+					onAccepted: () => {
+						throw new Error('journal down');
+					},
+				},
+			],
 		});
 		expect(result.buffer.length).toBeGreaterThan(0);
 	});
@@ -53,7 +61,7 @@ describe.each(['relay', 'bfl'] as const)('awaitImage: re-attach to an existing t
 			const prompt = uniquePrompt(`re-attach (${style})`);
 			const ac = new AbortController();
 			let task: FluxTask | undefined;
-			const first = generate(sim, prompt, style, { signal: ac.signal, onSubmitted: (t) => ((task = t), ac.abort()) });
+			const first = generate(sim, prompt, style, { signal: ac.signal, steps: [{ onAccepted: (t) => ((task = t), ac.abort()) }] });
 			expect((await failureOf(first)).kind).toBe('cancelled');
 			const result = await awaitImage(credsFor(sim, style), task!, FAST);
 			expect(readPromptFromPng(result.buffer)).toBe(prompt);
@@ -88,7 +96,7 @@ describe('after the acknowledgement the client holds no reference to the request
 			const job = (() => {
 				const request = requestFor(prompt, { images: [{ kind: 'base64', data: big, mimeType: 'image/png' }] });
 				ref = new WeakRef(request);
-				return generateImage(credsFor(sim), request, { ...FAST, timeoutMs: 60_000, signal: ac.signal, onSubmitted: () => (acknowledged = true) });
+				return generateImage(credsFor(sim), request, { ...FAST, timeoutMs: 60_000, signal: ac.signal, steps: [{ onAccepted: () => (acknowledged = true) }] });
 			})();
 			await waitFor(() => acknowledged && (sim.log.pollsByTask.get(tasksFor(sim, prompt)[0]) ?? 0) >= 2);
 			// deref() keeps its target alive until the current job ends: collect in fresh jobs first.

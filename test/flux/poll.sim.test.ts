@@ -209,7 +209,7 @@ describe('abort (waits for the state, then aborts: the job ends as cancelled at 
 		const prompt = uniquePrompt('abort hung submit');
 		sim.setFault(prompt, { on: 'submit', hang: true });
 		const err = await abortWhen(prompt, { timeoutMs: 120_000, testHooks: { requestTimeoutMs: 60_000 } }, (abort) => ({
-			onSubmitting: () => void waitFor(() => submitsFor(sim, prompt) === 1).then(abort),
+			steps: [{ onSent: () => void waitFor(() => submitsFor(sim, prompt) === 1).then(abort) }],
 		}));
 		expect(err.kind).toBe('cancelled');
 		expect(err.message).toMatch(/may exist upstream/);

@@ -252,7 +252,7 @@ describe('the submit body shares reference-image bytes', () => {
 		const copy = sharedReferenceImages().encode(png, 'image/png');
 		sim.setFault(prompt, { on: 'submit', status: 429, times: 1 });
 		let hooked = 0;
-		const opts = held ? { beforeSend: async () => void (hooked += 1) } : {};
+		const opts = held ? { steps: [{ beforeSend: async () => void (hooked += 1) }] } : {};
 		const result = await generateImage(credsFor(sim), requestFor(prompt, { images: [copy, url, copy] }), fast(opts));
 		const asString = { kind: 'base64' as const, data: png.toString('base64'), mimeType: 'image/png' };
 		const expected = JSON.parse(requestBodyJson(requestFor(prompt, { images: [asString, url, asString] }))) as unknown;
@@ -271,9 +271,13 @@ describe('beforeSend: awaited right before each submit POST', () => {
 		sim.setFault(prompt, { on: 'submit', status: 429, times: 1 });
 		const seenBefore: number[] = [];
 		const result = await generate(sim, prompt, 'relay', {
-			beforeSend: async () => {
-				seenBefore.push(submitsFor(sim, prompt));
-			},
+			steps: [
+				{
+					beforeSend: async () => {
+						seenBefore.push(submitsFor(sim, prompt));
+					},
+				},
+			],
 		});
 		expect(seenBefore).toEqual([0, 1]);
 		expect(tasksFor(sim, prompt)).toEqual([result.taskId]);
@@ -284,10 +288,14 @@ describe('beforeSend: awaited right before each submit POST', () => {
 		const refusal = new FluxError('bad_request', 'refused before sending');
 		let posted = false;
 		const err = await generate(sim, prompt, 'relay', {
-			beforeSend: async () => {
-				throw refusal;
-			},
-			onSubmitting: () => (posted = true),
+			steps: [
+				{
+					beforeSend: async () => {
+						throw refusal;
+					},
+					onSent: () => (posted = true),
+				},
+			],
 		}).catch((error: unknown) => error);
 		expect(err).toBe(refusal);
 		expect(posted).toBe(false);
@@ -310,11 +318,15 @@ describe('beforeSend: awaited right before each submit POST', () => {
 		try {
 			await failureOf(
 				generate({ ...sim, url: `http://127.0.0.1:${port}` } as RelaySimulator, prompt, 'relay', {
-					beforeSend: async () => {
-						await new Promise((resolve) => setTimeout(resolve, 50)); // the journal's write
-						seen.push([sockets, bytes]);
-						throw new FluxError('bad_request', 'stop here');
-					},
+					steps: [
+						{
+							beforeSend: async () => {
+								await new Promise((resolve) => setTimeout(resolve, 50)); // the journal's write
+								seen.push([sockets, bytes]);
+								throw new FluxError('bad_request', 'stop here');
+							},
+						},
+					],
 				}),
 			);
 		} finally {
@@ -331,7 +343,7 @@ describe('beforeSend: awaited right before each submit POST', () => {
 		const err = await failureOf(
 			generate({ ...sim, url: `http://127.0.0.1:${port}` } as RelaySimulator, uniquePrompt('refused before the hook'), 'relay', {
 				testHooks: { now: clock.now, sleep: clock.sleep, random: () => 0 },
-				beforeSend: async () => void (hooked += 1),
+				steps: [{ beforeSend: async () => void (hooked += 1) }],
 			}),
 		);
 		expect(err.kind).toBe('network');
@@ -345,7 +357,7 @@ describe('beforeSend: awaited right before each submit POST', () => {
 		const err = await failureOf(
 			generate(sim, prompt, 'relay', {
 				signal: controller.signal,
-				beforeSend: async () => controller.abort(),
+				steps: [{ beforeSend: async () => controller.abort() }],
 			}),
 		);
 		expect(err.kind).toBe('cancelled');

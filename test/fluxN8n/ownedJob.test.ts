@@ -102,7 +102,7 @@ describe('a job whose claim was taken over never sends: it delivers the new owne
 				await gate; // e.g. this process stalls (its worker queue, a frozen event loop) past its claim's lapse
 				const journal = new SubmitJournal(store, key, { jobId: `${prompt}-job`, apiStyle: 'relay', baseUrl: sim.url, model: 'flux-3', apiKeyHash: 'h' }, [sim.apiKey]);
 				try {
-					const image = await generateImage({ apiStyle: 'relay', baseUrl: sim.url, apiKey: sim.apiKey }, requestFor(prompt), journal.hooks());
+					const image = await generateImage({ apiStyle: 'relay', baseUrl: sim.url, apiKey: sim.apiKey }, requestFor(prompt), { steps: [journal] });
 					await journal.settled();
 					await store.results.put(key, image.buffer, { mimeType: image.mimeType, fileExtension: image.fileExtension, taskId: image.taskId });
 					await store.journal.stored(key);

@@ -12,17 +12,16 @@ it("a job whose claim was taken over leaves the new owner's record as it is (nev
 	jest.spyOn(store.claims, 'stillHeld').mockImplementation(async () => held);
 	// Job A's first POST is refused with a 429 (no task): it journaled `submitting`, then waits to send again.
 	const a = new SubmitJournal(store, key, start('job-A'), []);
-	const hooks = a.hooks();
-	await hooks.beforeSend();
-	hooks.onSubmitting();
-	hooks.onNotCreated();
+	await a.beforeSend();
+	a.onSent();
+	a.onNotCreated();
 	await a.settled();
 	// A is silent past its claim's lapse; job B takes the key over, sends, and is acknowledged (paid).
 	held = false;
 	await store.journal.submitting(key, start('job-B'));
 	await store.journal.submitted(key, { taskId: 'task-B' });
 	// A's retry is stopped before its body leaves (CLAIM_LOST), and A fails with that.
-	const lost = await hooks.beforeSend().catch((error: unknown) => error);
+	const lost = await a.beforeSend().catch((error: unknown) => error);
 	expect(lost).toMatchObject({ kind: 'cancelled', code: 'CLAIM_LOST' });
 	await a.failed(lost);
 	const after = await store.journal.read(key);
