@@ -3,7 +3,7 @@
  * update reads the text, applies the change, and writes it with a single-key compare-and-set (a Lua script writes
  * only while the key still holds the text read, compared by its SHA-1; else the change is applied again to what
  * is there now, at most `maxRounds` times). A new text is written with the update's `ttlMs` as its PX lease; an
- * unchanged text is not written. Every command goes through the connection's `run`/`eval` (SharedRedis): a Redis
+ * unchanged text is not written (`put` sets a text whatever was there). Every command goes through the connection's `run`/`eval` (SharedRedis): a Redis
  * that is gone, silent or refusing answers `{ ok: false }` within one deadline, as does one that keeps changing.
  */
 import { createHash } from 'node:crypto';
@@ -49,6 +49,11 @@ export class RedisRecords implements RecordStore {
 	async read(name: string): Promise<Answer<string | undefined>> {
 		const read = await this.redis.run(async (client) => await client.get(this.keyOf(name)));
 		return read.ok ? { ok: true, value: read.value ?? undefined } : read;
+	}
+
+	/** Sets the record to `text` whatever it holds (a copy whose every writer may overwrite it, e.g. the journal's mirror), with `ttlMs` as its lease. */
+	async put(name: string, text: string, ttlMs: number): Promise<Answer<unknown>> {
+		return await this.redis.run(async (client) => await client.set(this.keyOf(name), text, 'PX', Math.max(1, Math.ceil(ttlMs))));
 	}
 
 	async update<T>(name: string, change: RecordChange<T>, options: { ttlMs?: number } = {}): Promise<Answer<T>> {
