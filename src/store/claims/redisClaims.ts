@@ -1,6 +1,6 @@
 /**
  * Claims through Redis, for processes on different machines: one record per job key
- * (`mutex:flux-concurrent:claim:<key>`, src/coordination/redisRecords.ts) holding `{ id, owner, at }`: set only
+ * (`mutex:flux-concurrent:claim:<key>`, src/coordination/redisRecords.ts) holding `{ id, owner, beat }`: set only
  * while absent or its owner is judged dead (a process of this machine that is gone: ownerLiveness.processAlive;
  * an owner elsewhere is judged by the PX lease lapsing), renewed while held by the process-wide heartbeat (still
  * ours, or absent: written again with a fresh lease; another owner's: lost), released by deleting it if still
@@ -53,6 +53,7 @@ export class RedisClaims {
 	private runId?: string;
 	/** Redis was away since the run_id was last read: read it again before the next claim (a restart forgot every claim). */
 	private recheck = false;
+	private beats = 0;
 
 	constructor(
 		private readonly redis: SharedRedis,
@@ -118,8 +119,9 @@ export class RedisClaims {
 		return !held?.lost;
 	}
 
+	/** The claim's text: a new one each time (`beat`), so that every renewal is written with a fresh lease. */
 	private textOf(id: string): string {
-		return JSON.stringify({ id, owner: this.owner, at: this.now() });
+		return JSON.stringify({ id, owner: this.owner, beat: ++this.beats });
 	}
 
 	private hold(key: string, id: string): HeldClaim {
