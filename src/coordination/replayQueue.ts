@@ -61,6 +61,11 @@ export class ReplayQueue {
 		await run;
 	}
 
+	/** Resolves when the replays started so far are over. */
+	async idle(): Promise<void> {
+		await this.tail;
+	}
+
 	private async drain(): Promise<void> {
 		for (const hook of this.returnHooks) hook();
 		for (const [name, replay] of [...this.queued]) {

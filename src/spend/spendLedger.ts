@@ -85,7 +85,7 @@ export class SpendLedger {
 			const replays = (this.replays = replayQueueOf(options.redis));
 			options.redis.onUp(() => {
 				this.redisBackAt = Date.now();
-				this.track(replays.replay()); // for idle(): the queue replays on its own
+				this.track(replays.idle()); // the queue replays on its own; idle() waits for it
 			});
 		}
 	}
