@@ -8,14 +8,16 @@
  * Redis away or silent (docs/ARCHITECTURE.md, "Spend"): nothing waits past one Redis deadline
  * and the limit is never lifted. The change goes to the local ledger instead, which holds everything the last Redis
  * state held plus every reservation of this machine: the limit holds per machine until Redis answers, the report
- * says so, and what this machine spent meanwhile is merged into Redis when it answers again (on its return, and
- * with each change). A ledger that cannot be used (damaged, unwritable) refuses.
+ * says so, and what this machine spent meanwhile is merged into Redis when it answers again (the account is queued
+ * in the connection's replay queue, src/coordination/replayQueue.ts, and merged with each change). A ledger that
+ * cannot be used (damaged, unwritable) refuses.
  */
 import { EventEmitter } from 'node:events';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import type { RedisResult, SharedRedis } from '../redis';
+import { replayQueueOf, type ReplayQueue } from '../coordination/replayQueue';
 import { bootId, ownerAlive, thisOwner, type ProcessOwner } from '../coordination/ownerLiveness';
 import { FileLedger, LedgerUnusableError, type LedgerChange } from './fileLedger';
 import { merge, refund, reserve, sameLedger, settle, spentIn, type LedgerClock, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
@@ -56,8 +58,8 @@ export class SpendLedger {
 	private readonly warn: (message: string) => void;
 	private readonly owner: ProcessOwner;
 	private readonly changes = new EventEmitter();
-	/** Every account this process has used (synced again when Redis returns). */
-	private readonly known = new Set<string>();
+	/** Accounts changed on this machine's ledger alone: merged into Redis when it answers again. */
+	private readonly replays?: ReplayQueue;
 	private readonly inFlight = new Set<Promise<unknown>>();
 	private lastFallback?: { at: number; reason: string };
 	private mirrorWarned = false;
@@ -80,10 +82,10 @@ export class SpendLedger {
 		this.silenceFile = path.join(options.dir, 'redis-silent');
 		if (options.redis) {
 			this.shared = new RedisLedger(options.redis);
-			// What this machine spent while Redis was away reaches Redis now, not only with the account's next change.
+			const replays = (this.replays = replayQueueOf(options.redis));
 			options.redis.onUp(() => {
 				this.redisBackAt = Date.now();
-				for (const account of this.known) this.track(this.apply(account, (state) => ({ state, result: undefined })));
+				this.track(replays.idle()); // the queue replays on its own; idle() waits for it
 			});
 		}
 	}
@@ -164,7 +166,6 @@ export class SpendLedger {
 	 * Wakes the account's waiting jobs when it changed something (a look that waits wakes no other: no loop).
 	 */
 	private async apply<T>(account: string, change: LedgerChange<T>): Promise<{ result: T; place: LedgerPlace }> {
-		this.known.add(account);
 		let changed = false;
 		const noted: LedgerChange<T> = (state) => {
 			const out = change(state);
@@ -205,7 +206,7 @@ export class SpendLedger {
 					if (!local || !sameLedger(local, done.value.state)) await ledger.write(done.value.state);
 					return { result: done.value.result, place: 'shared' as const };
 				}
-				this.fellBack(done.reason);
+				this.fellBack(account, done.reason);
 				// A damaged ledger and no Redis: read again, it rejects (LedgerUnusableError): refused.
 				return { result: await ledger.apply(change, local), place: 'machine' as const };
 			});
@@ -254,7 +255,13 @@ export class SpendLedger {
 		return { result, place: 'shared' };
 	}
 
-	private fellBack(reason: string): void {
+	private fellBack(account: string, reason: string): void {
+		// What this machine spent while Redis was away reaches Redis when it answers, not only with the account's next change.
+		this.replays?.put(`spend:${account}`, async () => {
+			const merged = this.apply(account, (state) => ({ state, result: undefined }));
+			this.track(merged);
+			return (await merged).place === 'shared';
+		});
 		const first = !this.lastFallback || this.clock().wall - this.lastFallback.at > FALLBACK_REPORTED_MS;
 		this.lastFallback = { at: this.clock().wall, reason };
 		if (first) this.warn(this.warnings()[0] ?? reason);

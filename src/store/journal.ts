@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { z } from 'zod';
 
+import { ReplayQueue } from '../coordination/replayQueue';
 import { redact } from '../redact';
 import { logWarning } from '../logger';
 import { listCacheIndex } from './cacheIndexList';
@@ -61,7 +62,7 @@ export type JobStart = Pick<JournalRecord, 'jobId' | 'apiStyle' | 'baseUrl' | 'm
 /** Where entries are mirrored (Redis in queue mode): reads take the newer of the local and the mirrored entry. */
 export interface JournalMirror {
 	get(name: string): Promise<LogEntry | undefined>;
-	/** False when the entry could not be mirrored (the mirror is away): it is put again by `remirror`. */
+	/** False when the entry could not be mirrored (the mirror is away): it waits in the replay queue. */
 	put(entry: LogEntry): Promise<boolean>;
 }
 
@@ -70,6 +71,8 @@ export interface JobJournalOptions {
 	now?: () => number;
 	faults?: StoreFaults;
 	mirror?: JournalMirror;
+	/** Where entries the mirror did not take wait for it to answer again (the Redis connection's queue; default: the journal's own). */
+	replays?: ReplayQueue;
 	/** Where an entry goes when the folder cannot take it (the machine's spare folder); reads consult it too. */
 	spare?: JournalMirror;
 	/** Each append's bytes (the store prunes the whole folder as it grows). */
@@ -101,8 +104,8 @@ export class JobJournal {
 	private markerWritten = false;
 	/** Records of this process's jobs still submitting or submitted, to mirror again after the mirror lost them (restarted empty). */
 	private readonly unfinished = new Map<string, LogEntry>();
-	/** Entries the mirror did not take (it was away): the latest per name, put again when it answers. */
-	private readonly unmirrored = new Map<string, LogEntry>();
+	/** Entries the mirror did not take (it was away), put again when it answers; and the unfinished ones each time it answers again. */
+	private readonly replays: ReplayQueue;
 	/** Per bucket: its size and oldest entry right after this process compacted it (unchanged since: skipped). */
 	private readonly compacted = new Map<string, { bytes: number; oldest: number }>();
 	/** The highest revision seen of each name (read or written here): the next write of it carries one more. */
@@ -116,6 +119,13 @@ export class JobJournal {
 		this.log = new JournalLog(this.cacheDir, options.sync);
 		this.now = options.now ?? Date.now;
 		this.faults = options.faults ?? new StoreFaults(logWarning);
+		this.replays = options.replays ?? new ReplayQueue();
+		const mirror = options.mirror;
+		if (mirror) {
+			this.replays.onReturn(() => {
+				for (const entry of this.unfinished.values()) if (!this.replays.has(`journal:${entry.name}`)) this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
+			});
+		}
 	}
 
 	health(): StoreHealth {
@@ -176,18 +186,12 @@ export class JobJournal {
 	}
 
 	/**
-	 * Puts in the mirror what it missed or may have lost: entries written while it was away (a waiting claimant
-	 * elsewhere must not read a stale `submitting`), and this process's unfinished jobs (Redis restarted empty).
+	 * Replays now what the replay queue replays each time Redis answers again: entries written while it was away (a
+	 * waiting claimant elsewhere must not read a stale `submitting`), and this process's unfinished jobs (Redis
+	 * restarted empty).
 	 */
 	async remirror(): Promise<void> {
-		const mirror = this.options.mirror;
-		if (!mirror) return;
-		const entries = new Map([...this.unfinished, ...this.unmirrored]);
-		for (const [name, entry] of entries) {
-			if (await mirror.put(entry).catch(() => false)) {
-				if (this.unmirrored.get(name) === entry) this.unmirrored.delete(name);
-			}
-		}
+		await this.replays.replay();
 	}
 
 	/** The journal's bytes on disk (its logs). */
@@ -295,9 +299,10 @@ export class JobJournal {
 			return false;
 		}
 		this.faults.recovered();
-		if (this.options.mirror) {
-			if (await this.options.mirror.put(entry).catch(() => false)) this.unmirrored.delete(name);
-			else this.unmirrored.set(name, entry);
+		const mirror = this.options.mirror;
+		if (mirror) {
+			if (await mirror.put(entry).catch(() => false)) this.replays.drop(`journal:${name}`);
+			else this.replays.put(`journal:${name}`, async () => await mirror.put(entry));
 		}
 		if (!this.markerWritten) await this.writeMarkers();
 		return true;

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { settings, type StoreConfig } from '../config';
 import { logWarning } from '../logger';
 import { processWide } from '../processWide';
+import { replayQueueOf } from '../coordination/replayQueue';
 import { processRedis, type SharedRedis } from '../redis';
 import type { CacheBackend } from './cacheBackend';
 import { Claims, thisOwner, type ClaimTiming } from './claims';
@@ -67,14 +68,14 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions = {}): 
 	});
 	const mirror = options.redis ? redisJournalMirror(options.redis, config.ttlMs) : undefined;
 	const spare = spareJournal(path.join(spareFolder(config.dir), JOURNAL_SUBFOLDER));
-	const journal = new JobJournal(config.dir, { now, faults, ttlMs: config.ttlMs, mirror, spare, onGrowth: grew, sync: options.journalSync });
+	// One replay queue per Redis connection: what the journal wrote while Redis was away reaches it before a claim let go meanwhile is released there.
+	const replays = options.redis ? replayQueueOf(options.redis) : undefined;
+	const journal = new JobJournal(config.dir, { now, faults, ttlMs: config.ttlMs, mirror, replays, spare, onGrowth: grew, sync: options.journalSync });
 	const claims = new Claims(config.dir, {
 		redis: options.redis,
 		timing: options.claimTiming,
 		now,
 		onFault: (operation, error) => faults.fault(describeStoreError(operation, config.dir, error)),
-		// Redis answers again: what the journal wrote meanwhile is mirrored before a claim let go meanwhile is released there.
-		beforeRedisRelease: () => journal.remirror(),
 		onLost: (key, where) =>
 			faults.noteOnce(`claim-lost:${key}`, `The claim on job ${key.slice(0, 12)}… (${where === 'redis' ? 'in Redis' : `in ${config.dir}`}) was taken over by another process while this one still ran it (it was silent past the claim's lapse).`),
 	});

@@ -88,8 +88,16 @@ it('a refusal, a wait and a refund of nothing write neither Redis nor the folder
 	const dir = folder();
 	const account = newAccount();
 	const withRedis = new SpendLedger({ dir, redis: await liveRedis() });
+	// Every write of the account's key in Redis, counted from its keyspace notifications (a PING on the same connection: all delivered).
 	const direct = redis.client();
-	const redisRev = async () => await direct.get(`${RedisLedger.keyOf(account)}:rev`);
+	await direct.config('SET', 'notify-keyspace-events', 'K$');
+	let redisWrites = 0;
+	direct.on('message', (_channel: string, event: string) => (redisWrites += event === 'set' ? 1 : 0));
+	await direct.subscribe(`__keyspace@0__:${RedisLedger.keyOf(account)}`);
+	const redisRev = async () => {
+		await direct.ping();
+		return redisWrites;
+	};
 	const renames = jest.spyOn(fs, 'rename');
 	const folderWrites = () => renames.mock.calls.filter(([, to]) => to === withRedis.file.fileOf(account)).length;
 	try {

@@ -119,3 +119,46 @@ it('a claimant waiting for an owner elsewhere keeps waiting while Redis is froze
 	expect(await second).toMatchObject({ waited: true, through: { folder: true, redis: true } });
 	await (await second).release();
 });
+
+it('a held claim is renewed by the heartbeat: a fresh lease each beat, so a claimant elsewhere waits past many leases while its owner lives', async () => {
+	const timing = { ...TIMING, heartbeatMs: 50, redisLeaseMs: 300 };
+	const [a, b] = ['renewing', 'polling'].map((name) => {
+		const connection = sharedRedisAt(redis.url, { probeEveryMs: 50 });
+		connections.push(connection);
+		return new Claims(mkdtempSync(path.join(os.tmpdir(), `flux-claims-${name}-`)), { redis: connection, timing, owner: { ...thisOwner(), token: `${name}-${Math.random()}` } });
+	});
+	const held = await a.acquire('renewed-key');
+	const second = b.acquire('renewed-key'); // tries every 20 ms: a lapse of the lease would hand it the key
+	const watcher = redis.client();
+	try {
+		const beat = async () => (JSON.parse((await watcher.get(`mutex:${CLAIM_REDIS_PREFIX}renewed-key`)) ?? '{"beat":0}') as { beat: number }).beat;
+		const first = await beat();
+		await until(async () => (await beat()) >= first + 12, 'twelve renewals (two leases at least)');
+		expect(held.held()).toBe(true);
+		expect(await notYet(second, 0)).toBe(true);
+		await held.release();
+		expect(await second).toMatchObject({ waited: true, through: { redis: true } });
+		await (await second).release();
+	} finally {
+		watcher.disconnect();
+	}
+});
+
+it('a claim let go while Redis is frozen is released once Redis answers again (not after its lease): the next claimant gets it', async () => {
+	const a = processClaims('away', 300);
+	const b = processClaims('next', 300);
+	const held = await a.acquire('away-key');
+	expect(held.through.redis).toBe(true);
+	redis.freeze();
+	await held.release(); // Redis silent: the release waits in the replay queue
+	redis.thaw();
+	const watcher = redis.client();
+	try {
+		await until(async () => (await watcher.exists(`mutex:${CLAIM_REDIS_PREFIX}away-key`)) === 0, 'the release reached Redis'); // the lease is a minute
+	} finally {
+		watcher.disconnect();
+	}
+	const next = await b.acquire('away-key');
+	expect(next).toMatchObject({ waited: false, through: { redis: true } });
+	await next.release();
+});

@@ -67,8 +67,6 @@ export interface ClaimsOptions {
 	onLost?: (key: string, where: 'folder' | 'redis') => void;
 	owner?: ClaimOwner;
 	now?: () => number;
-	/** Awaited each time Redis answers again before claims let go meanwhile are released there (e.g. the journal re-mirrored). */
-	beforeRedisRelease?: () => Promise<void>;
 }
 
 export class Claims {
@@ -87,7 +85,7 @@ export class Claims {
 		const onFault = options.onFault ?? (() => undefined);
 		this.files = new FileClaims(this.dir, this.timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);
 		this.spareFiles = new FileClaims(path.join(spareFolder(storeDir), CLAIMS_SUBFOLDER), this.timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);
-		if (options.redis) this.redis = new RedisClaims(options.redis, this.timing, wakeups, (key) => onLost(key, 'redis'), options.owner, options.now, options.beforeRedisRelease);
+		if (options.redis) this.redis = new RedisClaims(options.redis, this.timing, wakeups, (key) => onLost(key, 'redis'), options.owner, options.now);
 	}
 
 	/** Claims `key`: the folder first, then Redis (when configured). Rejects with the signal's reason (nothing held). */

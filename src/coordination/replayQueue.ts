@@ -1,0 +1,86 @@
+/**
+ * What Redis missed while it was away, replayed in order when it answers again: one queue per Redis connection,
+ * shared by the journal's mirror, the claims and the spend ledger, so their writes reach Redis in the order they
+ * were made (a job's journal entry before the release of its claim). A name holds its latest replay only (a newer
+ * one replaces it and moves to the end); a replay answers true when done, false (or rejects) when Redis failed
+ * again: it stays queued and the replay stops there, so nothing behind it overtakes it. Before each replay the
+ * `onReturn` hooks run (what is to be put again each time, e.g. a restarted Redis forgot running jobs). Bounded:
+ * past `limit` names the oldest is dropped (what it would have put lapses or is put again by its next change).
+ */
+
+/** What the queue needs of the Redis connection: to hear when it answers again. */
+export interface ReturnSignal {
+	onUp(listener: () => void): void;
+}
+
+export type Replay = () => Promise<boolean>;
+
+export const REPLAY_LIMIT = 100_000;
+
+export class ReplayQueue {
+	private readonly queued = new Map<string, Replay>();
+	private readonly returnHooks: Array<() => void> = [];
+	private tail: Promise<void> = Promise.resolve();
+
+	constructor(
+		signal?: ReturnSignal,
+		private readonly limit = REPLAY_LIMIT,
+	) {
+		signal?.onUp(() => void this.replay());
+	}
+
+	/** Queues `replay` under `name` (replacing what `name` had queued). */
+	put(name: string, replay: Replay): void {
+		this.queued.delete(name);
+		this.queued.set(name, replay);
+		if (this.queued.size > this.limit) this.queued.delete(this.queued.keys().next().value as string);
+	}
+
+	/** Forgets what `name` had queued (it reached Redis meanwhile). */
+	drop(name: string): void {
+		this.queued.delete(name);
+	}
+
+	has(name: string): boolean {
+		return this.queued.has(name);
+	}
+
+	get size(): number {
+		return this.queued.size;
+	}
+
+	/** Runs `hook` at the start of every replay (it may `put`). */
+	onReturn(hook: () => void): void {
+		this.returnHooks.push(hook);
+	}
+
+	/** Replays what is queued, in order, until one fails; resolves when done (one replay at a time: a call meanwhile runs after it). */
+	async replay(): Promise<void> {
+		const run = this.tail.then(async () => await this.drain());
+		this.tail = run.catch(() => undefined);
+		await run;
+	}
+
+	/** Resolves when the replays started so far are over. */
+	async idle(): Promise<void> {
+		await this.tail;
+	}
+
+	private async drain(): Promise<void> {
+		for (const hook of this.returnHooks) hook();
+		for (const [name, replay] of [...this.queued]) {
+			if (this.queued.get(name) !== replay) continue; // replaced or dropped meanwhile
+			if (!(await replay().catch(() => false))) return;
+			if (this.queued.get(name) === replay) this.queued.delete(name);
+		}
+	}
+}
+
+const queues = new WeakMap<ReturnSignal, ReplayQueue>();
+
+/** The one queue of a Redis connection. */
+export function replayQueueOf(redis: ReturnSignal): ReplayQueue {
+	let queue = queues.get(redis);
+	if (!queue) queues.set(redis, (queue = new ReplayQueue(redis)));
+	return queue;
+}
