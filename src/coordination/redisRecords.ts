@@ -17,13 +17,20 @@ export type RecordsRedis = Pick<SharedRedis, 'run' | 'eval' | 'where'>;
 /** Compare-and-set rounds before giving up (each one means another process changed the record meanwhile). */
 export const MAX_ROUNDS = 200;
 
-/** KEYS: the record. ARGV: SHA-1 of the text read ('' when absent), 1 to write (0 to delete), the text, PX ms ('' for none). */
+/**
+ * KEYS: the record (and, with `revisionKeys`, its `:rev` counter). ARGV: SHA-1 of the text read ('' when absent),
+ * 1 to write (0 to delete), the text, PX ms ('' for none).
+ */
 const COMPARE_AND_SET = `
 local now = redis.call('GET', KEYS[1])
 if (now and redis.sha1hex(now) or '') ~= ARGV[1] then return 0 end
 if ARGV[2] == '0' then redis.call('DEL', KEYS[1])
 elseif ARGV[4] == '' then redis.call('SET', KEYS[1], ARGV[3])
 else redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4]) end
+if KEYS[2] then
+  redis.call('INCR', KEYS[2])
+  if ARGV[4] ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+end
 return 1
 `;
 
@@ -36,7 +43,14 @@ export class RedisRecords implements RecordStore {
 		private readonly redis: RecordsRedis,
 		/** Put before every name to make its key. */
 		private readonly prefix: string,
-		private readonly maxRounds = MAX_ROUNDS,
+		private readonly options: {
+			maxRounds?: number;
+			/**
+			 * Every write also counts up `<key>:rev`: writers of an earlier version compare that counter before they
+			 * write, so while both versions share one Redis neither overwrites the other's change.
+			 */
+			revisionKeys?: boolean;
+		} = {},
 	) {
 		this.where = redis.where;
 	}
@@ -57,16 +71,19 @@ export class RedisRecords implements RecordStore {
 	}
 
 	async update<T>(name: string, change: RecordChange<T>, options: { ttlMs?: number } = {}): Promise<Answer<T>> {
-		for (let round = 0; round < this.maxRounds; round++) {
+		const maxRounds = this.options.maxRounds ?? MAX_ROUNDS;
+		const key = this.keyOf(name);
+		const keys = this.options.revisionKeys ? [key, `${key}:rev`] : [key];
+		for (let round = 0; round < maxRounds; round++) {
 			const read = await this.read(name);
 			if (!read.ok) return read;
 			const { text, result } = change(read.value);
 			if (text === read.value) return { ok: true, value: result };
 			const args = [sha1(read.value), text === undefined ? 0 : 1, text ?? '', options.ttlMs === undefined ? '' : Math.max(1, Math.ceil(options.ttlMs))];
-			const written = await this.redis.eval(COMPARE_AND_SET, [this.keyOf(name)], args);
+			const written = await this.redis.eval(COMPARE_AND_SET, keys, args);
 			if (!written.ok) return written;
 			if (Number(written.value) === 1) return { ok: true, value: result };
 		}
-		return { ok: false, reason: `${this.keyOf(name)} in Redis at ${this.where} changed ${this.maxRounds} times while this process tried to write it` };
+		return { ok: false, reason: `${key} in Redis at ${this.where} changed ${maxRounds} times while this process tried to write it` };
 	}
 }

@@ -2,8 +2,9 @@
 /**
  * The spend ledger in the shared Redis: one JSON value per account (`flux-concurrent:spend:<accountId>`), a record
  * of src/coordination/redisRecords.ts (changed by single-key compare-and-set). The rules are the same functions as
- * the file's (ledgerState.ts). A ledger written by earlier versions (the same value, with a `…:rev` key beside it)
- * is read as it is; the `…:rev` key is no longer used and lapses with its TTL. Redis gone or silent answers
+ * the file's (ledgerState.ts). A ledger written by earlier versions (the same value) is read as it is, and every
+ * write still counts up the `…:rev` key those versions compare, so while old and new processes share one Redis
+ * (a rolling upgrade) neither overwrites the other's change and the limit holds. Redis gone or silent answers
  * `{ ok: false }` within one deadline and the caller falls back; a value that cannot be read as a ledger is an
  * error (the limit fails closed).
  */
@@ -23,7 +24,7 @@ export class RedisLedger {
 	private readonly records: RedisRecords;
 
 	constructor(redis: LedgerRedis) {
-		this.records = new RedisRecords(redis, SPEND_REDIS_PREFIX);
+		this.records = new RedisRecords(redis, SPEND_REDIS_PREFIX, { revisionKeys: true });
 	}
 
 	/** The Redis key of an account's ledger (for messages and tests). */

@@ -124,4 +124,36 @@ it('a spend ledger written by the previous version (its value and a `…:rev` ke
 	expect(changed).toMatchObject({ ok: true, value: { result: 'ok' } });
 	const stored = JSON.parse((await direct.get(RedisLedger.keyOf(account))) ?? '{}') as { entries: Array<{ id: string }> };
 	expect(stored.entries.map((entry) => entry.id)).toEqual(['old', 'new']);
+	expect(await direct.get(`${RedisLedger.keyOf(account)}:rev`)).toBe('8'); // counted up for the previous version's writers
+});
+
+/** The previous version's ledger write: compare-and-set on the `…:rev` key it read (its script, as it shipped). */
+const PREVIOUS_COMPARE_AND_SET = `
+local rev = tonumber(redis.call('GET', KEYS[2]) or '0')
+if rev ~= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4])
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
+return 1
+`;
+
+it('during a rolling upgrade neither version overwrites the other: a previous-version write based on what it read before this version wrote is refused', async () => {
+	const account = 'f'.repeat(32);
+	const key = RedisLedger.keyOf(account);
+	const direct = redis.client();
+	clients.push(direct);
+	const entry = (id: string) => ({ id, at: Date.now(), credits: 4, state: 'final' as const, priceKey: 'flux-3-image:x' });
+	const ledger = new RedisLedger(await connect());
+	await ledger.update(account, (state) => ({ state: { ...state, entries: [...state.entries, entry('first')] }, result: undefined }));
+	// The previous version reads value and revision, then this version writes, then the previous one tries its write.
+	const [text, rev] = await direct.mget(key, `${key}:rev`);
+	await ledger.update(account, (state) => ({ state: { ...state, entries: [...state.entries, entry('new')] }, result: undefined }));
+	const theirs = { ...(JSON.parse(text!) as object), entries: [entry('first'), entry('old')] };
+	const oldWrite = async (read: string | null) => await direct.eval(PREVIOUS_COMPARE_AND_SET, 2, key, `${key}:rev`, Number(read ?? 0), JSON.stringify(theirs), Number(read ?? 0) + 1, 60_000);
+	expect(await oldWrite(rev)).toBe(0); // refused: it re-reads and applies its change to what is there now
+	const [, now] = await direct.mget(key, `${key}:rev`);
+	expect(await oldWrite(now)).toBe(1);
+	// And this version sees the previous one's write (by the value itself) and changes on top of it.
+	await ledger.update(account, (state) => ({ state: { ...state, entries: [...state.entries, entry('after')] }, result: undefined }));
+	const stored = JSON.parse((await direct.get(key)) ?? '{}') as { entries: Array<{ id: string }> };
+	expect(stored.entries.map((e) => e.id)).toEqual(['first', 'old', 'after']);
 });
