@@ -115,7 +115,8 @@ export class FolderRecords implements RecordStore {
 				return held;
 			} catch (error) {
 				if (error instanceof FolderRecordError) throw error;
-				if ((error as { code?: unknown }).code !== 'ENOENT' || attempt > 0) throw new FolderRecordError('lock', lockFile.slice(0, -'.lock'.length), error);
+				const missing = ['ENOENT', 'ENOTDIR'].includes((error as { code?: unknown }).code as string); // the folder, or a parent
+				if (!missing || attempt > 0) throw new FolderRecordError('lock', lockFile.slice(0, -'.lock'.length), error);
 				await (this.options.makeFolder ?? defaultMakeFolder)(this.where).catch((failed: unknown) => {
 					throw new FolderRecordError('folder', this.where, failed);
 				});

@@ -31,7 +31,7 @@ describe('FolderRecords', () => {
 	it('a failing folder rejects saying at which step, and changes nothing', async () => {
 		const notFolder = path.join(root, 'file');
 		writeFileSync(notFolder, 'x');
-		await expect(new FolderRecords(notFolder, { durable: false }).update('a', increment)).rejects.toMatchObject({ step: 'lock', code: 'ENOTDIR' });
+		await expect(new FolderRecords(notFolder, { durable: false }).update('a', increment)).rejects.toMatchObject({ step: 'folder', code: 'EEXIST' });
 		const cannotMake = new FolderRecords(path.join(root, 'missing'), { durable: false, makeFolder: async () => Promise.reject(Object.assign(new Error('no'), { code: 'EROFS' })) });
 		await expect(cannotMake.update('a', increment)).rejects.toMatchObject({ step: 'folder', code: 'EROFS' });
 		const dir = path.join(root, 'records');
