@@ -22,6 +22,8 @@ export interface LockTiming {
 }
 
 export interface HeldLock {
+	/** It was found held and taken over (its owner dead): what that owner did may have to be read. */
+	readonly tookOver: boolean;
 	/** False once another process took the lock over. */
 	held(): boolean;
 	/** Whether the lock file is still this lock's, checked now (false: lost, and `onLost` told). */
@@ -33,7 +35,7 @@ export interface HeldLock {
 /** A takeover lock older than this was left by a process killed during its takeover (which takes milliseconds). */
 const TAKEOVER_LAPSE_MS = 10_000;
 
-/** The lock files this process holds or is creating: a file with this process's owner and not here is a leftover. */
+/** The lock files this process holds or is creating, by owner token and file: a file of this owner not here is a leftover. */
 const ours = new Map<string, object>();
 
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
@@ -51,7 +53,7 @@ export class FolderLock {
 	 */
 	async tryLock(file: string, onLost: () => void = () => undefined): Promise<HeldLock | undefined> {
 		for (let attempt = 0; attempt < 2; attempt++) {
-			const made = await this.create(file, onLost);
+			const made = await this.create(file, onLost, attempt > 0);
 			if (made || !(await this.isDead(file))) return made;
 			await this.takeOver(file);
 		}
@@ -78,15 +80,16 @@ export class FolderLock {
 	}
 
 	/** The lock file made for this process, or undefined when it exists (this process holds it, or another). */
-	private async create(file: string, onLost: () => void): Promise<HeldLock | undefined> {
-		if (ours.has(file)) return undefined;
+	private async create(file: string, onLost: () => void, tookOver: boolean): Promise<HeldLock | undefined> {
+		const key = `${this.owner.token}\0${file}`;
+		if (ours.has(key)) return undefined;
 		const mark = {};
-		ours.set(file, mark);
+		ours.set(key, mark);
 		let handle: fs.FileHandle;
 		try {
 			handle = await fs.open(file, 'wx', 0o600);
 		} catch (error) {
-			ours.delete(file);
+			ours.delete(key);
 			if (codeOf(error) === 'EEXIST') return undefined;
 			throw error;
 		}
@@ -97,15 +100,15 @@ export class FolderLock {
 			id = await handle.stat();
 		} catch (error) {
 			await fs.rm(file, { force: true }).catch(() => undefined);
-			ours.delete(file);
+			ours.delete(key);
 			throw error;
 		} finally {
 			await handle.close().catch(() => undefined);
 		}
-		return this.hold(file, id, mark, onLost);
+		return this.hold(file, id, tookOver, () => ours.get(key) === mark && ours.delete(key), onLost);
 	}
 
-	private hold(file: string, id: { ino: number; dev: number }, mark: object, onLost: () => void): HeldLock {
+	private hold(file: string, id: { ino: number; dev: number }, tookOver: boolean, forget: () => void, onLost: () => void): HeldLock {
 		let lost = false;
 		const isMine = async () => {
 			const info = await fs.stat(file).catch(() => undefined);
@@ -125,11 +128,12 @@ export class FolderLock {
 		}, this.timing.touchMs);
 		const remove = async () => !(await isMine()) || (await fs.rm(file, { force: true }).then(() => true, () => false));
 		return {
+			tookOver,
 			held: () => !lost,
 			stillHeld,
 			release: async () => {
 				stopTouching();
-				if (ours.get(file) === mark) ours.delete(file);
+				forget();
 				if (lost || (await remove())) return;
 				// This process lives on: others would wait on the lock (a read-only or failing folder); removed when it can be.
 				const stop = holdLease(async () => void ((await remove()) && stop()), this.timing.touchMs);
@@ -143,7 +147,7 @@ export class FolderLock {
 		if (!info) return false; // released meanwhile: create again
 		// A folder (an earlier version's lock) or a record cut short or changed: judged by its age.
 		const owner = info.isFile() ? readOwnerRecord(await fs.readFile(file, 'utf8').catch(() => '')) : undefined;
-		if (owner?.token === this.owner.token) return !ours.has(file); // this process's, but no longer held
+		if (owner?.token === this.owner.token) return !ours.has(`${owner.token}\0${file}`); // this owner's, but no longer held
 		const alive = owner ? processAlive(owner, this.owner) : undefined;
 		return alive === undefined ? this.now() - info.mtimeMs > this.timing.lapseMs : !alive;
 	}
