@@ -6,21 +6,20 @@
  * is the same. `locked` holds the same lock around work of the caller's (a Redis call between the read and the
  * write). In one process the updates of a name run one at a time, in order. A missing folder is made (again);
  * temporary files killed writers left are swept once per store. A folder that fails rejects with a
- * FolderRecordError saying at which step; a lock that live processes held for the whole wait is `busy` (ELOCKED).
+ * FolderRecordError naming the step; a lock that live processes held for the whole wait is `busy` (ELOCKED).
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import { diskSync, sweepTemporaries, writeAtomic, type DiskSync } from './atomicFile';
-import { FolderLock, type HeldLock, type LockTiming } from './folderLock';
+import { FolderLock } from './folderLock';
 import type { Answer, RecordChange, RecordStore } from './records';
 
 export interface FolderRecordsOptions {
 	/** Every write on disk before it resolves (atomicFile's durable write). */
 	durable: boolean;
 	sync?: DiskSync;
-	/** The lock's timing (default: touched every second, an unseen owner's dead after 5 s) and the most an update waits for it (default 30 s). */
-	lock?: LockTiming;
+	/** The most an update waits for the lock (default 30 s). */
 	waitMs?: number;
 	/** Makes the folder when it is missing (default: mkdir, mode 0700). */
 	makeFolder?: (dir: string) => Promise<void>;
@@ -45,15 +44,13 @@ export class FolderRecordError extends Error {
 	}
 }
 
-/** A record while its lock is held. */
+/** A record while its lock is held: read it, write it whole (undefined: remove it). */
 export interface LockedRecord {
 	read(): Promise<string | undefined>;
-	/** Writes the text whole (undefined: removes the file). */
 	write(text: string | undefined): Promise<void>;
 }
 
 const TEMPORARY_KEPT_MS = 60 * 60_000;
-const BUSY = Object.assign(new Error('held by live processes'), { code: 'ELOCKED' });
 
 export class FolderRecords implements RecordStore {
 	private readonly folderLock: FolderLock;
@@ -64,7 +61,10 @@ export class FolderRecords implements RecordStore {
 		readonly where: string,
 		private readonly options: FolderRecordsOptions,
 	) {
-		this.folderLock = new FolderLock(options.lock ?? { lapseMs: 5000, touchMs: 1000 });
+		const make = options.makeFolder ?? (async (dir: string) => void (await fs.mkdir(dir, { recursive: true, mode: 0o700 })));
+		const makeFolder = async (dir: string) => await make(dir).catch((error: unknown) => Promise.reject(new FolderRecordError('folder', dir, error)));
+		// A lock is held for one change (milliseconds, or one Redis call): touched every second, an unseen owner's dead after 5 s.
+		this.folderLock = new FolderLock({ lapseMs: 5000, touchMs: 1000, makeFolder });
 	}
 
 	/** The file of a record. */
@@ -88,16 +88,20 @@ export class FolderRecords implements RecordStore {
 
 	/** Runs `work` holding the record's lock (the one `update` takes), after this process's earlier work on the name. */
 	locked<T>(name: string, work: (record: LockedRecord) => Promise<T>): Promise<T> {
-		const run = (this.tails.get(name) ?? Promise.resolve()).then(async () => await this.lockedNow(name, work));
+		const run = (this.tails.get(name) ?? Promise.resolve()).then(async () => await this.lockedNow(this.fileOf(name), work));
 		const tail = run.catch(() => undefined);
 		this.tails.set(name, tail);
 		void tail.then(() => this.tails.get(name) === tail && this.tails.delete(name));
 		return run;
 	}
 
-	private async lockedNow<T>(name: string, work: (record: LockedRecord) => Promise<T>): Promise<T> {
-		const file = this.fileOf(name);
-		const held = await this.lock(`${file}.lock`);
+	private async lockedNow<T>(file: string, work: (record: LockedRecord) => Promise<T>): Promise<T> {
+		const held = await this.folderLock.lock(`${file}.lock`, this.options.waitMs ?? 30_000).catch((error: unknown) => {
+			throw error instanceof FolderRecordError ? error : new FolderRecordError('lock', file, error);
+		});
+		if (!held) throw new FolderRecordError('lock', file, Object.assign(new Error('held by live processes'), { code: 'ELOCKED' }), true);
+		if (!this.swept) void sweepTemporaries(this.where, TEMPORARY_KEPT_MS);
+		this.swept = true;
 		try {
 			return await work({ read: async () => await this.readFile(file), write: async (text) => await this.write(file, text) });
 		} finally {
@@ -105,46 +109,21 @@ export class FolderRecords implements RecordStore {
 		}
 	}
 
-	private async lock(lockFile: string): Promise<HeldLock> {
-		for (let attempt = 0; ; attempt++) {
-			try {
-				const held = await this.folderLock.lock(lockFile, this.options.waitMs ?? 30_000);
-				if (!held) throw new FolderRecordError('lock', lockFile.slice(0, -'.lock'.length), BUSY, true);
-				if (!this.swept) void sweepTemporaries(this.where, TEMPORARY_KEPT_MS);
-				this.swept = true;
-				return held;
-			} catch (error) {
-				if (error instanceof FolderRecordError) throw error;
-				const missing = ['ENOENT', 'ENOTDIR'].includes((error as { code?: unknown }).code as string); // the folder, or a parent
-				if (!missing || attempt > 0) throw new FolderRecordError('lock', lockFile.slice(0, -'.lock'.length), error);
-				await (this.options.makeFolder ?? defaultMakeFolder)(this.where).catch((failed: unknown) => {
-					throw new FolderRecordError('folder', this.where, failed);
-				});
-			}
-		}
-	}
-
 	private async readFile(file: string): Promise<string | undefined> {
-		try {
-			return await fs.readFile(file, 'utf8');
-		} catch (error) {
+		return await fs.readFile(file, 'utf8').catch((error: unknown) => {
 			if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
 			throw new FolderRecordError('read', file, error);
-		}
+		});
 	}
 
 	private async write(file: string, text: string | undefined): Promise<void> {
-		const { durable, sync } = this.options;
+		const { durable, sync = diskSync } = this.options;
 		try {
 			if (text !== undefined) return await writeAtomic(file, text, { durable, sync });
 			await fs.rm(file, { force: true });
-			if (durable) await (sync ?? diskSync)(this.where, 'folder');
+			if (durable) await sync(this.where, 'folder');
 		} catch (error) {
 			throw new FolderRecordError('write', file, error);
 		}
 	}
-}
-
-async function defaultMakeFolder(dir: string): Promise<void> {
-	await fs.mkdir(dir, { recursive: true, mode: 0o700 });
 }

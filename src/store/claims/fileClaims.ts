@@ -12,7 +12,6 @@ import * as path from 'node:path';
 
 import { FolderLock, type HeldLock } from '../../coordination/folderLock';
 import { type ProcessOwner as ClaimOwner, thisOwner } from '../../coordination/ownerLiveness';
-import { codeOf } from '../fsErrors';
 import { ensureStoreFolder } from '../storeFolder';
 import type { ClaimTiming } from './claims';
 import { backoff, type ClaimWakeups, type HeldClaim } from './claimWait';
@@ -39,7 +38,7 @@ export class FileClaims {
 		owner: ClaimOwner = thisOwner(),
 		now: () => number = Date.now,
 	) {
-		this.lock = new FolderLock({ lapseMs: timing.fileLapseMs, touchMs: timing.heartbeatMs }, owner, now);
+		this.lock = new FolderLock({ lapseMs: timing.fileLapseMs, touchMs: timing.heartbeatMs, makeFolder: ensureStoreFolder }, owner, now);
 	}
 
 	/**
@@ -83,39 +82,18 @@ export class FileClaims {
 
 	/** The claim (and whether a dead owner's was taken over), 'held' while a live owner holds it, or undefined when the folder cannot hold one (reported). */
 	private async claim(key: string): Promise<{ claim: HeldClaim; tookOver: boolean } | 'held' | undefined> {
-		const file = path.join(this.dir, claimFileName(key));
-		let lock: HeldLock | undefined;
-		for (let attempt = 0; ; attempt++) {
-			try {
-				lock = await this.lock.tryLock(file, () => this.onLost(key));
-				break;
-			} catch (error) {
-				if (codeOf(error) === 'ENOENT' && attempt === 0 && (await this.ensureFolder())) continue;
-				if (codeOf(error) !== 'ENOENT') this.onFault('making a claim', error);
-				return undefined;
-			}
-		}
-		if (!lock) return 'held';
-		const held = lock;
-		this.held.set(key, held);
-		const claim: HeldClaim = {
-			held: () => held.held(),
-			release: async () => {
-				if (this.held.get(key) === held) this.held.delete(key);
-				await held.release();
-				this.wakeups.released(key);
-			},
-		};
-		return { claim, tookOver: held.tookOver };
-	}
-
-	private async ensureFolder(): Promise<boolean> {
-		try {
-			await ensureStoreFolder(this.dir);
-			return true;
-		} catch (error) {
+		const held = await this.lock.tryLock(path.join(this.dir, claimFileName(key)), () => this.onLost(key)).catch((error: unknown) => {
 			this.onFault('making a claim', error);
-			return false;
-		}
+			return null;
+		});
+		if (held === null) return undefined;
+		if (!held) return 'held';
+		this.held.set(key, held);
+		const release = async () => {
+			if (this.held.get(key) === held) this.held.delete(key);
+			await held.release();
+			this.wakeups.released(key);
+		};
+		return { claim: { held: () => held.held(), release }, tookOver: held.tookOver };
 	}
 }
