@@ -34,22 +34,18 @@ export function leasesHeld(): number {
 
 /** Sets the one timer for the earliest due lease (none when no lease is held). */
 function arm(): void {
-	let next = Number.POSITIVE_INFINITY;
-	for (const lease of leases) next = Math.min(next, lease.dueAt);
+	const next = Math.min(...[...leases].map((lease) => lease.dueAt));
 	if (next === timerAt && timer) return;
 	clearTimeout(timer);
-	timer = undefined;
 	timerAt = next;
-	if (next === Number.POSITIVE_INFINITY) return;
-	timer = setTimeout(beat, Math.max(0, next - Date.now()));
-	timer.unref?.();
+	timer = next === Number.POSITIVE_INFINITY ? undefined : setTimeout(beat, Math.max(0, next - Date.now()));
+	timer?.unref?.();
 }
 
 function beat(): void {
 	timer = undefined;
 	const now = Date.now();
-	for (const lease of leases) {
-		if (lease.dueAt > now) continue;
+	for (const lease of [...leases].filter((due) => due.dueAt <= now)) {
 		lease.dueAt = now + lease.everyMs;
 		if (lease.running) continue;
 		lease.running = true;

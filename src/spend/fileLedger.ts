@@ -11,10 +11,10 @@ import { FolderRecordError, FolderRecords, type LockedRecord } from '../coordina
 import { ensureStoreFolder } from '../store/storeFolder';
 import { emptyLedger, parseLedger, type LedgerState } from './ledgerState';
 
-/** The ledger could not be used: damaged, or its folder could not be written or locked. Limits fail closed. */
 /** The `code` of a LedgerUnusableError (matched by code: another copy of the package may have thrown it). */
 export const LEDGER_UNUSABLE = 'LEDGER_UNUSABLE';
 
+/** The ledger could not be used: damaged, or its folder could not be written or locked. Limits fail closed. */
 export class LedgerUnusableError extends Error {
 	override readonly name = 'LedgerUnusableError';
 	readonly code = LEDGER_UNUSABLE;
