@@ -8,7 +8,7 @@ import * as path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..');
 /** What starting a process looks like in a test file (directly, or through the helpers that start one). */
-const STARTS_A_PROCESS = /startTestRedis|useRedisServer|\bfork\(|\bspawn(Sync)?\(|\bexecFile(Sync)?\b|mountTmpfs|npm pack|'pack'/;
+const STARTS_A_PROCESS = /startTestRedis|useRedisServer|startWorkers|processes: true|\bfork\(|\bspawn(Sync)?\(|\bexecFile(Sync)?\b|mountTmpfs|npm pack|'pack'/;
 
 function testFiles(dir: string): string[] {
 	return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {

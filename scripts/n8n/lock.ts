@@ -1,47 +1,27 @@
-/** A crude cross-process lock on a folder (mkdir is atomic), for the one-time n8n install. */
+/**
+ * The one-time n8n install's lock across processes: the package's folder lock (src/coordination/folderLock.ts)
+ * at `lockFile`, taken over at once from a dead process, waited for up to 30 minutes while another installs.
+ */
 import { promises as fsp } from 'node:fs';
-import * as path from 'node:path';
 
+import { FolderLock } from '../../src/coordination/folderLock';
+import { readOwnerRecord } from '../../src/coordination/ownerLiveness';
 import type { LogFn } from './processes';
 
-function isPidAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
-}
+const WAIT_MS = 30 * 60 * 1000;
+const installLock = new FolderLock({ lapseMs: 60_000, touchMs: 10_000 });
 
-/** A crude cross-process lock (mkdir is atomic); stale locks (dead pid) are taken over. */
-export async function withLock<T>(lockDir: string, log: LogFn, fn: () => Promise<T>): Promise<T> {
-	const deadline = Date.now() + 30 * 60 * 1000;
-	let announced = false;
-	for (;;) {
-		try {
-			await fsp.mkdir(lockDir);
-			await fsp.writeFile(path.join(lockDir, 'pid'), String(process.pid));
-			break;
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-			const pid = Number(await fsp.readFile(path.join(lockDir, 'pid'), 'utf8').catch(() => '0'));
-			const age = await fsp
-				.stat(lockDir)
-				.then((s) => Date.now() - s.mtimeMs)
-				.catch(() => 0);
-			if ((pid > 0 && !isPidAlive(pid)) || (pid === 0 && age > 60_000)) {
-				await fsp.rm(lockDir, { recursive: true, force: true });
-				continue;
-			}
-			if (Date.now() > deadline) throw new Error(`Timed out waiting for the lock ${lockDir} (held by pid ${pid})`);
-			if (!announced) log(`waiting for another process (pid ${pid}) installing n8n...`);
-			announced = true;
-			await new Promise((r) => setTimeout(r, 2000));
-		}
+export async function withLock<T>(lockFile: string, log: LogFn, fn: () => Promise<T>): Promise<T> {
+	let held = await installLock.tryLock(lockFile);
+	if (!held) {
+		const pid = readOwnerRecord(await fsp.readFile(lockFile, 'utf8').catch(() => ''))?.pid ?? 'unknown';
+		log(`waiting for another process (pid ${pid}) installing n8n...`);
+		held = await installLock.lock(lockFile, WAIT_MS, { minMs: 2000, maxMs: 2000 });
+		if (!held) throw new Error(`Timed out waiting for the lock ${lockFile} (held by pid ${pid})`);
 	}
 	try {
 		return await fn();
 	} finally {
-		await fsp.rm(lockDir, { recursive: true, force: true });
+		await held.release();
 	}
 }

@@ -11,21 +11,12 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
+import { diskSync, type DiskSync } from '../coordination/atomicFile';
 import { codeOf, unless } from './fsErrors';
 import { parseBucket, type LogEntry } from './journalLog';
 import { ensureStoreFolder } from './storeFolder';
 
-/** Makes a file's data (`file`) or a folder's entries (`folder`) durable. Injectable: tests hold or count syncs. */
-export type DiskSync = (target: string, what: 'file' | 'folder') => Promise<void>;
-
-export const diskSync: DiskSync = async (target, what) => {
-	const handle = await fs.open(target, 'r');
-	try {
-		await (what === 'file' ? handle.datasync() : handle.sync());
-	} finally {
-		await handle.close();
-	}
-};
+export { diskSync, type DiskSync } from '../coordination/atomicFile';
 
 const GENERATION = /^ahead-(\d{1,15})\.log$/;
 

@@ -6,15 +6,16 @@
  * revision 0; equal revisions: the highest time, then the later line). A `durable` append is also on disk before
  * it resolves (journalAhead.ts: one write-ahead file, group commit); the others are not synced. A line whose
  * checksum or JSON is wrong is damaged (counted); the last piece of a file without its newline is an append in
- * progress and is skipped. `compact` rewrites a bucket into a temp file renamed over it; an append that raced
- * the rename landed in the replaced file, which its appender notices (the bucket is another file now) and
- * appends again, so no line is lost. Knows nothing of records: values are opaque JSON.
+ * progress and is skipped. `compact` rewrites a bucket whole and durably (src/coordination/atomicFile.ts); an
+ * append that raced the rename landed in the replaced file, which its appender notices (the bucket is another
+ * file now) and appends again, so no line is lost. Knows nothing of records: values are opaque JSON.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 
+import { sweepTemporaries, writeAtomic } from '../coordination/atomicFile';
 import { AheadLog, appendWrite, diskSync, type DiskSync } from './journalAhead';
 import { unless } from './fsErrors';
 
@@ -195,10 +196,8 @@ export class JournalLog {
 			const { entries, damaged } = parseBucket(text);
 			const kept = keep([...latestByName(entries).values()]);
 			const out = Buffer.concat(kept.map(encode));
-			const temp = path.join(this.dir, `.${bucket}.${process.pid}.${Date.now()}.tmp`);
-			await fs.writeFile(temp, out, { mode: 0o600 });
-			await this.sync(temp, 'file'); // it replaces lines that may be durable: on disk before the rename
-			await fs.rename(temp, file);
+			// It replaces lines that may be durable: on disk before the rename.
+			await writeAtomic(file, out, { durable: true, sync: this.sync });
 			// Lines appended to the old file after it was read: their appenders may not notice the rename (it came
 			// after their check), so they are carried over here (a line carried twice is the same line twice).
 			const late = await readFrom(handle, read);
@@ -211,12 +210,7 @@ export class JournalLog {
 
 	/** Removes the folder's temp files left by a compaction that was killed (older than `olderThanMs`). */
 	async sweepTemp(now: number, olderThanMs: number): Promise<void> {
-		const names = await fs.readdir(this.dir).catch(() => [] as string[]);
-		for (const name of names.filter((n) => n.endsWith('.tmp'))) {
-			const file = path.join(this.dir, name);
-			const info = await fs.stat(file).catch(() => undefined);
-			if (info && now - info.mtimeMs > olderThanMs) await fs.rm(file, { force: true });
-		}
+		await sweepTemporaries(this.dir, olderThanMs, now);
 	}
 
 	/** One write of `bytes`; false when the file was replaced (compacted) meanwhile: append again. */

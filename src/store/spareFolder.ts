@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { writeAtomic } from '../coordination/atomicFile';
 import type { JournalMirror } from './journal';
 import type { LogEntry } from './journalLog';
 
@@ -20,9 +21,9 @@ export function spareFolder(storeDir: string): string {
 const fileOf = (dir: string, name: string) => path.join(dir, `${createHash('sha256').update(name).digest('hex')}.json`);
 
 /**
- * Journal entries the store folder could not take, one small file per entry name in `dir` (written to a temp
- * name, then renamed: a reader never sees half an entry), with their revision (journalLog.ts). Best effort: a failure here is the store's fault,
- * already reported; `get` answers undefined for anything unreadable.
+ * Journal entries the store folder could not take, one small file per entry name in `dir` (written whole:
+ * src/coordination/atomicFile.ts), with their revision (journalLog.ts). Best effort: a failure here is the
+ * store's fault, already reported; `get` answers undefined for anything unreadable.
  */
 export function spareJournal(dir: string): JournalMirror {
 	return {
@@ -36,15 +37,11 @@ export function spareJournal(dir: string): JournalMirror {
 			}
 		},
 		put: async (entry) => {
-			const file = fileOf(dir, entry.name);
-			const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
 			try {
 				await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-				await fs.writeFile(temp, JSON.stringify({ time: entry.time, rev: entry.rev, value: entry.value }), { mode: 0o600 });
-				await fs.rename(temp, file);
+				await writeAtomic(fileOf(dir, entry.name), JSON.stringify({ time: entry.time, rev: entry.rev, value: entry.value }), { durable: false });
 				return true;
 			} catch {
-				await fs.rm(temp, { force: true }).catch(() => undefined);
 				return false;
 			}
 		},

@@ -8,10 +8,9 @@
 import { promises as fs, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { lock } from 'proper-lockfile';
 
 import type { SharedRedis } from '../../src/redis';
-import { LedgerUnusableError, RedisLedger, SpendLedger, type SpendLimits } from '../../src/spend';
+import { FileLedger, LedgerUnusableError, RedisLedger, SpendLedger, type SpendLimits } from '../../src/spend';
 import { sharedRedisAt } from '../redis/sharedRedisAt';
 import { useRedisServer } from '../redis/useRedisServer';
 import { freePort, type TestRedis } from '../support/redisServer';
@@ -174,9 +173,10 @@ it('a folder ledger whose lock live processes hold the whole wait: refused, as w
 	const account = newAccount();
 	const withRedis = new SpendLedger({ dir, redis: await liveRedis() });
 	await withRedis.refund(account, 'nothing'); // makes the folder, as any first change does
-	const file = withRedis.file.fileOf(account);
-	// A live holder (it refreshes the lock, so it never goes stale), as a long queue of other processes' changes would.
-	const release = await lock(file, { realpath: false, lockfilePath: `${file}.lock`, stale: 5000, update: 1000 });
+	// A live holder (it touches the lock, so it never goes stale), as a long queue of other processes' changes would.
+	let release!: () => void;
+	const holding = new Promise<void>((resolve) => (release = resolve));
+	await new Promise<void>((locked) => void new FileLedger(dir).locked(account, async () => (locked(), await holding)));
 	try {
 		const outcome = await withRedis.reserve(account, request('while-busy', { jobs: 5 })).then(
 			(reserved) => reserved.place,
@@ -185,7 +185,7 @@ it('a folder ledger whose lock live processes hold the whole wait: refused, as w
 		expect(outcome).toBeInstanceOf(LedgerUnusableError);
 		expect((outcome as Error).message).toMatch(/could not be locked \(ELOCKED\)/);
 	} finally {
-		await release();
+		release();
 	}
 	const elsewhere = new SpendLedger({ dir: folder(), redis: await liveRedis() });
 	expect((await elsewhere.balance(account)).spent.jobs).toBe(0);
