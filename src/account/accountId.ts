@@ -22,10 +22,22 @@ export interface AccountCredentials {
 	apiKey: string;
 }
 
-/** Short, salted, one-way hex hash of an API key (HMAC-SHA-256, cut to 16 hex characters). */
-export function apiKeyHash(apiKey: string): string {
-	return createHmac('sha256', ACCOUNT_HASH_DOMAIN).update(apiKey.trim(), 'utf8').digest('hex').slice(0, API_KEY_HASH_LENGTH);
+/**
+ * The last input and output of a pure function: every item and every poll of a batch asks for the same account,
+ * so the HMAC and hash run once per key instead of per call (one entry: no key is kept beyond the latest).
+ */
+function lastOne<T>(compute: (input: string) => T): (input: string) => T {
+	let last: { input: string; output: T } | undefined;
+	return (input) => {
+		if (last?.input !== input) last = { input, output: compute(input) };
+		return last.output;
+	};
 }
+
+/** Short, salted, one-way hex hash of an API key (HMAC-SHA-256, cut to 16 hex characters). */
+export const apiKeyHash: (apiKey: string) => string = lastOne((apiKey) =>
+	createHmac('sha256', ACCOUNT_HASH_DOMAIN).update(apiKey.trim(), 'utf8').digest('hex').slice(0, API_KEY_HASH_LENGTH),
+);
 
 /** The base URL as accounts and job keys compare it: trimmed, without trailing slashes. */
 export function normaliseBaseUrl(baseUrl: string): string {
@@ -34,6 +46,7 @@ export function normaliseBaseUrl(baseUrl: string): string {
 
 /** 32 hex characters naming the account: the same credential gives the same id in every process; never holds the key. */
 export function accountId(credentials: AccountCredentials): string {
-	const fields = [credentials.apiStyle, normaliseBaseUrl(credentials.baseUrl), apiKeyHash(credentials.apiKey)];
-	return createHash('sha256').update(`${ACCOUNT_ID_DOMAIN}\n${JSON.stringify(fields)}`, 'utf8').digest('hex').slice(0, ACCOUNT_ID_LENGTH);
+	return accountIdOfFields(JSON.stringify([credentials.apiStyle, normaliseBaseUrl(credentials.baseUrl), apiKeyHash(credentials.apiKey)]));
 }
+
+const accountIdOfFields = lastOne((fields) => createHash('sha256').update(`${ACCOUNT_ID_DOMAIN}\n${fields}`, 'utf8').digest('hex').slice(0, ACCOUNT_ID_LENGTH));

@@ -130,9 +130,12 @@ export function fluxNodeParameterDefaults(kind: FluxNodeKindName): Record<string
 	return Object.fromEntries(fluxNodeProperties(kind).map((p) => [p.name, p.default]));
 }
 
+/** The declarations items are validated by, made once per kind (the editor's copies stay fresh per description). */
+const validatedJobParameters = { image: jobParameters('image'), video: jobParameters('video') };
+
 /** An item's Skip Error, Seed and Options, validated (the Options as milliseconds, bytes, a cache mode, a count). */
 function jobRunParameters(kind: FluxNodeKindName, raw: Values): JobRunParameters {
-	const { skipError, seed, options } = readValues(jobParameters(kind), raw) as { skipError: boolean; seed?: number; options: z.infer<ReturnType<typeof jobOptionsSchema>> };
+	const { skipError, seed, options } = readValues(validatedJobParameters[kind], raw) as { skipError: boolean; seed?: number; options: z.infer<ReturnType<typeof jobOptionsSchema>> };
 	return { skipError, seed, ...jobRunOptions(options) };
 }
 
