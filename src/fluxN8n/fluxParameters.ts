@@ -134,9 +134,29 @@ export function fluxNodeParameterDefaults(kind: FluxNodeKindName): Record<string
 const validatedJobParameters = { image: jobParameters('image'), video: jobParameters('video') };
 
 /** An item's Skip Error, Seed and Options, validated (the Options as milliseconds, bytes, a cache mode, a count). */
-function jobRunParameters(kind: FluxNodeKindName, raw: Values): JobRunParameters {
+function validateJobRun(kind: FluxNodeKindName, raw: Values): JobRunParameters {
 	const { skipError, seed, options } = readValues(validatedJobParameters[kind], raw) as { skipError: boolean; seed?: number; options: z.infer<ReturnType<typeof jobOptionsSchema>> };
 	return { skipError, seed, ...jobRunOptions(options) };
+}
+
+/** Valid results by raw Options object (a node run's items share theirs: FluxParameterReader), then by raw Skip Error and Seed. */
+const validatedRuns = { image: new WeakMap<object, Map<string, JobRunParameters>>(), video: new WeakMap<object, Map<string, JobRunParameters>>() };
+const isPrimitive = (value: unknown) => value === null || (typeof value !== 'object' && typeof value !== 'function');
+
+/**
+ * {@link validateJobRun}, once per distinct raw Skip Error, Seed and Options object (the Options' parse is the
+ * costly one): the same raw values validate the same way, so the items of a run share one result (callers copy its
+ * fields; an invalid value throws every time).
+ */
+function jobRunParameters(kind: FluxNodeKindName, raw: Values): JobRunParameters {
+	const { skipError, seed, options } = raw;
+	if (options === null || typeof options !== 'object' || !isPrimitive(skipError) || !isPrimitive(seed)) return validateJobRun(kind, raw);
+	let byValues = validatedRuns[kind].get(options);
+	if (!byValues) validatedRuns[kind].set(options, (byValues = new Map()));
+	const key = JSON.stringify([typeof skipError, String(skipError), typeof seed, String(seed)]);
+	let validated = byValues.get(key);
+	if (!validated) byValues.set(key, (validated = validateJobRun(kind, raw)));
+	return validated;
 }
 
 /**

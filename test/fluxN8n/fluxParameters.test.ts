@@ -205,6 +205,31 @@ describe('the Cache option', () => {
 	});
 });
 
+describe('items of one run sharing their Options object (validated once per distinct raw values)', () => {
+	it('each item gets what its own raw Skip Error, Seed and Options say', () => {
+		const options = { cache: 'refresh', timeoutMinutes: 2 };
+		const first = parseFluxParameters({ ...base, options, seed: 1 });
+		expect(first).toMatchObject({ cacheMode: 'refresh', timeoutMs: 120_000, seed: 1, skipError: false });
+		expect(parseFluxParameters({ ...base, options, seed: 1 })).toEqual(first);
+		expect(parseFluxParameters({ ...base, options, seed: '2' })).toMatchObject({ cacheMode: 'refresh', seed: 2 });
+		expect(parseFluxParameters({ ...base, options, seed: 1, skipError: 'true' })).toMatchObject({ seed: 1, skipError: true });
+		expect(parseFluxParameters({ ...base, options: { ...options, cache: 'off' }, seed: 1 })).toMatchObject({ cacheMode: 'off', timeoutMs: 120_000 });
+	});
+
+	it('an invalid value throws for every item, and a valid one after it still validates', () => {
+		const options = { cache: 'refresh' };
+		for (let i = 0; i < 2; i++) expect(fieldOf(() => parseFluxParameters({ ...base, options, seed: -1 }))).toBe('seed');
+		expect(parseFluxParameters({ ...base, options, seed: 3 })).toMatchObject({ cacheMode: 'refresh', seed: 3 });
+	});
+
+	it('an item’s result is its own: changing it changes no other item', () => {
+		const options = { cache: 'refresh' };
+		const first = parseFluxParameters({ ...base, options });
+		(first as { cacheMode: string }).cacheMode = 'off';
+		expect(parseFluxParameters({ ...base, options }).cacheMode).toBe('refresh');
+	});
+});
+
 describe('Options → Model Version (FLUX 3 Image)', () => {
 	it('sends a pinned release tag as version', () => {
 		const req = toFluxImageRequest(parseFluxParameters({ ...base, options: { modelVersion: ' flux-3-image-2026-10-01 ' } }));
