@@ -222,6 +222,16 @@ describe('items of one run sharing their Options object (validated once per dist
 		expect(parseFluxParameters({ ...base, options, seed: 3 })).toMatchObject({ cacheMode: 'refresh', seed: 3 });
 	});
 
+	it('a constant parameter’s value parsed before parses the same way again; another value gets its own answer', () => {
+		for (let i = 0; i < 2; i++) {
+			expect(parseFluxParameters({ ...base, resolution: '2k', safetyTolerance: '3' }).values).toMatchObject({ resolution: '2k', safetyTolerance: 3 });
+			expect(fieldOf(() => parseFluxParameters({ ...base, resolution: 'huge' }))).toBe('resolution');
+			expect(fieldOf(() => parseFluxParameters({ ...base, safetyTolerance: 9 }))).toBe('safetyTolerance');
+			expect(parseFluxParameters({ ...base, resolution: '4k', safetyTolerance: 0 }).values).toMatchObject({ resolution: '4k', safetyTolerance: 0 });
+		}
+		for (let i = 0; i < 100; i++) expect(parseFluxParameters({ ...base, prompt: ` fox ${i} ` }).prompt).toBe(`fox ${i}`);
+	});
+
 	it('an item’s result is its own: changing it changes no other item', () => {
 		const options = { cache: 'refresh' };
 		const first = parseFluxParameters({ ...base, options });
