@@ -22,31 +22,26 @@ export interface AccountCredentials {
 	apiKey: string;
 }
 
-/**
- * The last input and output of a pure function: every item and every poll of a batch asks for the same account,
- * so the HMAC and hash run once per key instead of per call (one entry: no key is kept beyond the latest).
- */
-function lastOne<T>(compute: (input: string) => T): (input: string) => T {
-	let last: { input: string; output: T } | undefined;
-	return (input) => {
-		if (last?.input !== input) last = { input, output: compute(input) };
-		return last.output;
-	};
-}
-
 /** Short, salted, one-way hex hash of an API key (HMAC-SHA-256, cut to 16 hex characters). */
-export const apiKeyHash: (apiKey: string) => string = lastOne((apiKey) =>
-	createHmac('sha256', ACCOUNT_HASH_DOMAIN).update(apiKey.trim(), 'utf8').digest('hex').slice(0, API_KEY_HASH_LENGTH),
-);
+export function apiKeyHash(apiKey: string): string {
+	return createHmac('sha256', ACCOUNT_HASH_DOMAIN).update(apiKey.trim(), 'utf8').digest('hex').slice(0, API_KEY_HASH_LENGTH);
+}
 
 /** The base URL as accounts and job keys compare it: trimmed, without trailing slashes. */
 export function normaliseBaseUrl(baseUrl: string): string {
 	return baseUrl.trim().replace(/\/+$/, '');
 }
 
+/** Ids by credentials object with the fields they were made of: a run's items and jobs share one parsed credential. */
+const idsByCredentials = new WeakMap<AccountCredentials, { fields: [string, string, string]; id: string }>();
+
 /** 32 hex characters naming the account: the same credential gives the same id in every process; never holds the key. */
 export function accountId(credentials: AccountCredentials): string {
-	return accountIdOfFields(JSON.stringify([credentials.apiStyle, normaliseBaseUrl(credentials.baseUrl), apiKeyHash(credentials.apiKey)]));
+	const { apiStyle, baseUrl, apiKey } = credentials;
+	const known = idsByCredentials.get(credentials);
+	if (known && known.fields[0] === apiStyle && known.fields[1] === baseUrl && known.fields[2] === apiKey) return known.id;
+	const fields = [apiStyle, normaliseBaseUrl(baseUrl), apiKeyHash(apiKey)];
+	const id = createHash('sha256').update(`${ACCOUNT_ID_DOMAIN}\n${JSON.stringify(fields)}`, 'utf8').digest('hex').slice(0, ACCOUNT_ID_LENGTH);
+	idsByCredentials.set(credentials, { fields: [apiStyle, baseUrl, apiKey], id });
+	return id;
 }
-
-const accountIdOfFields = lastOne((fields) => createHash('sha256').update(`${ACCOUNT_ID_DOMAIN}\n${fields}`, 'utf8').digest('hex').slice(0, ACCOUNT_ID_LENGTH));
