@@ -216,6 +216,17 @@ describe('items of one run sharing their Options object (validated once per dist
 		expect(parseFluxParameters({ ...base, options: { ...options, cache: 'off' }, seed: 1 })).toMatchObject({ cacheMode: 'off', timeoutMs: 120_000 });
 	});
 
+	it('an Options object changed in place is validated again', () => {
+		const options: Record<string, unknown> = { cache: 'refresh', timeoutMinutes: 2 };
+		expect(parseFluxParameters({ ...base, options })).toMatchObject({ cacheMode: 'refresh', timeoutMs: 120_000 });
+		options.cache = 'off';
+		expect(parseFluxParameters({ ...base, options }).cacheMode).toBe('off');
+		options.maxDownloadMb = 2;
+		expect(parseFluxParameters({ ...base, options }).maxDownloadBytes).toBe(2 * 1024 * 1024);
+		options.timeoutMinutes = 'soon';
+		expect(fieldOf(() => parseFluxParameters({ ...base, options }))).toBe('options.timeoutMinutes');
+	});
+
 	it('an invalid value throws for every item, and a valid one after it still validates', () => {
 		const options = { cache: 'refresh' };
 		for (let i = 0; i < 2; i++) expect(fieldOf(() => parseFluxParameters({ ...base, options, seed: -1 }))).toBe('seed');
