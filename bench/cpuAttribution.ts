@@ -68,7 +68,7 @@ export function parseCpuProfile(text: string, source: string): CpuProfile {
  */
 export function areaOf(file: string, functionName: string): Area | undefined {
 	const rules: Array<[RegExp, Area | 'shared']> = [
-		[/^src\/fluxN8n\/fluxNode$/, /^(toBinary|resultSource)$/.test(functionName) ? 'handOver' : 'otherPackage'],
+		[/^src\/fluxN8n\/fluxNode$/, /^(toBinary|binary|resultSource)$/.test(functionName) ? 'handOver' : 'otherPackage'],
 		[/^src\/fluxN8n\/(prepare|fluxParameter|fluxJobKey|referenceImages|sharedReferenceImages|fluxCredentials|invalidInput)/, 'prepare'],
 		[/^src\/fluxVideoN8n\/(prepare|videoParameters|videoMedia)/, 'prepare'],
 		[/^src\/(models|parameters|account)\//, 'prepare'],

@@ -4,7 +4,9 @@
  * run under `node --cpu-prof`; the samples inside the batches (one warm-up batch first, not counted) are attributed
  * by bench/cpuAttribution.ts and printed as markdown tables, ms of CPU per job by area:
  * `npx ts-node --transpile-only bench/cpuProfile.ts [--targets=engine,2.0.3,2.41.1] [--batches=3] [--size=1m] [--out=DIR]`,
- * or `--analyse=DIR` to print the tables again from a run's profiles (DIR/meta.json). Not part of `npm run bench`.
+ * or `--analyse=DIR` to print the tables again from a run's profiles (DIR/meta.json). The submit node's Cache is
+ * Refresh, as in the real-n8n workflow; `--cache=off` (engine only) runs scenario 13's Cache Off instead.
+ * Not part of `npm run bench`.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -49,23 +51,29 @@ interface Args {
 	targets: string[];
 	batches: number;
 	size: SizeTag;
+	cache: 'refresh' | 'off';
 	out: string;
 	analyse?: string;
 }
 
 function parseArgs(argv: readonly string[]): Args {
 	const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
-	const unknown = argv.filter((arg) => !/^--(targets|batches|size|out|analyse)=/.test(arg));
+	const unknown = argv.filter((arg) => !/^--(targets|batches|size|cache|out|analyse)=/.test(arg));
 	if (unknown.length > 0) throw new Error(`bench/cpuProfile.ts: unknown argument(s) ${unknown.join(' ')}`);
 	const batches = Number(value('batches') ?? 3);
 	if (!Number.isInteger(batches) || batches < 1) throw new Error(`--batches must be a whole number ≥ 1, got ${value('batches')}`);
 	const size = (value('size') ?? '1m') as SizeTag;
 	if (!['1m', '4m', '16m'].includes(size)) throw new Error(`--size must be 1m, 4m or 16m, got ${size}`);
+	const cache = value('cache') ?? 'refresh';
+	if (cache !== 'refresh' && cache !== 'off') throw new Error(`--cache must be refresh or off, got ${cache}`);
+	const targets = (value('targets') ?? 'engine,2.0.3,2.41.1').split(',').filter(Boolean);
+	if (cache === 'off' && targets.some((target) => target !== 'engine')) throw new Error('--cache=off profiles the engine only (the real-n8n workflow sets Cache to Refresh): add --targets=engine');
 	const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 	return {
-		targets: (value('targets') ?? 'engine,2.0.3,2.41.1').split(',').filter(Boolean),
+		targets,
 		batches,
 		size,
+		cache,
 		out: path.resolve(value('out') ?? path.join(os.tmpdir(), `flux-cpu-profile-${stamp}`)),
 		analyse: value('analyse'),
 	};
@@ -94,7 +102,7 @@ async function profileEngine(sized: SizedSim, args: Args, profileDir: string): P
 	try {
 		for (let batch = -1; batch < args.batches; batch++) {
 			const prefix = batch < 0 ? 'short warm-up' : 'short job';
-			const { result } = await worker.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(args.size), executions: [BATCH], concurrent: false });
+			const { result } = await worker.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(args.size), executions: [BATCH], concurrent: false, cache: args.cache });
 			checkBatch(`engine ${prefix}`, result, BATCH);
 			log(`engine ${batch < 0 ? 'warm-up' : `batch ${batch + 1}`}: ${result.wallMs} ms, CPU ${(result.cpu.user + result.cpu.system).toFixed(0)} ms`);
 			if (batch < 0) continue;
@@ -250,7 +258,7 @@ async function main(): Promise<void> {
 	} finally {
 		await sized.sim.close();
 	}
-	const command = `npx ts-node --transpile-only bench/cpuProfile.ts --targets=${args.targets.join(',')} --batches=${args.batches} --size=${args.size}`;
+	const command = `npx ts-node --transpile-only bench/cpuProfile.ts --targets=${args.targets.join(',')} --batches=${args.batches} --size=${args.size}${args.cache === 'off' ? ' --cache=off' : ''}`;
 	const meta: Meta = { machine, command, size: args.size, batches: args.batches, offsetUs, targets };
 	writeFileSync(path.join(args.out, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
 	console.log('');

@@ -32,8 +32,16 @@ export function normaliseBaseUrl(baseUrl: string): string {
 	return baseUrl.trim().replace(/\/+$/, '');
 }
 
+/** Ids by credentials object with the fields they were made of: a run's items and jobs share one parsed credential. */
+const idsByCredentials = new WeakMap<AccountCredentials, { fields: [string, string, string]; id: string }>();
+
 /** 32 hex characters naming the account: the same credential gives the same id in every process; never holds the key. */
 export function accountId(credentials: AccountCredentials): string {
-	const fields = [credentials.apiStyle, normaliseBaseUrl(credentials.baseUrl), apiKeyHash(credentials.apiKey)];
-	return createHash('sha256').update(`${ACCOUNT_ID_DOMAIN}\n${JSON.stringify(fields)}`, 'utf8').digest('hex').slice(0, ACCOUNT_ID_LENGTH);
+	const { apiStyle, baseUrl, apiKey } = credentials;
+	const known = idsByCredentials.get(credentials);
+	if (known && known.fields[0] === apiStyle && known.fields[1] === baseUrl && known.fields[2] === apiKey) return known.id;
+	const fields = [apiStyle, normaliseBaseUrl(baseUrl), apiKeyHash(apiKey)];
+	const id = createHash('sha256').update(`${ACCOUNT_ID_DOMAIN}\n${JSON.stringify(fields)}`, 'utf8').digest('hex').slice(0, ACCOUNT_ID_LENGTH);
+	idsByCredentials.set(credentials, { fields: [apiStyle, baseUrl, apiKey], id });
+	return id;
 }

@@ -25,7 +25,8 @@ export const IMAGE_FILE_HASH = 'sha256';
 export interface DownloadedFile<M extends string = string, E extends string = string> {
 	filePath: string;
 	byteLength: number;
-	integrity: string;
+	/** Absent when it was downloaded unhashed (`hash: false`: a result nothing will store). */
+	integrity?: string;
 	mimeType: M;
 	fileExtension: E;
 }
@@ -93,15 +94,18 @@ class WriteFailed extends Error {
 
 const removeQuietly = (file: string) => rm(file, { force: true }).catch(() => undefined);
 
-/** Downloads `sampleUrl` into a new file of `kind` in `dir` (see the file's opening comment). */
-async function downloadFile<M extends string, E extends string>(rt: JobRuntime, sampleUrl: string, dir: string, kind: FileKind<M, E>): Promise<DownloadedFile<M, E>> {
-	return await downloadResult(rt, sampleUrl, { noun: kind.noun, accept: kind.accept, read: (job, res) => readFile(job, res, dir, kind) });
+/** Downloads `sampleUrl` into a new file of `kind` in `dir` (see the file's opening comment); hashed unless `hash` is false. */
+async function downloadFile<M extends string, E extends string>(rt: JobRuntime, sampleUrl: string, dir: string, kind: FileKind<M, E>, hash = true): Promise<DownloadedFile<M, E>> {
+	return await downloadResult(rt, sampleUrl, { noun: kind.noun, accept: kind.accept, read: (job, res) => readFile(job, res, dir, kind, hash) });
 }
 
-/** An image into a file in `dir`; when `dir` cannot be written, downloaded again into memory: a paid image is never lost to a local disk. */
-export async function downloadImageFile(rt: JobRuntime, sampleUrl: string, dir: string): Promise<ImageDownload> {
+/**
+ * An image into a file in `dir`; when `dir` cannot be written, downloaded again into memory: a paid image is never
+ * lost to a local disk. `hash: false` leaves the file unhashed (no integrity): for a result nothing will store.
+ */
+export async function downloadImageFile(rt: JobRuntime, sampleUrl: string, dir: string, { hash = true }: { hash?: boolean } = {}): Promise<ImageDownload> {
 	try {
-		return await downloadFile(rt, sampleUrl, dir, IMAGE);
+		return await downloadFile(rt, sampleUrl, dir, IMAGE, hash);
 	} catch (error) {
 		if (!(error instanceof WriteFailed)) throw error;
 		return await downloadImage(rt, sampleUrl);
@@ -117,12 +121,12 @@ export async function downloadToDisk<M extends string, E extends string>(rt: Job
 	}
 }
 
-async function readFile<M extends string, E extends string>(rt: JobRuntime, res: Dispatcher.ResponseData, dir: string, kind: FileKind<M, E>): Promise<DownloadedFile<M, E> | Transient> {
+async function readFile<M extends string, E extends string>(rt: JobRuntime, res: Dispatcher.ResponseData, dir: string, kind: FileKind<M, E>, hash: boolean): Promise<DownloadedFile<M, E> | Transient> {
 	const { maxBytes, declared, tooLarge } = sizeGate(rt, res, kind.noun, kind.maxBytes);
 	const partPath = path.join(dir, `${randomUUID()}.part`);
 	let written: WrittenBody;
 	try {
-		const rules = { maxBytes, sniffBytes: kind.sniffBytes, recognise: (head: Uint8Array) => kind.detect(head) !== undefined, hash: IMAGE_FILE_HASH };
+		const rules = { maxBytes, sniffBytes: kind.sniffBytes, recognise: (head: Uint8Array) => kind.detect(head) !== undefined, hash: hash ? IMAGE_FILE_HASH : undefined };
 		written = await writeBodyToFile(res.body, partPath, rules);
 	} catch (err) {
 		await removeQuietly(partPath);
@@ -150,5 +154,5 @@ async function readFile<M extends string, E extends string>(rt: JobRuntime, res:
 		await removeQuietly(partPath);
 		throw new WriteFailed(error);
 	}
-	return { filePath, byteLength: written.byteLength, integrity: String(written.integrity), mimeType: type.mimeType, fileExtension: type.fileExtension };
+	return { filePath, byteLength: written.byteLength, ...(written.integrity === undefined ? {} : { integrity: written.integrity }), mimeType: type.mimeType, fileExtension: type.fileExtension };
 }

@@ -57,10 +57,12 @@ export interface FluxImageResult {
 /** Options of {@link generateImageFile} / {@link awaitImageFile}: where the image file goes (an existing folder; none: memory). */
 export interface ImageFileOptions extends GenerateOptions {
 	downloadDir?: string;
+	/** False: the file is not hashed (it has no integrity), for a result nothing will store (Cache Off). */
+	hash?: boolean;
 }
 
 /** The image into a file in the options' folder, or into memory without one. */
-const imageFetch = (opts: ImageFileOptions): Fetch<ImageDownload> => (rt, url) => (opts.downloadDir === undefined ? downloadImage(rt, url) : downloadImageFile(rt, url, opts.downloadDir));
+const imageFetch = (opts: ImageFileOptions): Fetch<ImageDownload> => (rt, url) => (opts.downloadDir === undefined ? downloadImage(rt, url) : downloadImageFile(rt, url, opts.downloadDir, { hash: opts.hash }));
 
 /** A generated image in a file (or, when the folder could not be written, in memory): see downloadImageFile.ts. */
 export type FluxImageFileResult = ImageDownload & Pick<FluxImageResult, 'taskId' | 'timings' | 'attempts' | 'cost'>;

@@ -170,9 +170,18 @@ async function readStatusAnswer(rt: JobRuntime, body: Parameters<typeof readBody
 	}
 	const json = parseJson(text);
 	if (json === undefined) return transient('invalid_response', 'the status answer was not JSON (a proxy or gateway page?)');
-	const parsed = pollResponseSchema.safeParse(json);
-	if (!parsed.success) return transient('invalid_response', 'the status answer had no "status" field');
-	return interpretStatus(rt, parsed.data);
+	if (!isPollResponse(json)) return transient('invalid_response', 'the status answer had no "status" field');
+	return interpretStatus(rt, json);
+}
+
+/**
+ * {@link pollResponseSchema}'s check without its copy of the answer (every poll of every job takes this path): an
+ * object (not an array) whose `status` is a non-empty string and whose `id`, if any, is a string or null.
+ */
+export function isPollResponse(json: unknown): json is z.infer<typeof pollResponseSchema> {
+	if (typeof json !== 'object' || json === null || Array.isArray(json)) return false;
+	const { status, id } = json as Record<string, unknown>;
+	return typeof status === 'string' && status.length > 0 && (id === undefined || id === null || typeof id === 'string');
 }
 
 /** Interprets a status answer. Throws the FluxError of a final failure. */

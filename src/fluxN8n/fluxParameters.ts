@@ -130,10 +130,39 @@ export function fluxNodeParameterDefaults(kind: FluxNodeKindName): Record<string
 	return Object.fromEntries(fluxNodeProperties(kind).map((p) => [p.name, p.default]));
 }
 
+/** The declarations items are validated by, made once per kind (the editor's copies stay fresh per description). */
+const validatedJobParameters = { image: jobParameters('image'), video: jobParameters('video') };
+
 /** An item's Skip Error, Seed and Options, validated (the Options as milliseconds, bytes, a cache mode, a count). */
-function jobRunParameters(kind: FluxNodeKindName, raw: Values): JobRunParameters {
-	const { skipError, seed, options } = readValues(jobParameters(kind), raw) as { skipError: boolean; seed?: number; options: z.infer<ReturnType<typeof jobOptionsSchema>> };
+function validateJobRun(kind: FluxNodeKindName, raw: Values): JobRunParameters {
+	const { skipError, seed, options } = readValues(validatedJobParameters[kind], raw) as { skipError: boolean; seed?: number; options: z.infer<ReturnType<typeof jobOptionsSchema>> };
 	return { skipError, seed, ...jobRunOptions(options) };
+}
+
+/**
+ * Valid results by raw Options object (a node run's items share theirs: FluxParameterReader), with the Options'
+ * entries they were made from (an object changed since is validated again), then by raw Skip Error and Seed.
+ */
+type KnownRuns = WeakMap<object, { entries: Array<[string, unknown]>; byValues: Map<string, JobRunParameters> }>;
+const validatedRuns: Record<FluxNodeKindName, KnownRuns> = { image: new WeakMap(), video: new WeakMap() };
+const isPrimitive = (value: unknown) => value === null || (typeof value !== 'object' && typeof value !== 'function');
+const sameEntries = (a: Array<[string, unknown]>, b: Array<[string, unknown]>) => a.length === b.length && a.every(([key, value], i) => key === b[i][0] && Object.is(value, b[i][1]));
+
+/**
+ * {@link validateJobRun}, once per distinct raw Skip Error, Seed and Options (the Options' parse is the costly one):
+ * the same raw values validate the same way, so the items of a run share one result (callers copy its fields; an
+ * invalid value throws every time).
+ */
+function jobRunParameters(kind: FluxNodeKindName, raw: Values): JobRunParameters {
+	const { skipError, seed, options } = raw;
+	if (options === null || typeof options !== 'object' || !isPrimitive(skipError) || !isPrimitive(seed)) return validateJobRun(kind, raw);
+	const entries = Object.entries(options);
+	let known = validatedRuns[kind].get(options);
+	if (!known || !sameEntries(known.entries, entries)) validatedRuns[kind].set(options, (known = { entries, byValues: new Map() }));
+	const key = JSON.stringify([typeof skipError, String(skipError), typeof seed, String(seed)]);
+	let validated = known.byValues.get(key);
+	if (!validated) known.byValues.set(key, (validated = validateJobRun(kind, raw)));
+	return validated;
 }
 
 /**

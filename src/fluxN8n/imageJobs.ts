@@ -18,8 +18,8 @@ import { obtainStored, type JobKind } from './storedJob';
 /** The image kind of stored job. */
 export const imageJobs: JobKind<PreparedFluxImageJob> = {
 	kind: 'image',
-	// Into the download folder next to the store, or into memory when it cannot be written.
-	generate: async (store, job, options) => await generateImageFile(job.credentials, job.request, { ...options, downloadDir: await readyDownloadDir('image', store) }),
+	// Into the download folder next to the store, or into memory when it cannot be written; unhashed when nothing will store it (Cache Off).
+	generate: async (store, job, options) => await generateImageFile(job.credentials, job.request, { ...options, downloadDir: await readyDownloadDir('image', store), hash: job.cacheMode !== 'off' }),
 	awaitTask: async (store, credentials, task, options) => await awaitImageFile(credentials, task, { ...options, downloadDir: await readyDownloadDir('image', store) }),
 	/** Read through its integrity check now (streamed), so a corrupt entry is a miss. */
 	readStored: async (store, key, storedSince = 0) => {

@@ -102,9 +102,10 @@ async function place(store: Store, key: string, cacheMode: string, download: Dow
 	return { ...base, ...clip, draft: true, draftCache };
 }
 
-/** A file stored under `key` (adopted: it became the store's content), else (no key, a store fault) left as the file. */
+/** A file stored under `key` (adopted: it became the store's content), else (no key or no integrity, a store fault) left as the file. */
 async function keepFile(store: Store, key: string | undefined, file: DownloadedFile, meta: NewResultMeta): Promise<ResultFile> {
-	const kept = key !== undefined && (await store.results.adoptFile(key, file, meta));
+	const { integrity } = file;
+	const kept = key !== undefined && integrity !== undefined && (await store.results.adoptFile(key, { ...file, integrity }, meta));
 	return kept ? { storeKey: key, byteLength: file.byteLength, fresh: true } : { filePath: file.filePath, byteLength: file.byteLength };
 }
 

@@ -54,6 +54,30 @@ function modeName(parameters: readonly Parameter[], mode: unknown): string {
 	return options.find((o) => o.value === mode)?.name ?? String(mode);
 }
 
+/** Parse results of primitive raw values (per schema) whose result is primitive too: shared safely by every item. */
+const primitiveParses = new WeakMap<z.ZodTypeAny, Map<unknown, z.SafeParseReturnType<unknown, unknown>>>();
+/** Distinct values remembered per schema (a prompt differs per item): past it the schema's memory starts again. */
+const PRIMITIVE_PARSES_KEPT = 64;
+
+const isPrimitive = (value: unknown) => value === null || (typeof value !== 'object' && typeof value !== 'function');
+
+/**
+ * `schema.safeParse(value)`, remembered for a primitive value with a primitive result (a node run's items repeat
+ * their constant parameters: a model, an aspect ratio, a number, each parsed through a few preprocess steps).
+ * Schemas are pure, so the same value always parses the same way.
+ */
+function parseValue(schema: z.ZodTypeAny, value: unknown): z.SafeParseReturnType<unknown, unknown> {
+	if (!isPrimitive(value) || Object.is(value, -0)) return schema.safeParse(value); // a Map does not tell -0 from 0
+	let known = primitiveParses.get(schema);
+	const found = known?.get(value);
+	if (found) return found;
+	const parsed = schema.safeParse(value);
+	if (parsed.success && !isPrimitive(parsed.data)) return parsed;
+	if (!known || known.size >= PRIMITIVE_PARSES_KEPT) primitiveParses.set(schema, (known = new Map()));
+	known.set(value, parsed);
+	return parsed;
+}
+
 /**
  * Read and validate an item's raw parameters (as n8n hands them over) by the declarations, in their order: the
  * first invalid one throws InvalidParameterError naming it. A parameter outside the item's mode is not read
@@ -64,7 +88,7 @@ export function readValues(parameters: readonly Parameter[], raw: Values, mode?:
 	for (const p of parameters) {
 		const inMode = mode === undefined || !p.modes || p.modes.includes(String(mode));
 		const at = rawValue(p, raw);
-		const parsed = p.schema.safeParse(at);
+		const parsed = parseValue(p.schema, at);
 		if (!inMode) {
 			if (p.refusedOutsideModes && parsed.success && !isBlank(parsed.data)) {
 				const shown = p.modes!.map((m) => modeName(parameters, m)).join(' or ');

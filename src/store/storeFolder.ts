@@ -30,8 +30,13 @@ async function explainMkdirFailure(dir: string, error: unknown): Promise<unknown
 	}
 }
 
-/** Ensures `dir` exists as a folder; a new one (and new parents) gets mode 0700. Rejects (saying why) if it cannot. */
+/**
+ * Ensures `dir` exists as a folder; a new one (and new parents) gets mode 0700. Rejects (saying why) if it cannot.
+ * Callers ask per job, and the folder is nearly always there: one stat answers that (a recursive mkdir of an
+ * existing folder costs a mkdir and a stat, then the check a second stat); anything else takes the full path.
+ */
 export async function ensureStoreFolder(dir: string): Promise<void> {
+	if (await fs.stat(dir).then((stat) => stat.isDirectory(), () => false)) return;
 	let created: string | undefined;
 	try {
 		created = await fs.mkdir(dir, { recursive: true, mode: 0o700 });

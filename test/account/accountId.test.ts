@@ -28,6 +28,18 @@ describe('accountId', () => {
 		expect(accountId({ ...account, apiKey: 'sk-Other' })).not.toBe(id);
 	});
 
+	it('asked again for the same credentials object, the same id; the object changed, the id of what it holds now', () => {
+		const credentials = { ...account };
+		const id = accountId(credentials);
+		expect(accountId(credentials)).toBe(id);
+		credentials.apiKey = 'sk-Other';
+		expect(accountId(credentials)).toBe(accountId({ ...account, apiKey: 'sk-Other' }));
+		expect(accountId(credentials)).not.toBe(id);
+		credentials.apiKey = account.apiKey;
+		credentials.baseUrl = `${account.baseUrl}/`;
+		expect(accountId(credentials)).toBe(id); // the same account: base URLs compare normalised
+	});
+
 	it('compares base URLs as the job key does: trimmed, no trailing slashes', () => {
 		expect(normaliseBaseUrl(' https://relay.example/// ')).toBe('https://relay.example');
 	});

@@ -101,6 +101,8 @@ describe('cpu attribution', () => {
 		expect(areaOf('src/store/resultStore', 'adopt')).toBe('store');
 		expect(areaOf('src/collect/waitForSlots', 'wait')).toBe('collector');
 		expect(areaOf('src/fluxN8n/fluxJobKey', 'key')).toBe('prepare');
+		expect(areaOf('src/fluxN8n/fluxNode', 'binary')).toBe('handOver'); // toBinary's step that calls prepareBinaryData
+		expect(areaOf('src/fluxN8n/fluxNode', 'runItem')).toBe('otherPackage');
 		expect(areaOf('src/pool/workerPool', 'run')).toBe('otherPackage');
 		expect(areaOf('src/flux/request', 'request')).toBeUndefined();
 	});

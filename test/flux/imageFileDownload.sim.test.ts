@@ -24,7 +24,7 @@ afterEach(async () => {
 	await rm(dir, { recursive: true, force: true });
 });
 
-const run = (prompt: string, extra: { maxDownloadBytes?: number; downloadDir?: string } = {}) =>
+const run = (prompt: string, extra: { maxDownloadBytes?: number; downloadDir?: string; hash?: boolean } = {}) =>
 	generateImageFile(credsFor(sim), requestFor(prompt), { ...FAST, downloadDir: dir, ...extra });
 
 async function asFile(image: Awaited<ReturnType<typeof run>>): Promise<DownloadedImageFile> {
@@ -42,6 +42,15 @@ it('an image arrives as one finished <uuid>.png holding its prompt, its sha256 i
 	expect(readPromptFromPng(bytes)).toBe(prompt);
 	expect(image.integrity).toBe(`sha256-${createHash('sha256').update(bytes).digest('base64')}`);
 	expect(sim.log.downloads).toBe(1);
+});
+
+it('hash: false (a result nothing will store): the same finished file, without an integrity', async () => {
+	const prompt = uniquePrompt('unhashed');
+	const image = await asFile(await run(prompt, { hash: false }));
+	expect(await readdir(dir)).toEqual([path.basename(image.filePath)]);
+	expect(image).toMatchObject({ mimeType: 'image/png', fileExtension: 'png', byteLength: 96 * 1024 });
+	expect(image.integrity).toBeUndefined();
+	expect(readPromptFromPng(await readFile(image.filePath))).toBe(prompt);
 });
 
 it('a truncated body is retried; the cut-off attempt leaves no file', async () => {

@@ -205,6 +205,52 @@ describe('the Cache option', () => {
 	});
 });
 
+describe('items of one run sharing their Options object (validated once per distinct raw values)', () => {
+	it('each item gets what its own raw Skip Error, Seed and Options say', () => {
+		const options = { cache: 'refresh', timeoutMinutes: 2 };
+		const first = parseFluxParameters({ ...base, options, seed: 1 });
+		expect(first).toMatchObject({ cacheMode: 'refresh', timeoutMs: 120_000, seed: 1, skipError: false });
+		expect(parseFluxParameters({ ...base, options, seed: 1 })).toEqual(first);
+		expect(parseFluxParameters({ ...base, options, seed: '2' })).toMatchObject({ cacheMode: 'refresh', seed: 2 });
+		expect(parseFluxParameters({ ...base, options, seed: 1, skipError: 'true' })).toMatchObject({ seed: 1, skipError: true });
+		expect(parseFluxParameters({ ...base, options: { ...options, cache: 'off' }, seed: 1 })).toMatchObject({ cacheMode: 'off', timeoutMs: 120_000 });
+	});
+
+	it('an Options object changed in place is validated again', () => {
+		const options: Record<string, unknown> = { cache: 'refresh', timeoutMinutes: 2 };
+		expect(parseFluxParameters({ ...base, options })).toMatchObject({ cacheMode: 'refresh', timeoutMs: 120_000 });
+		options.cache = 'off';
+		expect(parseFluxParameters({ ...base, options }).cacheMode).toBe('off');
+		options.maxDownloadMb = 2;
+		expect(parseFluxParameters({ ...base, options }).maxDownloadBytes).toBe(2 * 1024 * 1024);
+		options.timeoutMinutes = 'soon';
+		expect(fieldOf(() => parseFluxParameters({ ...base, options }))).toBe('options.timeoutMinutes');
+	});
+
+	it('an invalid value throws for every item, and a valid one after it still validates', () => {
+		const options = { cache: 'refresh' };
+		for (let i = 0; i < 2; i++) expect(fieldOf(() => parseFluxParameters({ ...base, options, seed: -1 }))).toBe('seed');
+		expect(parseFluxParameters({ ...base, options, seed: 3 })).toMatchObject({ cacheMode: 'refresh', seed: 3 });
+	});
+
+	it('a constant parameter’s value parsed before parses the same way again; another value gets its own answer', () => {
+		for (let i = 0; i < 2; i++) {
+			expect(parseFluxParameters({ ...base, resolution: '2k', safetyTolerance: '3' }).values).toMatchObject({ resolution: '2k', safetyTolerance: 3 });
+			expect(fieldOf(() => parseFluxParameters({ ...base, resolution: 'huge' }))).toBe('resolution');
+			expect(fieldOf(() => parseFluxParameters({ ...base, safetyTolerance: 9 }))).toBe('safetyTolerance');
+			expect(parseFluxParameters({ ...base, resolution: '4k', safetyTolerance: 0 }).values).toMatchObject({ resolution: '4k', safetyTolerance: 0 });
+		}
+		for (let i = 0; i < 100; i++) expect(parseFluxParameters({ ...base, prompt: ` fox ${i} ` }).prompt).toBe(`fox ${i}`);
+	});
+
+	it('an item’s result is its own: changing it changes no other item', () => {
+		const options = { cache: 'refresh' };
+		const first = parseFluxParameters({ ...base, options });
+		(first as { cacheMode: string }).cacheMode = 'off';
+		expect(parseFluxParameters({ ...base, options }).cacheMode).toBe('refresh');
+	});
+});
+
 describe('Options → Model Version (FLUX 3 Image)', () => {
 	it('sends a pinned release tag as version', () => {
 		const req = toFluxImageRequest(parseFluxParameters({ ...base, options: { modelVersion: ' flux-3-image-2026-10-01 ' } }));
