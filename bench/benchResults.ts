@@ -249,7 +249,7 @@ function storeJson(r: BenchResults) {
 function claimsJson(r: BenchResults) {
 	return {
 		how:
-			'(a) a fresh worker with its own store folder: alternating fresh batches of 30 with Cache `reuse` (every job misses the store, claims its key, sends, stores), claims on and off (the claim\'s acquire and release do nothing); cost = (median on − median off) / median off. ' +
+			'(a) a fresh worker with its own store folder: alternating fresh batches of 30 with Cache `reuse` (every job misses the store, claims its key, journals `submitting` durably, sends, stores), claims and journal on and off (the claim\'s acquire and release and the journal\'s reads and writes do nothing); cost = (median on − median off) / median off. ' +
 			'(b) another fresh worker, COMFLY_STORE_MAX_MB small: batches of fresh jobs one after another (latency 0), the store folder measured after every batch (apparent bytes and bytes on disk), no prune forced from outside',
 		...r.claims,
 	};

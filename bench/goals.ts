@@ -294,12 +294,12 @@ function claimsGoals(r: BenchResults): Goal[] {
 	return [
 		{
 			id: 'claims-a',
-			goal: `The claim's cost on the miss path: fresh batches of 30, Cache reuse, claims on vs off (${miss.on.length} alternating pairs, medians)`,
+			goal: `The claim's and journal's cost on the miss path: fresh batches of 30, Cache reuse, claims and journal on vs off (${miss.on.length} alternating pairs, medians)`,
 			measured: `${fixed(miss.cost, 3)} of the makespan (on ${s(medianOf(miss.on))} vs off ${s(medianOf(miss.off))})`,
 			target: `≤ ${fixed(CLAIM_COST_GOAL)}`,
 			result: miss.cost <= CLAIM_COST_GOAL ? 'PASS' : 'MISS',
 			why:
-				`with claims on each job creates its claim file in the store folder (exclusive create), touches it every 2 s while it runs and removes it when its result is kept; off, acquire and release do nothing. ` +
+				`on, each job creates its claim file in the store folder (exclusive create), renewed by the process heartbeat while it runs, journals \`submitting\` durably (fdatasync, group commit) before its body leaves, then \`submitted\` and \`stored\`, and removes its claim when its result is kept; off, the claim and the journal do nothing. ` +
 				`Makespans on ${miss.on.map((run) => s(run.wallMs)).join(', ')}; off ${miss.off.map((run) => s(run.wallMs)).join(', ')}. On a shared 2-core machine one run's noise can exceed the difference.`,
 		},
 		{

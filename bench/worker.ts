@@ -178,16 +178,29 @@ type BatchRun = { run: Awaited<ReturnType<Harness['runWorkflow']>>; wallMs: numb
 /** A claim that holds nothing (`claims: 'off'`): the jobs run exactly as with claims, minus acquiring and releasing them. */
 const NO_CLAIM = { waited: false, through: { folder: false, redis: false }, held: () => true, release: async () => undefined };
 
-/** Runs `work` with the process store's claims switched off (`off`) or as they are. */
+/** The journal's writes and reads that `claims: 'off'` makes do nothing (a miss path with no journal at all). */
+const JOURNAL_OFF = {
+	submitting: async () => true,
+	link: async () => true,
+	submitted: async () => true,
+	stored: async () => true,
+	failed: async () => true,
+	read: async () => undefined,
+	readChecked: async () => ({ damaged: false }),
+};
+
+/** Runs `work` with the process store's claims and journal switched off (`off`: nothing claimed, nothing journaled, nothing synced) or as they are. */
 async function withClaims<T>(mode: NodesBatchTask['claims'], work: () => Promise<T>): Promise<T> {
 	if (mode !== 'off') return await work();
-	const claims = store.getStore().claims;
+	const { claims, journal } = store.getStore();
 	const acquire = claims.acquire;
 	claims.acquire = async () => NO_CLAIM;
+	Object.assign(journal, JOURNAL_OFF); // own properties over the class's methods: deleting them restores the journal
 	try {
 		return await work();
 	} finally {
 		claims.acquire = acquire;
+		for (const name of Object.keys(JOURNAL_OFF)) delete (journal as unknown as Record<string, unknown>)[name];
 	}
 }
 

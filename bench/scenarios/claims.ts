@@ -1,7 +1,8 @@
 /**
- * The claims scenario: one paid job, one owner. (a) The claim's cost on the miss path: fresh batches of 30
- * with Cache `reuse` (every job misses the store, claims its key, sends, stores, lets go), alternating claims on
- * and off (`claims: 'off'`: the claim's acquire and release do nothing, all else the same) in one fresh worker
+ * The claims scenario: one paid job, one owner. (a) The claim's and journal's cost on the miss path: fresh batches
+ * of 30 with Cache `reuse` (every job misses the store, claims its key, journals `submitting` durably, sends,
+ * stores, lets go), alternating on and off (`claims: 'off'`: the claim's acquire and release and the journal's
+ * reads and writes do nothing, all else the same) in one fresh worker
  * with its own store folder; cost = (median on − median off) / median off, a ratio within one run.
  * (b) The store folder's size while 1,000 batches of 5 fresh jobs (64 KiB images) run under COMFLY_STORE_MAX_MB = 8,
  * four executions at a time: measured after every four batches (apparent bytes and bytes on disk), with no prune
@@ -21,7 +22,7 @@ import { openBench, type Bench } from '../session';
 import { median } from '../stats';
 import type { Worker } from '../workerProcess';
 
-/** Goal claims-a: a claim adds at most this fraction to a fresh 30-job batch's makespan. */
+/** Goal claims-a: the claim and the journal add at most this fraction to a fresh 30-job batch's makespan. */
 export const CLAIM_COST_GOAL = 0.02;
 /** Goal claims-b: the store's size bound (COMFLY_STORE_MAX_MB) and the batches run under it. */
 export const BOUND_MB = 8;
