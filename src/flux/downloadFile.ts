@@ -9,13 +9,12 @@ import { randomUUID } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
-import { BodyCutOffError, formatBytes, headerValue } from './body';
+import { BodyCutOffError, formatBytes } from './body';
 import { FileBodyNotRecognisedError, FileBodyTooLargeError, FileBodyWriteError, writeBodyToFile, type WrittenBody } from './bodyFile';
-import { downloadImage, downloadResult, sizeGate, type DownloadedImage } from './download';
-import { detectImageType, type DetectedImageType } from './imageType';
+import { cutOff, downloadImage, downloadResult, IMAGE, notRecognised, sizeGate, truncated, type DownloadedImage, type FileKind } from './download';
+import type { DetectedImageType } from './imageType';
 import type { JobRuntime } from './job';
-import { transient, type Transient } from './retry';
-import { describeNetworkError, errorCode } from './retryPolicy';
+import type { Transient } from './retry';
 import { isMp4, MP4_SNIFF_BYTES } from './videoType';
 
 /** The hash of downloaded files (SRI algorithm name): sha256 is hardware-accelerated (SHA-NI) where sha512 is not. */
@@ -40,26 +39,6 @@ export type DownloadedVideo = DownloadedFile<'video/mp4', 'mp4'>;
 export type ImageDownload = DownloadedImageFile | DownloadedImage;
 
 export const isImageFile = (image: ImageDownload): image is DownloadedImageFile => 'filePath' in image;
-
-/** What kind of file is downloaded: its noun, Accept header, how its first bytes prove its type, and what else is refused. */
-export interface FileKind<M extends string, E extends string> {
-	noun: string;
-	accept: string;
-	sniffBytes: number;
-	detect(head: Uint8Array): { mimeType: M; fileExtension: E } | undefined;
-	/** The `not_an_image` message when the first bytes are not of this kind. */
-	notRecognised: string;
-	/** Its own size cap (else the job's). */
-	maxBytes?: number;
-}
-
-const IMAGE: FileKind<DetectedImageType['mimeType'], DetectedImageType['fileExtension']> = {
-	noun: 'image',
-	accept: 'image/png,image/jpeg,image/webp,image/*;q=0.8',
-	sniffBytes: 12, // WebP: "RIFF" ···· "WEBP"
-	detect: detectImageType,
-	notRecognised: 'The downloaded file is not a PNG, JPEG or WebP image',
-};
 
 export const VIDEO: FileKind<'video/mp4', 'mp4'> = {
 	noun: 'video',
@@ -96,7 +75,7 @@ const removeQuietly = (file: string) => rm(file, { force: true }).catch(() => un
 
 /** Downloads `sampleUrl` into a new file of `kind` in `dir` (see the file's opening comment); hashed unless `hash` is false. */
 async function downloadFile<M extends string, E extends string>(rt: JobRuntime, sampleUrl: string, dir: string, kind: FileKind<M, E>, hash = true): Promise<DownloadedFile<M, E>> {
-	return await downloadResult(rt, sampleUrl, { noun: kind.noun, accept: kind.accept, read: (job, res) => readFile(job, res, dir, kind, hash) });
+	return await downloadResult(rt, sampleUrl, kind, (job, res) => readFile(job, res, dir, kind, hash));
 }
 
 /**
@@ -132,19 +111,14 @@ async function readFile<M extends string, E extends string>(rt: JobRuntime, res:
 		await removeQuietly(partPath);
 		rt.throwIfAborted();
 		if (err instanceof FileBodyTooLargeError) throw tooLarge(`more than ${formatBytes(maxBytes)} received`);
-		if (err instanceof FileBodyNotRecognisedError) {
-			const ct = headerValue(res.headers, 'content-type');
-			throw rt.error('not_an_image', `${kind.notRecognised}${ct ? ` (served as ${ct.slice(0, 60)})` : ''}`);
-		}
-		if (err instanceof BodyCutOffError) {
-			return transient('download_failed', `the ${kind.noun} body was cut off after ${err.received} bytes (${errorCode(err.reason) ?? describeNetworkError(err.reason)})`);
-		}
+		if (err instanceof FileBodyNotRecognisedError) throw notRecognised(rt, res, kind);
+		if (err instanceof BodyCutOffError) return cutOff(kind.noun, err);
 		if (err instanceof FileBodyWriteError) throw new WriteFailed(err.cause);
 		throw err;
 	}
 	if (declared !== undefined && written.byteLength < declared) {
 		await removeQuietly(partPath);
-		return transient('download_failed', `the ${kind.noun} body was truncated (${written.byteLength} of ${declared} bytes)`);
+		return truncated(kind.noun, written.byteLength, declared);
 	}
 	const type = kind.detect(written.head) as { mimeType: M; fileExtension: E };
 	const filePath = `${partPath.slice(0, -'.part'.length)}.${type.fileExtension}`;
