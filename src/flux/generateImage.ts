@@ -3,7 +3,7 @@ import { downloadImageFile, type ImageDownload } from './downloadFile';
 import { resolveEndpoints, type FluxCredentials } from './endpoints';
 import { FluxError } from './errors';
 import { fluxDispatchers, singleDispatcher } from './httpAgent';
-import { JobRuntime, realSleep, type AttemptCounts, type JobSettings } from './job';
+import { JobRuntime, realSleep, type AttemptCounts } from './job';
 import { pollUntilReady, type ReadyResult } from './poll';
 import { DEFAULT_ADAPTIVE_SCHEDULE } from './pollSchedule';
 import { sharedPollLimiter, sharedReadyTimes } from './pollShared';
@@ -70,8 +70,11 @@ function positive(n: number | undefined, fallback: number): number {
 	return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.min(n, MAX_TIMER_MS) : fallback;
 }
 
+/** Everything a job needs, resolved from the caller's options (JobRuntime's settings). */
+export type JobSettings = ReturnType<typeof settingsFor>;
+
 /** The settings of a job of the model `endpoint`; a credential the glue layer did not validate may fail here, as `bad_request`. */
-function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: string): JobSettings {
+function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: string) {
 	try {
 		const endpoints = resolveEndpoints(creds, endpoint);
 		const hooks = opts.testHooks ?? {};
@@ -82,8 +85,10 @@ function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: st
 			requestTimeoutMs: positive(hooks.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
 			maxDownloadBytes: positive(opts.maxDownloadBytes, DEFAULT_MAX_DOWNLOAD_BYTES),
 			poll: hooks.poll ? resolvePolicy({ ...DEFAULT_POLL_POLICY, adaptive: false }, hooks.poll) : { ...DEFAULT_POLL_POLICY },
+			// The adaptive schedule's tuning and the times-to-ready it learns from (process-wide by default).
 			schedule: { ...DEFAULT_ADAPTIVE_SCHEDULE, ...hooks.schedule },
 			readyTimes: hooks.readyTimes ?? sharedReadyTimes(),
+			// The account's poll rate cap (none: uncapped).
 			pollLimiter: hooks.pollLimiter === false ? undefined : (hooks.pollLimiter ?? sharedPollLimiter(creds)),
 			submitRetry: resolvePolicy(DEFAULT_SUBMIT_RETRY_POLICY, hooks.submitRetry),
 			connectRetry: resolvePolicy(DEFAULT_CONNECT_RETRY_POLICY, hooks.connectRetry),
@@ -93,7 +98,7 @@ function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: st
 			random: hooks.random ?? Math.random,
 			sleep: hooks.sleep ?? realSleep,
 			onAttempt: opts.onAttempt,
-			steps: submitSteps(opts),
+			steps: submitSteps(opts), // the submit lifecycle's steps, in order
 		};
 	} catch (err) {
 		const why = err instanceof Error ? err.message : String(err);
