@@ -187,11 +187,7 @@ function runJob<I>(creds: FluxCredentials, opts: GenerateOptions, endpoint: stri
 }
 
 /** An upstream task to re-attach to: its id, BFL's polling URL if one came back, its model's endpoint when known (its learned poll times). */
-export interface AwaitedTask {
-	taskId: string;
-	pollingUrl?: string;
-	endpoint?: string;
-}
+export type AwaitedTask = Pick<FluxTask, 'taskId' | 'pollingUrl'> & { endpoint?: string };
 
 /**
  * The second half of {@link generateImage}: waits for an existing upstream task (polls until
