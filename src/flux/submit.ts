@@ -21,8 +21,6 @@ export interface FluxTask {
 	cost?: number;
 }
 
-const NOT_CREATED = 'the task was not created';
-
 /**
  * `POST …/<endpoint>` under the paid-job rule: retried only when the task provably was not
  * created (connection never opened, 429, 503); every ambiguous failure is `maybe_submitted`.
@@ -44,12 +42,11 @@ export async function submitTask(rt: JobRuntime, payload: RequestPayload): Promi
 }
 
 function giveUp(rt: JobRuntime, failure: Transient, reason: GiveUpReason) {
-	const extra = { statusCode: failure.statusCode, code: failure.code };
-	if (reason.why === 'attempts') {
-		return rt.error(failure.kind, `FLUX submit failed after ${reason.attempts} attempts: ${failure.detail} (${NOT_CREATED})`, extra);
-	}
-	const wait = Math.ceil(reason.delayMs / 1000);
-	return rt.error(failure.kind, `FLUX submit failed: ${failure.detail}; waiting ${wait} s more would pass the job timeout (${NOT_CREATED})`, extra);
+	const why =
+		reason.why === 'attempts'
+			? `failed after ${reason.attempts} attempts: ${failure.detail}`
+			: `failed: ${failure.detail}; waiting ${Math.ceil(reason.delayMs / 1000)} s more would pass the job timeout`;
+	return rt.error(failure.kind, `FLUX submit ${why} (the task was not created)`, { statusCode: failure.statusCode, code: failure.code });
 }
 
 async function submitOnce(rt: JobRuntime, payload: RequestPayload): Promise<FluxTask | Transient> {
