@@ -64,19 +64,7 @@ export const DRAFT_CACHE: FileKind<'application/octet-stream', 'bin'> = {
 /** A downloaded draft cache on disk (`<uuid>.bin`). */
 export type DownloadedDraftCache = DownloadedFile<'application/octet-stream', 'bin'>;
 
-/** The folder could not be written (missing, read-only, disk full): not retried. */
-class WriteFailed extends Error {
-	constructor(readonly reason: unknown) {
-		super((reason as Error)?.message ?? String(reason));
-	}
-}
-
 const removeQuietly = (file: string) => rm(file, { force: true }).catch(() => undefined);
-
-/** Downloads `sampleUrl` into a new file of `kind` in `dir` (see the file's opening comment); hashed unless `hash` is false. */
-async function downloadFile<M extends string, E extends string>(rt: JobRuntime, sampleUrl: string, dir: string, kind: FileKind<M, E>, hash = true): Promise<DownloadedFile<M, E>> {
-	return await downloadResult(rt, sampleUrl, kind, (job, res) => readFile(job, res, dir, kind, hash));
-}
 
 /**
  * An image into a file in `dir`; when `dir` cannot be written, downloaded again into memory: a paid image is never
@@ -84,9 +72,9 @@ async function downloadFile<M extends string, E extends string>(rt: JobRuntime, 
  */
 export async function downloadImageFile(rt: JobRuntime, sampleUrl: string, dir: string, { hash = true }: { hash?: boolean } = {}): Promise<ImageDownload> {
 	try {
-		return await downloadFile(rt, sampleUrl, dir, IMAGE, hash);
+		return await downloadResult(rt, sampleUrl, IMAGE, (job, res) => readFile(job, res, dir, IMAGE, hash));
 	} catch (error) {
-		if (!(error instanceof WriteFailed)) throw error;
+		if (!(error instanceof FileBodyWriteError)) throw error;
 		return await downloadImage(rt, sampleUrl);
 	}
 }
@@ -94,12 +82,16 @@ export async function downloadImageFile(rt: JobRuntime, sampleUrl: string, dir: 
 /** A clip or a draft's cache ({@link VIDEO}, {@link DRAFT_CACHE}) into a file in `dir` (created by the caller); a folder that cannot be written fails the job with its reason. */
 export async function downloadToDisk<M extends string, E extends string>(rt: JobRuntime, url: string, dir: string, kind: FileKind<M, E>): Promise<DownloadedFile<M, E>> {
 	try {
-		return await downloadFile(rt, url, dir, kind);
+		return await downloadResult(rt, url, kind, (job, res) => readFile(job, res, dir, kind, true));
 	} catch (error) {
-		throw error instanceof WriteFailed ? error.reason : error;
+		throw error instanceof FileBodyWriteError ? error.cause : error;
 	}
 }
 
+/**
+ * A 200 response's body into a new file of `kind` in `dir` (see the file's opening comment), hashed unless `hash` is
+ * false; a folder that cannot be written (missing, read-only, disk full) is a FileBodyWriteError, not retried.
+ */
 async function readFile<M extends string, E extends string>(rt: JobRuntime, res: Dispatcher.ResponseData, dir: string, kind: FileKind<M, E>, hash: boolean): Promise<DownloadedFile<M, E> | Transient> {
 	const { maxBytes, declared, tooLarge } = sizeGate(rt, res, kind.noun, kind.maxBytes);
 	const partPath = path.join(dir, `${randomUUID()}.part`);
@@ -113,7 +105,6 @@ async function readFile<M extends string, E extends string>(rt: JobRuntime, res:
 		if (err instanceof FileBodyTooLargeError) throw tooLarge(`more than ${formatBytes(maxBytes)} received`);
 		if (err instanceof FileBodyNotRecognisedError) throw notRecognised(rt, res, kind);
 		if (err instanceof BodyCutOffError) return cutOff(kind.noun, err);
-		if (err instanceof FileBodyWriteError) throw new WriteFailed(err.cause);
 		throw err;
 	}
 	if (declared !== undefined && written.byteLength < declared) {
@@ -126,7 +117,7 @@ async function readFile<M extends string, E extends string>(rt: JobRuntime, res:
 		await rename(partPath, filePath); // complete: a sweep tells it from a download a killed process left behind
 	} catch (error) {
 		await removeQuietly(partPath);
-		throw new WriteFailed(error);
+		throw new FileBodyWriteError(error);
 	}
 	return { filePath, byteLength: written.byteLength, ...(written.integrity === undefined ? {} : { integrity: written.integrity }), mimeType: type.mimeType, fileExtension: type.fileExtension };
 }
