@@ -37,15 +37,6 @@ const MAX_BODY_BYTES = 64 * 1024;
 /** Task id prefix of the fallback poll: no real task carries it. */
 const PROBE_ID_PREFIX = 'credential-test-';
 
-/** One answer, as far as the test needs it. */
-interface Answer {
-	status: number;
-	location?: string;
-	html: boolean;
-	json: unknown;
-	text: string;
-}
-
 const ACCEPTED = 'Connection successful: the API key was accepted';
 
 /** Runs the credential test (see the module comment). Resolves, never rejects. */
@@ -92,14 +83,11 @@ function isBare404(answer: Answer): boolean {
 	return answer.status === 404 && answer.json !== undefined && !answer.html && !/task/i.test(answer.text);
 }
 
+/** One answer, as far as the test needs it. */
+type Answer = Awaited<ReturnType<typeof probe>>;
+
 /** One authenticated GET, no redirects followed, body read up to {@link MAX_BODY_BYTES}. */
-async function probe(
-	url: string,
-	endpoints: FluxEndpoints,
-	bound: TestBound,
-	dispatcher?: Dispatcher,
-	withKey = true,
-): Promise<Answer> {
+async function probe(url: string, endpoints: FluxEndpoints, bound: TestBound, dispatcher?: Dispatcher, withKey = true) {
 	const remaining = bound.remainingMs();
 	const res = await request(url, {
 		dispatcher: dispatcher ?? fluxDispatchers().api,
@@ -124,8 +112,8 @@ async function probe(
 /** The verdict of `/credits`, or undefined when it is not served (fall back to the poll). */
 function judgeCredits(answer: Answer, endpoints: FluxEndpoints): CredentialTestResult | undefined {
 	const { status } = answer;
-	if (status === 401 || status === 403) return refused(status);
-	if (status >= 300 && status < 400) return redirected(answer, endpoints);
+	const refusedOrMoved = refusedOrRedirected(answer, endpoints);
+	if (refusedOrMoved) return refusedOrMoved;
 	if (status === 402) {
 		return { ok: true, message: `${ACCEPTED}, but the account is out of credits (HTTP 402)`, statusCode: status };
 	}
@@ -150,8 +138,8 @@ function creditBalance(json: unknown): string | undefined {
 /** The verdict of the poll for a task that cannot exist. */
 function judgePoll(answer: Answer, endpoints: FluxEndpoints): CredentialTestResult {
 	const { status } = answer;
-	if (status === 401 || status === 403) return refused(status);
-	if (status >= 300 && status < 400) return redirected(answer, endpoints);
+	const refusedOrMoved = refusedOrRedirected(answer, endpoints);
+	if (refusedOrMoved) return refusedOrMoved;
 	if (isTaskAnswer(answer)) {
 		return { ok: true, message: `${ACCEPTED} (the API answered a status check for an unknown task)`, statusCode: status };
 	}
@@ -180,13 +168,14 @@ function failed(statusCode: number, message: string): CredentialTestResult {
 	return { ok: false, message, statusCode };
 }
 
-function refused(status: number): CredentialTestResult {
-	return failed(status, `The API key was refused (HTTP ${status}): check the FLUX API credential`);
-}
-
-/** A redirect: says http vs https when that is the difference, else that the Base URL points elsewhere. */
-function redirected(answer: Answer, endpoints: FluxEndpoints): CredentialTestResult {
+/**
+ * The verdict of either probe on a 401/403 (the key refused) or a redirect: says http vs https when that is the
+ * difference, else that the Base URL points elsewhere; undefined for any other answer.
+ */
+function refusedOrRedirected(answer: Answer, endpoints: FluxEndpoints): CredentialTestResult | undefined {
 	const status = answer.status;
+	if (status === 401 || status === 403) return failed(status, `The API key was refused (HTTP ${status}): check the FLUX API credential`);
+	if (status < 300 || status >= 400) return undefined;
 	let target: URL | undefined;
 	try {
 		target = answer.location ? new URL(answer.location, endpoints.base) : undefined;

@@ -22,17 +22,29 @@ export interface DownloadedImage extends DetectedImageType {
 	buffer: Buffer;
 }
 
-/**
- * What is downloaded and where its body goes (the pluggable sink): `noun` for messages, the Accept header, and
- * `read`, which consumes a 200 response's body (into memory, a file, …) and returns the result or a Transient.
- */
-export interface DownloadSink<T> {
+/** What kind of file is downloaded: its noun, Accept header, how its first bytes prove its type, and what else is refused. */
+export interface FileKind<M extends string, E extends string> {
 	noun: string;
 	accept: string;
-	read(rt: JobRuntime, res: Dispatcher.ResponseData): Promise<T | Transient>;
+	sniffBytes: number;
+	detect(head: Uint8Array): { mimeType: M; fileExtension: E } | undefined;
+	/** The `not_an_image` message when the first bytes are not of this kind. */
+	notRecognised: string;
+	/** Its own size cap (else the job's). */
+	maxBytes?: number;
 }
 
-const IMAGE_SINK: DownloadSink<DownloadedImage> = { noun: 'image', accept: 'image/png,image/jpeg,image/webp,image/*;q=0.8', read: (rt, res) => readImage(rt, res) };
+type Kind = Pick<FileKind<string, string>, 'noun' | 'accept'>;
+/** Consumes a 200 response's body (into memory, a file, …): its result, or a Transient. */
+type Sink<T> = (rt: JobRuntime, res: Dispatcher.ResponseData) => Promise<T | Transient>;
+
+export const IMAGE: FileKind<DetectedImageType['mimeType'], DetectedImageType['fileExtension']> = {
+	noun: 'image',
+	accept: 'image/png,image/jpeg,image/webp,image/*;q=0.8',
+	sniffBytes: 12, // WebP: "RIFF" ···· "WEBP"
+	detect: detectImageType,
+	notRecognised: 'The downloaded file is not a PNG, JPEG or WebP image',
+};
 
 /**
  * Downloads `result.sample` without any credential: http(s) only, public addresses only (unless
@@ -42,19 +54,19 @@ const IMAGE_SINK: DownloadSink<DownloadedImage> = { noun: 'image', accept: 'imag
  * truncated bodies and 408/429/5xx are retried with backoff within the job timeout.
  */
 export async function downloadImage(rt: JobRuntime, sampleUrl: string): Promise<DownloadedImage> {
-	return await downloadResult(rt, sampleUrl, IMAGE_SINK);
+	return await downloadResult(rt, sampleUrl, IMAGE, readImage);
 }
 
-/** {@link downloadImage}'s rules (no key, public addresses, redirects, retries) with the body going to `sink`. */
-export async function downloadResult<T>(rt: JobRuntime, sampleUrl: string, sink: DownloadSink<T>): Promise<T> {
+/** {@link downloadImage}'s rules (no key, public addresses, redirects, retries) for a `kind`, a 200 response's body going to `read`. */
+export async function downloadResult<T>(rt: JobRuntime, sampleUrl: string, kind: Kind, read: Sink<T>): Promise<T> {
 	rt.phase = 'download';
 	const allowLocal = isLocalHost(rt.endpoints.base.hostname);
-	const start = checkTarget(rt, sampleUrl, sink.noun, 'URL', allowLocal);
+	const start = checkTarget(rt, sampleUrl, kind.noun, 'URL', allowLocal);
 	return withRetries(rt, {
 		policy: rt.settings.downloadRetry,
-		attempt: () => downloadOnce(rt, start, allowLocal, sink),
+		attempt: () => downloadOnce(rt, start, allowLocal, kind, read),
 		giveUp: (failure, reason) =>
-			rt.error('download_failed', `Downloading the ${sink.noun} failed after ${reason.why === 'attempts' ? reason.attempts : 'several'} attempts: ${failure.detail}`),
+			rt.error('download_failed', `Downloading the ${kind.noun} failed after ${reason.why === 'attempts' ? reason.attempts : 'several'} attempts: ${failure.detail}`),
 	});
 }
 
@@ -79,28 +91,28 @@ function checkTarget(rt: JobRuntime, raw: string, noun: string, part: string, al
 }
 
 /** One attempt from `start`, redirects followed; `allowLocal`: local addresses too (the job's Base URL is local), else public ones only. */
-async function downloadOnce<T>(rt: JobRuntime, start: URL, allowLocal: boolean, sink: DownloadSink<T>): Promise<T | Transient> {
+async function downloadOnce<T>(rt: JobRuntime, start: URL, allowLocal: boolean, kind: Kind, read: Sink<T>): Promise<T | Transient> {
 	let url = start;
 	for (let hop = 0; ; hop++) {
-		const res = await get(rt, url, allowLocal, sink);
+		const res = await get(rt, url, allowLocal, kind);
 		if ('transient' in res) return res;
 		const status = res.statusCode;
 		if (REDIRECT_STATUSES.has(status)) {
-			url = await nextHop(rt, res, url, hop, allowLocal, sink.noun);
+			url = await nextHop(rt, res, url, hop, allowLocal, kind.noun);
 			continue;
 		}
-		return status === 200 ? sink.read(rt, res) : failedStatus(rt, 'download', res);
+		return status === 200 ? read(rt, res) : failedStatus(rt, 'download', res);
 	}
 }
 
 /** One GET, never with a credential (the signed URL authorises itself). */
-async function get<T>(rt: JobRuntime, url: URL, allowLocal: boolean, sink: DownloadSink<T>): Promise<Dispatcher.ResponseData | Transient> {
+async function get(rt: JobRuntime, url: URL, allowLocal: boolean, kind: Kind): Promise<Dispatcher.ResponseData | Transient> {
 	try {
 		const dispatcher = allowLocal ? 'localDownload' : 'publicDownload';
-		return await rt.send('download', url.toString(), { method: 'GET', headers: { accept: sink.accept }, dispatcher });
+		return await rt.send('download', url.toString(), { method: 'GET', headers: { accept: kind.accept }, dispatcher });
 	} catch (err) {
 		rt.throwIfAborted();
-		if (errorCode(err) === FORBIDDEN_ADDRESS_CODE) throw forbiddenAddress(rt, err, sink.noun);
+		if (errorCode(err) === FORBIDDEN_ADDRESS_CODE) throw forbiddenAddress(rt, err, kind.noun);
 		return transient('download_failed', describeNetworkError(err));
 	}
 }
@@ -145,23 +157,30 @@ export function sizeGate(rt: JobRuntime, res: Dispatcher.ResponseData, noun: str
 }
 
 async function readImage(rt: JobRuntime, res: Dispatcher.ResponseData): Promise<DownloadedImage | Transient> {
-	const { maxBytes, declared, tooLarge } = sizeGate(rt, res, 'image');
+	const { maxBytes, declared, tooLarge } = sizeGate(rt, res, IMAGE.noun);
 	let buffer: Buffer;
 	try {
 		buffer = await readBody(res.body, maxBytes, declared);
 	} catch (err) {
 		rt.throwIfAborted();
 		if (err instanceof BodyTooLargeError) throw tooLarge(`more than ${formatBytes(maxBytes)} received`);
-		const cut = err as BodyCutOffError;
-		return transient('download_failed', `the image body was cut off after ${cut.received} bytes (${errorCode(cut.reason) ?? describeNetworkError(cut.reason)})`);
+		return cutOff(IMAGE.noun, err as BodyCutOffError);
 	}
-	if (declared !== undefined && buffer.length < declared) {
-		return transient('download_failed', `the image body was truncated (${buffer.length} of ${declared} bytes)`);
-	}
+	if (declared !== undefined && buffer.length < declared) return truncated(IMAGE.noun, buffer.length, declared);
 	const type = detectImageType(buffer);
-	if (!type) {
-		const ct = headerValue(res.headers, 'content-type');
-		throw rt.error('not_an_image', `The downloaded file is not a PNG, JPEG or WebP image${ct ? ` (served as ${ct.slice(0, 60)})` : ''}`);
-	}
+	if (!type) throw notRecognised(rt, res, IMAGE);
 	return { buffer, mimeType: type.mimeType, fileExtension: type.fileExtension };
+}
+
+/** A body the connection cut off mid-way (retried). */
+export const cutOff = (noun: string, err: BodyCutOffError) =>
+	transient('download_failed', `the ${noun} body was cut off after ${err.received} bytes (${errorCode(err.reason) ?? describeNetworkError(err.reason)})`);
+
+/** A body shorter than its Content-Length (retried). */
+export const truncated = (noun: string, received: number, declared: number) => transient('download_failed', `the ${noun} body was truncated (${received} of ${declared} bytes)`);
+
+/** A body whose first bytes are not of its `kind`. */
+export function notRecognised(rt: JobRuntime, res: Dispatcher.ResponseData, kind: Pick<FileKind<string, string>, 'notRecognised'>) {
+	const ct = headerValue(res.headers, 'content-type');
+	return rt.error('not_an_image', `${kind.notRecognised}${ct ? ` (served as ${ct.slice(0, 60)})` : ''}`);
 }

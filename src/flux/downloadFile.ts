@@ -9,13 +9,12 @@ import { randomUUID } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Dispatcher } from 'undici';
-import { BodyCutOffError, formatBytes, headerValue } from './body';
+import { BodyCutOffError, formatBytes } from './body';
 import { FileBodyNotRecognisedError, FileBodyTooLargeError, FileBodyWriteError, writeBodyToFile, type WrittenBody } from './bodyFile';
-import { downloadImage, downloadResult, sizeGate, type DownloadedImage } from './download';
-import { detectImageType, type DetectedImageType } from './imageType';
+import { cutOff, downloadImage, downloadResult, IMAGE, notRecognised, sizeGate, truncated, type DownloadedImage, type FileKind } from './download';
+import type { DetectedImageType } from './imageType';
 import type { JobRuntime } from './job';
-import { transient, type Transient } from './retry';
-import { describeNetworkError, errorCode } from './retryPolicy';
+import type { Transient } from './retry';
 import { isMp4, MP4_SNIFF_BYTES } from './videoType';
 
 /** The hash of downloaded files (SRI algorithm name): sha256 is hardware-accelerated (SHA-NI) where sha512 is not. */
@@ -41,26 +40,6 @@ export type ImageDownload = DownloadedImageFile | DownloadedImage;
 
 export const isImageFile = (image: ImageDownload): image is DownloadedImageFile => 'filePath' in image;
 
-/** What kind of file is downloaded: its noun, Accept header, how its first bytes prove its type, and what else is refused. */
-export interface FileKind<M extends string, E extends string> {
-	noun: string;
-	accept: string;
-	sniffBytes: number;
-	detect(head: Uint8Array): { mimeType: M; fileExtension: E } | undefined;
-	/** The `not_an_image` message when the first bytes are not of this kind. */
-	notRecognised: string;
-	/** Its own size cap (else the job's). */
-	maxBytes?: number;
-}
-
-const IMAGE: FileKind<DetectedImageType['mimeType'], DetectedImageType['fileExtension']> = {
-	noun: 'image',
-	accept: 'image/png,image/jpeg,image/webp,image/*;q=0.8',
-	sniffBytes: 12, // WebP: "RIFF" ···· "WEBP"
-	detect: detectImageType,
-	notRecognised: 'The downloaded file is not a PNG, JPEG or WebP image',
-};
-
 export const VIDEO: FileKind<'video/mp4', 'mp4'> = {
 	noun: 'video',
 	accept: 'video/mp4,video/*;q=0.8',
@@ -85,19 +64,7 @@ export const DRAFT_CACHE: FileKind<'application/octet-stream', 'bin'> = {
 /** A downloaded draft cache on disk (`<uuid>.bin`). */
 export type DownloadedDraftCache = DownloadedFile<'application/octet-stream', 'bin'>;
 
-/** The folder could not be written (missing, read-only, disk full): not retried. */
-class WriteFailed extends Error {
-	constructor(readonly reason: unknown) {
-		super((reason as Error)?.message ?? String(reason));
-	}
-}
-
 const removeQuietly = (file: string) => rm(file, { force: true }).catch(() => undefined);
-
-/** Downloads `sampleUrl` into a new file of `kind` in `dir` (see the file's opening comment); hashed unless `hash` is false. */
-async function downloadFile<M extends string, E extends string>(rt: JobRuntime, sampleUrl: string, dir: string, kind: FileKind<M, E>, hash = true): Promise<DownloadedFile<M, E>> {
-	return await downloadResult(rt, sampleUrl, { noun: kind.noun, accept: kind.accept, read: (job, res) => readFile(job, res, dir, kind, hash) });
-}
 
 /**
  * An image into a file in `dir`; when `dir` cannot be written, downloaded again into memory: a paid image is never
@@ -105,9 +72,9 @@ async function downloadFile<M extends string, E extends string>(rt: JobRuntime, 
  */
 export async function downloadImageFile(rt: JobRuntime, sampleUrl: string, dir: string, { hash = true }: { hash?: boolean } = {}): Promise<ImageDownload> {
 	try {
-		return await downloadFile(rt, sampleUrl, dir, IMAGE, hash);
+		return await downloadResult(rt, sampleUrl, IMAGE, (job, res) => readFile(job, res, dir, IMAGE, hash));
 	} catch (error) {
-		if (!(error instanceof WriteFailed)) throw error;
+		if (!(error instanceof FileBodyWriteError)) throw error;
 		return await downloadImage(rt, sampleUrl);
 	}
 }
@@ -115,12 +82,16 @@ export async function downloadImageFile(rt: JobRuntime, sampleUrl: string, dir: 
 /** A clip or a draft's cache ({@link VIDEO}, {@link DRAFT_CACHE}) into a file in `dir` (created by the caller); a folder that cannot be written fails the job with its reason. */
 export async function downloadToDisk<M extends string, E extends string>(rt: JobRuntime, url: string, dir: string, kind: FileKind<M, E>): Promise<DownloadedFile<M, E>> {
 	try {
-		return await downloadFile(rt, url, dir, kind);
+		return await downloadResult(rt, url, kind, (job, res) => readFile(job, res, dir, kind, true));
 	} catch (error) {
-		throw error instanceof WriteFailed ? error.reason : error;
+		throw error instanceof FileBodyWriteError ? error.cause : error;
 	}
 }
 
+/**
+ * A 200 response's body into a new file of `kind` in `dir` (see the file's opening comment), hashed unless `hash` is
+ * false; a folder that cannot be written (missing, read-only, disk full) is a FileBodyWriteError, not retried.
+ */
 async function readFile<M extends string, E extends string>(rt: JobRuntime, res: Dispatcher.ResponseData, dir: string, kind: FileKind<M, E>, hash: boolean): Promise<DownloadedFile<M, E> | Transient> {
 	const { maxBytes, declared, tooLarge } = sizeGate(rt, res, kind.noun, kind.maxBytes);
 	const partPath = path.join(dir, `${randomUUID()}.part`);
@@ -132,19 +103,13 @@ async function readFile<M extends string, E extends string>(rt: JobRuntime, res:
 		await removeQuietly(partPath);
 		rt.throwIfAborted();
 		if (err instanceof FileBodyTooLargeError) throw tooLarge(`more than ${formatBytes(maxBytes)} received`);
-		if (err instanceof FileBodyNotRecognisedError) {
-			const ct = headerValue(res.headers, 'content-type');
-			throw rt.error('not_an_image', `${kind.notRecognised}${ct ? ` (served as ${ct.slice(0, 60)})` : ''}`);
-		}
-		if (err instanceof BodyCutOffError) {
-			return transient('download_failed', `the ${kind.noun} body was cut off after ${err.received} bytes (${errorCode(err.reason) ?? describeNetworkError(err.reason)})`);
-		}
-		if (err instanceof FileBodyWriteError) throw new WriteFailed(err.cause);
+		if (err instanceof FileBodyNotRecognisedError) throw notRecognised(rt, res, kind);
+		if (err instanceof BodyCutOffError) return cutOff(kind.noun, err);
 		throw err;
 	}
 	if (declared !== undefined && written.byteLength < declared) {
 		await removeQuietly(partPath);
-		return transient('download_failed', `the ${kind.noun} body was truncated (${written.byteLength} of ${declared} bytes)`);
+		return truncated(kind.noun, written.byteLength, declared);
 	}
 	const type = kind.detect(written.head) as { mimeType: M; fileExtension: E };
 	const filePath = `${partPath.slice(0, -'.part'.length)}.${type.fileExtension}`;
@@ -152,7 +117,7 @@ async function readFile<M extends string, E extends string>(rt: JobRuntime, res:
 		await rename(partPath, filePath); // complete: a sweep tells it from a download a killed process left behind
 	} catch (error) {
 		await removeQuietly(partPath);
-		throw new WriteFailed(error);
+		throw new FileBodyWriteError(error);
 	}
 	return { filePath, byteLength: written.byteLength, ...(written.integrity === undefined ? {} : { integrity: written.integrity }), mimeType: type.mimeType, fileExtension: type.fileExtension };
 }

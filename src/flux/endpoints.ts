@@ -15,8 +15,8 @@ export interface FluxCredentials {
 /** Everything needed to talk to one API: URLs and the auth header. */
 export interface FluxEndpoints {
 	style: ApiStyle;
-	/** Normalised base URL without trailing slash. */
-	baseUrl: string;
+	/** Where the API's routes are: `<base URL>/bfl/v1` (relay) or `<base URL>/v1` (bfl), without a trailing slash. */
+	routes: string;
 	base: URL;
 	/** The model endpoint's submit URL (`…/v1/<endpoint>`). */
 	submitUrl: string;
@@ -37,7 +37,7 @@ export function resolveEndpoints(creds: FluxCredentials, endpoint = ''): FluxEnd
 	const prefix = creds.apiStyle === 'relay' ? `${baseUrl}/bfl/v1` : `${baseUrl}/v1`;
 	return {
 		style: creds.apiStyle,
-		baseUrl,
+		routes: prefix,
 		base: new URL(baseUrl),
 		submitUrl: `${prefix}/${endpoint}`,
 		creditsUrl: `${prefix}/credits`,
@@ -48,8 +48,7 @@ export function resolveEndpoints(creds: FluxCredentials, endpoint = ''): FluxEnd
 
 /** The status URL for a task in the given style's own route (relay always; BFL when no polling_url came back). */
 export function defaultPollUrl(endpoints: FluxEndpoints, taskId: string): string {
-	const prefix = endpoints.style === 'relay' ? `${endpoints.baseUrl}/bfl/v1` : `${endpoints.baseUrl}/v1`;
-	return `${prefix}/get_result?id=${encodeURIComponent(taskId)}`;
+	return `${endpoints.routes}/get_result?id=${encodeURIComponent(taskId)}`;
 }
 
 /**

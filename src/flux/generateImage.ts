@@ -1,10 +1,9 @@
-import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage } from './download';
+import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage, type DownloadedImage } from './download';
 import { downloadImageFile, type ImageDownload } from './downloadFile';
 import { resolveEndpoints, type FluxCredentials } from './endpoints';
 import { FluxError } from './errors';
 import { fluxDispatchers, singleDispatcher } from './httpAgent';
-import type { ResultExtension, ResultMimeType } from './imageType';
-import { JobRuntime, realSleep, type AttemptCounts, type JobSettings } from './job';
+import { JobRuntime, realSleep, type AttemptCounts } from './job';
 import { pollUntilReady, type ReadyResult } from './poll';
 import { DEFAULT_ADAPTIVE_SCHEDULE } from './pollSchedule';
 import { sharedPollLimiter, sharedReadyTimes } from './pollShared';
@@ -41,18 +40,18 @@ export interface GenerateOptions extends SubmitStepOptions {
 	testHooks?: FluxTestHooks;
 }
 
-/** A generated image. */
-export interface FluxImageResult {
-	buffer: Buffer;
-	mimeType: ResultMimeType;
-	fileExtension: ResultExtension;
+/** A fetched result with its task, timings, attempts and reported cost. */
+export type Timed<I> = I & {
 	taskId: string;
 	/** Epoch ms: task accepted (for {@link awaitImage}: when awaiting began), seen Ready, image downloaded. */
 	timings: { submittedAt: number; readyAt: number; downloadedAt: number };
 	attempts: AttemptCounts;
 	/** What the job cost as the API reported it (credits: the submit answer's, else the finished poll's); absent when it said nothing. */
 	cost?: number;
-}
+};
+
+/** A generated image. */
+export type FluxImageResult = Timed<DownloadedImage>;
 
 /** Options of {@link generateImageFile} / {@link awaitImageFile}: where the image file goes (an existing folder; none: memory). */
 export interface ImageFileOptions extends GenerateOptions {
@@ -64,15 +63,18 @@ export interface ImageFileOptions extends GenerateOptions {
 /** The image into a file in the options' folder, or into memory without one. */
 const imageFetch = (opts: ImageFileOptions): Fetch<ImageDownload> => (rt, url) => (opts.downloadDir === undefined ? downloadImage(rt, url) : downloadImageFile(rt, url, opts.downloadDir, { hash: opts.hash }));
 
-/** A generated image in a file (or, when the folder could not be written, in memory): see downloadImageFile.ts. */
-export type FluxImageFileResult = ImageDownload & Pick<FluxImageResult, 'taskId' | 'timings' | 'attempts' | 'cost'>;
+/** A generated image in a file (or, when the folder could not be written, in memory): see downloadFile.ts. */
+export type FluxImageFileResult = Timed<ImageDownload>;
 
 function positive(n: number | undefined, fallback: number): number {
 	return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.min(n, MAX_TIMER_MS) : fallback;
 }
 
+/** Everything a job needs, resolved from the caller's options (JobRuntime's settings). */
+export type JobSettings = ReturnType<typeof settingsFor>;
+
 /** The settings of a job of the model `endpoint`; a credential the glue layer did not validate may fail here, as `bad_request`. */
-function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: string): JobSettings {
+function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: string) {
 	try {
 		const endpoints = resolveEndpoints(creds, endpoint);
 		const hooks = opts.testHooks ?? {};
@@ -83,8 +85,10 @@ function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: st
 			requestTimeoutMs: positive(hooks.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
 			maxDownloadBytes: positive(opts.maxDownloadBytes, DEFAULT_MAX_DOWNLOAD_BYTES),
 			poll: hooks.poll ? resolvePolicy({ ...DEFAULT_POLL_POLICY, adaptive: false }, hooks.poll) : { ...DEFAULT_POLL_POLICY },
+			// The adaptive schedule's tuning and the times-to-ready it learns from (process-wide by default).
 			schedule: { ...DEFAULT_ADAPTIVE_SCHEDULE, ...hooks.schedule },
 			readyTimes: hooks.readyTimes ?? sharedReadyTimes(),
+			// The account's poll rate cap (none: uncapped).
 			pollLimiter: hooks.pollLimiter === false ? undefined : (hooks.pollLimiter ?? sharedPollLimiter(creds)),
 			submitRetry: resolvePolicy(DEFAULT_SUBMIT_RETRY_POLICY, hooks.submitRetry),
 			connectRetry: resolvePolicy(DEFAULT_CONNECT_RETRY_POLICY, hooks.connectRetry),
@@ -94,7 +98,7 @@ function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: st
 			random: hooks.random ?? Math.random,
 			sleep: hooks.sleep ?? realSleep,
 			onAttempt: opts.onAttempt,
-			steps: submitSteps(opts),
+			steps: submitSteps(opts), // the submit lifecycle's steps, in order
 		};
 	} catch (err) {
 		const why = err instanceof Error ? err.message : String(err);
@@ -102,14 +106,8 @@ function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: st
 	}
 }
 
-/** Starts a job of the model `endpoint` (throws `cancelled` when the signal already fired: nothing is sent). */
-function startJob(creds: FluxCredentials, opts: GenerateOptions, endpoint: string): JobRuntime {
-	if (opts.signal?.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
-	return new JobRuntime(settingsFor(creds, opts, endpoint));
-}
-
 /** Settles a job: its errors become redacted FluxErrors (with the cost the API reported, if it did), its timer and listener are released. */
-export async function settle<T>(rt: JobRuntime, work: Promise<T>): Promise<T> {
+async function settle<T>(rt: JobRuntime, work: Promise<T>): Promise<T> {
 	try {
 		return await work;
 	} catch (err) {
@@ -121,11 +119,10 @@ export async function settle<T>(rt: JobRuntime, work: Promise<T>): Promise<T> {
 
 /** The second half of a job's result: its image or clip (and a draft's cache, `ready.draftCacheUrl`), however downloaded. */
 export type Fetch<I> = (rt: JobRuntime, sampleUrl: string, ready: ReadyResult) => Promise<I>;
-/** A fetched result with its task, timings, attempts and reported cost. */
-export type Timed<I> = I & Pick<FluxImageResult, 'taskId' | 'timings' | 'attempts' | 'cost'>;
 
-/** Polls until Ready, then downloads: the result of an upstream task. */
-async function resultOf<I>(rt: JobRuntime, task: FluxTask, submittedAt: number, learn: boolean, fetch: Fetch<I>): Promise<Timed<I>> {
+/** Polls until Ready, then downloads: the result of an upstream task (submitted, or awaited, now). */
+async function resultOf<I>(rt: JobRuntime, task: FluxTask, learn: boolean, fetch: Fetch<I>): Promise<Timed<I>> {
+	const submittedAt = rt.now();
 	const { ready } = await pollUntilReady(rt, task, learn);
 	const readyAt = rt.now();
 	const image = await fetch(rt, ready.sampleUrl, ready);
@@ -142,8 +139,6 @@ async function resultOf<I>(rt: JobRuntime, task: FluxTask, submittedAt: number, 
  * Generates one image (any image model): {@link submitTask} (paid-job rule), then what {@link awaitImage}
  * does (poll until Ready, download and verify), under one job timeout. Resolves with the image,
  * or rejects with a {@link FluxError} whose `kind` says why and whose message is redacted.
- * Not an async function on purpose: once the submit is acknowledged nothing here references
- * `request` or its JSON body, so large base64 reference images can be garbage-collected.
  */
 export function generateImage(creds: FluxCredentials, request: FluxImageRequest, opts: GenerateOptions = {}): Promise<FluxImageResult> {
 	return generateTask(creds, request, requestPayload, opts, downloadImage);
@@ -151,7 +146,7 @@ export function generateImage(creds: FluxCredentials, request: FluxImageRequest,
 
 /**
  * {@link generateImage} with the image streamed into a new file in `downloadDir` (hashed on the way; see
- * downloadImageFile.ts), or into memory when that folder cannot be written. The caller owns the file.
+ * downloadFile.ts), or into memory when that folder cannot be written. The caller owns the file.
  */
 export function generateImageFile(creds: FluxCredentials, request: FluxImageRequest, opts: ImageFileOptions): Promise<FluxImageFileResult> {
 	return generateTask(creds, request, requestPayload, opts, imageFetch(opts));
@@ -172,15 +167,19 @@ export function generateTask<R extends ModelRequest, I>(creds: FluxCredentials, 
 	}
 	return runJob(creds, opts, requestEndpoint(request), (rt) => {
 		const submitted = submitTask(rt, payload);
-		return submitted.then((task) => resultOf(rt, task, rt.now(), true, fetch));
+		return submitted.then((task) => resultOf(rt, task, true, fetch));
 	});
 }
 
-/** Starts a job (a start that throws rejects) and settles what `work` makes of it. */
+/**
+ * Starts a job of the model `endpoint` (a start that throws rejects; `cancelled` when the signal already fired:
+ * nothing is sent) and settles what `work` makes of it.
+ */
 function runJob<I>(creds: FluxCredentials, opts: GenerateOptions, endpoint: string, work: (rt: JobRuntime) => Promise<Timed<I>>): Promise<Timed<I>> {
 	let rt: JobRuntime;
 	try {
-		rt = startJob(creds, opts, endpoint);
+		if (opts.signal?.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
+		rt = new JobRuntime(settingsFor(creds, opts, endpoint));
 	} catch (err) {
 		return Promise.reject(err);
 	}
@@ -188,36 +187,23 @@ function runJob<I>(creds: FluxCredentials, opts: GenerateOptions, endpoint: stri
 }
 
 /** An upstream task to re-attach to: its id, BFL's polling URL if one came back, its model's endpoint when known (its learned poll times). */
-export interface AwaitedTask {
-	taskId: string;
-	pollingUrl?: string;
-	endpoint?: string;
-}
+export type AwaitedTask = Pick<FluxTask, 'taskId' | 'pollingUrl'> & { endpoint?: string };
 
 /**
  * The second half of {@link generateImage}: waits for an existing upstream task (polls until
  * Ready) and downloads its image, under its own job timeout. Lets a later run re-attach to a
  * task submitted earlier (`taskId`, and BFL's `pollingUrl` if one came back).
  */
-export function awaitImage(
-	creds: FluxCredentials,
-	task: AwaitedTask,
-	opts: GenerateOptions = {},
-): Promise<FluxImageResult> {
-	return awaitTask(creds, task, task.endpoint ?? '', opts, downloadImage);
+export function awaitImage(creds: FluxCredentials, task: AwaitedTask, opts: GenerateOptions = {}): Promise<FluxImageResult> {
+	return awaitTask(creds, task, opts, downloadImage);
 }
 
 /** {@link awaitImage} with the image streamed into a file, as {@link generateImageFile}. */
 export function awaitImageFile(creds: FluxCredentials, task: AwaitedTask, opts: ImageFileOptions): Promise<FluxImageFileResult> {
-	return awaitTask(creds, task, task.endpoint ?? '', opts, imageFetch(opts));
+	return awaitTask(creds, task, opts, imageFetch(opts));
 }
 
-/** The second half of {@link generateTask}: re-attach to an existing upstream task of the model `endpoint`, poll until Ready, `fetch` the result. */
-export function awaitTask<I>(creds: FluxCredentials, task: { taskId: string; pollingUrl?: string }, endpoint: string, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
-	return runJob(creds, opts, endpoint, (rt) => {
-		const copy: FluxTask = task.pollingUrl ? { taskId: task.taskId, pollingUrl: task.pollingUrl } : { taskId: task.taskId };
-		rt.taskId = copy.taskId;
-		rt.phase = 'poll';
-		return resultOf(rt, copy, rt.now(), false, fetch);
-	});
+/** The second half of {@link generateTask}: re-attach to an existing upstream task (of the model `task.endpoint`), poll until Ready, `fetch` the result. */
+export function awaitTask<I>(creds: FluxCredentials, task: AwaitedTask, opts: GenerateOptions, fetch: Fetch<I>): Promise<Timed<I>> {
+	return runJob(creds, opts, task.endpoint ?? '', (rt) => resultOf(rt, task, false, fetch));
 }

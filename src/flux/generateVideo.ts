@@ -57,5 +57,5 @@ export function generateVideo(creds: FluxCredentials, request: ModelRequest, opt
 
 /** The second half of {@link generateVideo}: re-attach to an upstream task, poll until Ready, download the clip. */
 export function awaitVideo(creds: FluxCredentials, task: AwaitedTask, opts: VideoOptions = {}): Promise<FluxVideoResult> {
-	return awaitTask(creds, task, task.endpoint ?? '', videoJobDefaults(opts), fetchVideo(opts.downloadDir ?? tmpdir()));
+	return awaitTask(creds, task, videoJobDefaults(opts), fetchVideo(opts.downloadDir ?? tmpdir()));
 }

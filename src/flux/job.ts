@@ -2,43 +2,17 @@ import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import type { FluxEndpoints } from './endpoints';
 import { FluxError, isFluxError, type FluxErrorKind } from './errors';
+import type { JobSettings } from './generateImage';
 import type { FluxDispatchers } from './httpAgent';
-import type { PollRateLimiter } from './pollRate';
-import type { AdaptiveScheduleSettings, ReadyTimes } from './pollSchedule';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errorCode, type PollPolicy, type RetryPolicy, type SleepFunction } from './retryPolicy';
-import { SubmitLifecycle, type SubmitStep } from './submitSteps';
+import { errorCode, type SleepFunction } from './retryPolicy';
+import { SubmitLifecycle } from './submitSteps';
 
 /** Which step a job is in (for messages), and the requests it makes. */
 export type JobPhase = 'submit' | 'poll' | 'download';
 
 /** HTTP attempts made by a job, per step. */
 export type AttemptCounts = Record<JobPhase | 'total', number>;
-
-/** Everything a job needs, resolved from the caller's options. */
-export interface JobSettings {
-	endpoints: FluxEndpoints;
-	signal?: AbortSignal;
-	timeoutMs: number;
-	requestTimeoutMs: number;
-	maxDownloadBytes: number;
-	poll: PollPolicy;
-	/** The adaptive schedule's tuning and the times-to-ready it learns from (process-wide by default). */
-	schedule: AdaptiveScheduleSettings;
-	readyTimes: ReadyTimes;
-	/** The account's poll rate cap (none: uncapped). */
-	pollLimiter?: PollRateLimiter;
-	submitRetry: RetryPolicy;
-	connectRetry: RetryPolicy;
-	downloadRetry: RetryPolicy;
-	dispatchers: FluxDispatchers;
-	now: () => number;
-	random: () => number;
-	sleep: SleepFunction;
-	onAttempt?: (attempts: AttemptCounts) => void;
-	/** The submit lifecycle's steps, in order (submitSteps.ts). */
-	steps: readonly SubmitStep[];
-}
 
 /** One HTTP request of a job. */
 export interface JobRequest {

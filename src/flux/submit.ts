@@ -1,11 +1,11 @@
 /**
  * The submit of a job: the POST under the paid-job rule (retried only when no task was created), its held-back
- * body, and how each answer or failure is told to the job's submit lifecycle (submitSteps.ts).
+ * body, its acknowledgement, and how each answer or failure is told to the job's submit lifecycle (submitSteps.ts).
  */
 import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
-import { parseAcknowledgement } from './acknowledgement';
-import { apiErrorMessage, drainBody, headerValue, readBodyText } from './body';
+import { z } from 'zod';
+import { apiErrorMessage, drainBody, headerValue, parseJson, readBodyText } from './body';
 import type { RequestPayload } from './request';
 import type { JobRuntime } from './job';
 import { transient, withRetries, type GiveUpReason, type Transient } from './retry';
@@ -20,8 +20,6 @@ export interface FluxTask {
 	/** The submit answer's cost in credits, when it reported one (to the steps' `onAccepted`: kept for a later re-attach). */
 	cost?: number;
 }
-
-const NOT_CREATED = 'the task was not created';
 
 /**
  * `POST …/<endpoint>` under the paid-job rule: retried only when the task provably was not
@@ -44,12 +42,11 @@ export async function submitTask(rt: JobRuntime, payload: RequestPayload): Promi
 }
 
 function giveUp(rt: JobRuntime, failure: Transient, reason: GiveUpReason) {
-	const extra = { statusCode: failure.statusCode, code: failure.code };
-	if (reason.why === 'attempts') {
-		return rt.error(failure.kind, `FLUX submit failed after ${reason.attempts} attempts: ${failure.detail} (${NOT_CREATED})`, extra);
-	}
-	const wait = Math.ceil(reason.delayMs / 1000);
-	return rt.error(failure.kind, `FLUX submit failed: ${failure.detail}; waiting ${wait} s more would pass the job timeout (${NOT_CREATED})`, extra);
+	const why =
+		reason.why === 'attempts'
+			? `failed after ${reason.attempts} attempts: ${failure.detail}`
+			: `failed: ${failure.detail}; waiting ${Math.ceil(reason.delayMs / 1000)} s more would pass the job timeout`;
+	return rt.error(failure.kind, `FLUX submit ${why} (the task was not created)`, { statusCode: failure.statusCode, code: failure.code });
 }
 
 async function submitOnce(rt: JobRuntime, payload: RequestPayload): Promise<FluxTask | Transient> {
@@ -59,7 +56,7 @@ async function submitOnce(rt: JobRuntime, payload: RequestPayload): Promise<Flux
 		if ('transient' in answer) {
 			if (answer.notConnected) {
 				rt.lifecycle.tell('onNotCreated');
-				unsent(rt);
+				rt.lifecycle.tell('onUnsent');
 			}
 			return answer;
 		}
@@ -67,17 +64,12 @@ async function submitOnce(rt: JobRuntime, payload: RequestPayload): Promise<Flux
 		if (status >= 200 && status < 300) return parseAcknowledgement(rt, status, text);
 		const outcome = statusOutcome('submit', status, apiErrorMessage(text));
 		if (outcome.retry) rt.lifecycle.tell('onNotCreated'); // 429 / 503: no task was created
-		if (status < 500) unsent(rt); // answered and refused (429, 4xx, a redirect): no task; 5xx may have made one
+		if (status < 500) rt.lifecycle.tell('onUnsent'); // answered and refused (429, 4xx, a redirect): no task; 5xx may have made one
 		if (status === 429 && rt.lifecycle.rateLimited(headers)) continue; // wait for a turn, resubmit
 		if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
 		const retryAfterMs = parseRetryAfter(headerValue(headers, 'retry-after'), rt.now());
 		return transient(outcome.kind, outcome.detail, { statusCode: status, retryAfterMs });
 	}
-}
-
-/** The POST provably created no task: what the steps reserved for it goes back (the budget's refund). */
-function unsent(rt: JobRuntime): void {
-	rt.lifecycle.tell('onUnsent');
 }
 
 /**
@@ -112,7 +104,7 @@ async function post(rt: JobRuntime, payload: RequestPayload) {
 		}
 		if (ended) {
 			// The connection closed while the steps ran, before a byte of the request was written.
-			unsent(rt);
+			rt.lifecycle.tell('onUnsent');
 			return transient('network', 'the connection closed before the submit was sent', { notConnected: true });
 		}
 		Readable.from(payload.parts, { objectMode: false }).pipe(gate);
@@ -141,7 +133,7 @@ async function post(rt: JobRuntime, payload: RequestPayload) {
 	}
 	rt.submitInFlight = false;
 	rt.submitRoundTripMs = rt.now() - sentAt; // the last answer's: the accepted submit's when it was accepted
-	if (!ok && status < 500 && rt.signal.aborted) unsent(rt); // answered and refused, then cancelled: no task
+	if (!ok && status < 500 && rt.signal.aborted) rt.lifecycle.tell('onUnsent'); // answered and refused, then cancelled: no task
 	rt.throwIfAborted();
 	return { status, headers: res.headers, text };
 }
@@ -166,24 +158,49 @@ async function connected(gate: PassThrough, sending: Promise<unknown>): Promise<
 function requestFailure(rt: JobRuntime, err: unknown): Transient {
 	const cls = classifyNetworkError(err);
 	if (cls !== 'ambiguous') rt.submitInFlight = false;
-	if (cls !== 'ambiguous' && rt.signal.aborted) unsent(rt); // cancelled, but nothing had been sent
-	rt.throwIfAborted();
+	if (cls !== 'ambiguous' && rt.signal.aborted) rt.lifecycle.tell('onUnsent'); // cancelled, but nothing had been sent
+	rt.throwIfAborted(); // an ambiguous failure of a cancelled job stays in flight: it may exist upstream
+	rt.submitInFlight = false;
 	const code = errorCode(err) ?? 'unknown error';
 	if (code === 'UND_ERR_INVALID_ARG') {
 		// Rejected by the HTTP client before anything was sent.
-		rt.submitInFlight = false;
-		unsent(rt);
+		rt.lifecycle.tell('onUnsent');
 		throw rt.error('bad_request', `The FLUX request could not be built (${describeNetworkError(err)}); the job was not submitted`, { code });
 	}
 	if (cls === 'not_connected') {
 		return transient('network', `could not connect to the FLUX API (${code})`, { code, notConnected: true });
 	}
 	if (cls === 'tls_certificate') {
-		unsent(rt); // the handshake failed: no request byte was written
+		rt.lifecycle.tell('onUnsent'); // the handshake failed: no request byte was written
 		throw rt.error('network', `Could not connect to the FLUX API: TLS certificate rejected (${code}); the job was not submitted`, { code });
 	}
-	rt.submitInFlight = false;
 	throw rt.error('maybe_submitted', `FLUX submit failed after the request was sent (${describeNetworkError(err)}): ${MAYBE_SUBMITTED_NOTE}`, {
 		code,
 	});
+}
+
+/** Submit response (lenient: extra fields pass through). */
+const submitResponseSchema = z
+	.object({
+		id: z.string().min(1),
+		polling_url: z.string().optional().nullable(),
+		cost: z.number().optional().nullable(),
+	})
+	.passthrough();
+
+/**
+ * The acknowledgement: a 2xx answer's body → the upstream task (its id, BFL's polling URL) and the cost it reported
+ * (`rt.cost`). An answer without a readable task id is `maybe_submitted`.
+ */
+function parseAcknowledgement(rt: JobRuntime, status: number, text: string): FluxTask {
+	const json = parseJson(text);
+	if (json === undefined) throw rt.error('maybe_submitted', `FLUX submit answered ${status} with invalid JSON: ${MAYBE_SUBMITTED_NOTE}`, { statusCode: status });
+	const parsed = submitResponseSchema.safeParse(json);
+	if (!parsed.success) {
+		throw rt.error('maybe_submitted', `FLUX submit answered ${status} without a task id: ${MAYBE_SUBMITTED_NOTE}`, { statusCode: status });
+	}
+	const task: FluxTask = { taskId: parsed.data.id };
+	if (typeof parsed.data.cost === 'number' && Number.isFinite(parsed.data.cost) && parsed.data.cost >= 0) rt.cost = parsed.data.cost;
+	if (typeof parsed.data.polling_url === 'string' && parsed.data.polling_url !== '') task.pollingUrl = parsed.data.polling_url;
+	return task;
 }

@@ -51,7 +51,7 @@ export function submitSteps(opts: SubmitStepOptions): SubmitStep[] {
 		// 3. The caller's: the journal (src/fluxN8n/submitJournal.ts): claim checked, `submitting` on disk; not created; submitted.
 		...(opts.steps ?? []),
 		// 4. Body (submit.ts `post`): held back while a step above has a `beforeSend`; leaves once they all said go.
-		// 5. Acknowledgement (acknowledgement.ts): the answer's task id and cost; then `onAccepted` runs down this list.
+		// 5. Acknowledgement (submit.ts `parseAcknowledgement`): the answer's task id and cost; then `onAccepted` runs down this list.
 	];
 	return steps.filter((step): step is SubmitStep => step !== undefined);
 }

@@ -10,11 +10,7 @@ import type { PollPolicy, RetryPolicy, SleepFunction } from './retryPolicy';
 
 /** What tests and the benchmark may replace in a job; each field left out keeps its default. */
 export interface FluxTestHooks {
-	/**
-	 * Poll schedule (default: adaptive, see src/flux/pollSchedule.ts, falling back to every 5 % of the time
-	 * since submit, 250 ms to 2 s apart, 20 % jitter). A policy given here is followed as given (not
-	 * adaptive) unless it sets `adaptive: true`.
-	 */
+	/** Poll schedule (default DEFAULT_POLL_POLICY, adaptive); one given here is followed as given unless it sets `adaptive: true`. */
 	poll?: Partial<PollPolicy>;
 	/** The adaptive schedule's tuning (default DEFAULT_ADAPTIVE_SCHEDULE). */
 	schedule?: Partial<AdaptiveScheduleSettings>;
