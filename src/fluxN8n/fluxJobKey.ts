@@ -62,15 +62,9 @@ export function keyAtOccurrence(run: object, base: Omit<JobKeyInput, 'occurrence
  * feeds them in batches, and a re-run finds the same 30.
  */
 export function jobIdentity(run: object, credentials: FluxCredentials, model: string, upstream: Record<string, unknown>, seed: number | undefined): FluxJobIdentity {
-	const base = {
-		apiStyle: credentials.apiStyle,
-		baseUrl: credentials.baseUrl, // normalised once by parseFluxCredentials
-		model,
-		upstream,
-		seed: seed ?? '',
-		apiKeyHash: accountHash(run, credentials.apiKey),
-	};
-	return { key: keyAtOccurrence(run, base), apiStyle: base.apiStyle, baseUrl: base.baseUrl, model: base.model, apiKeyHash: base.apiKeyHash };
+	const { apiStyle, baseUrl } = credentials; // baseUrl: normalised once by parseFluxCredentials
+	const apiKeyHash = accountHash(run, credentials.apiKey);
+	return { key: keyAtOccurrence(run, { apiStyle, baseUrl, model, upstream, seed: seed ?? '', apiKeyHash }), apiStyle, baseUrl, model, apiKeyHash };
 }
 
 /** The job identity of an image item (jobIdentity): the model's endpoint and body, reference images by content digest. */

@@ -26,15 +26,7 @@ export type TaskItemJson = z.infer<typeof taskItemSchema>;
 export type FailedTaskItemJson = z.infer<typeof failedTaskItemSchema>;
 
 export function makeTaskItemJson(fields: Omit<TaskItemJson, 'type' | 'version' | 'submittedAt'> & { submittedAt: Date }): TaskItemJson {
-	return {
-		type: TASK_ITEM_TYPE,
-		version: 1,
-		jobId: fields.jobId,
-		kind: fields.kind,
-		model: fields.model,
-		node: fields.node,
-		submittedAt: fields.submittedAt.toISOString(),
-	};
+	return { type: TASK_ITEM_TYPE, version: 1, ...fields, submittedAt: fields.submittedAt.toISOString() };
 }
 
 /** The item a submit node emits for an item it could not submit, under "On Error: Continue". */
