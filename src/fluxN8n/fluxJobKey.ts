@@ -35,23 +35,21 @@ function accountHash(run: object, apiKey: string): string {
 const occurrencesByRun = new WeakMap<object, ExecutionOccurrences>();
 
 /**
- * The occurrence of the request `baseKey` (its key at occurrence 0) for the node run `run`: counted per n8n
- * execution (`run.getExecutionId()`), across every FLUX node and every run of a node; a context without an
- * execution id counts on its own.
+ * The key of `base` at its occurrence for the node run `run`: the n-th request with its key at occurrence 0,
+ * counted per n8n execution (`run.getExecutionId()`), across every FLUX node and every run of a node; a context
+ * without an execution id counts on its own.
  */
-export function occurrenceOf(run: object, baseKey: string): number {
-	const executionId = (run as { getExecutionId?: () => unknown }).getExecutionId?.();
-	// The process-wide counts per execution: shared by every copy of the package and by images and videos.
-	if (typeof executionId === 'string' && executionId !== '') return processWide('occurrences', () => new ExecutionOccurrences()).next(executionId, baseKey);
-	let own = occurrencesByRun.get(run);
-	if (!own) occurrencesByRun.set(run, (own = new ExecutionOccurrences()));
-	return own.next('', baseKey);
-}
-
-/** The key of `base` at its occurrence for `run` (see occurrenceOf). */
-export function keyAtOccurrence(run: object, base: Omit<JobKeyInput, 'occurrence'>): string {
+function keyAtOccurrence(run: object, base: Omit<JobKeyInput, 'occurrence'>): string {
 	const baseKey = jobKey({ ...base, occurrence: 0 });
-	const occurrence = occurrenceOf(run, baseKey);
+	const executionId = (run as { getExecutionId?: () => unknown }).getExecutionId?.();
+	let occurrence: number;
+	// The process-wide counts per execution: shared by every copy of the package and by images and videos.
+	if (typeof executionId === 'string' && executionId !== '') occurrence = processWide('occurrences', () => new ExecutionOccurrences()).next(executionId, baseKey);
+	else {
+		let own = occurrencesByRun.get(run);
+		if (!own) occurrencesByRun.set(run, (own = new ExecutionOccurrences()));
+		occurrence = own.next('', baseKey);
+	}
 	return occurrence === 0 ? baseKey : jobKey({ ...base, occurrence });
 }
 
