@@ -22,13 +22,11 @@ export type TwinIdentity = Pick<INodeTypeDescription, 'name' | 'displayName' | '
  */
 export function makeConcurrentTwinDescription(serial: INodeTypeDescription, identity: TwinIdentity): INodeTypeDescription {
 	const copy = structuredClone(serial);
+	const { defaultName, ...shown } = identity;
 	return {
 		...copy,
-		name: identity.name,
-		displayName: identity.displayName,
-		description: identity.description,
-		icon: identity.icon,
-		defaults: { ...copy.defaults, name: identity.defaultName },
+		...shown,
+		defaults: { ...copy.defaults, name: defaultName },
 		subtitle: twinSubtitle(serial.subtitle),
 		outputs: [NodeConnectionTypes.Main],
 		outputNames: ['Task'],
