@@ -1,7 +1,7 @@
 /** The result store's key of one FLUX job (image or clip): everything that makes the job, never base64 or the API key. */
 import type { FluxCredentials, FluxImageRequest, ModelRequest, ReferenceImage } from '../flux';
 import { modelRequestBody, requestBody, requestEndpoint } from '../flux';
-import { apiKeyHash } from '../account';
+import { credentialsKeyHash } from '../account';
 import { ExecutionOccurrences, jobKey, type JobKeyInput } from '../store';
 import { processWide } from '../processWide';
 import { sharedReferenceImages } from './sharedReferenceImages';
@@ -19,17 +19,6 @@ export interface FluxJobIdentity {
 
 /** A medium in the key: its URL, or its content digest. */
 const mediaDigest = (media: ReferenceImage): string => (media.kind === 'url' ? media.url : sharedReferenceImages().digestOf(media));
-
-/** What one node run (keyed by its n8n context object) remembers: apiKeyHash by API key (the items of a run almost always share one account). */
-const accountsByRun = new WeakMap<object, Map<string, string>>();
-
-function accountHash(run: object, apiKey: string): string {
-	let accounts = accountsByRun.get(run);
-	if (!accounts) accountsByRun.set(run, (accounts = new Map()));
-	let hash = accounts.get(apiKey);
-	if (hash === undefined) accounts.set(apiKey, (hash = apiKeyHash(apiKey)));
-	return hash;
-}
 
 /** Counts of a context without an execution id (never in n8n; tests passing a bare object): per context object. */
 const occurrencesByRun = new WeakMap<object, ExecutionOccurrences>();
@@ -61,7 +50,7 @@ function keyAtOccurrence(run: object, base: Omit<JobKeyInput, 'occurrence'>): st
  */
 export function jobIdentity(run: object, credentials: FluxCredentials, model: string, upstream: Record<string, unknown>, seed: number | undefined): FluxJobIdentity {
 	const { apiStyle, baseUrl } = credentials; // baseUrl: normalised once by parseFluxCredentials
-	const apiKeyHash = accountHash(run, credentials.apiKey);
+	const apiKeyHash = credentialsKeyHash(credentials); // a run's items share one parsed credential (credentialsParserForRun)
 	return { key: keyAtOccurrence(run, { apiStyle, baseUrl, model, upstream, seed: seed ?? '', apiKeyHash }), apiStyle, baseUrl, model, apiKeyHash };
 }
 
