@@ -3,9 +3,8 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { formatBytes } from '../flux/body';
 import { detectReferenceImageType } from '../flux/imageType';
 import { FLUX_VIDEO_ERROR_HINTS } from '../fluxN8n/fluxErrorHints';
-import { credentialsParserForRun } from '../fluxN8n/fluxCredentials';
-import { FluxParameterReader } from '../fluxN8n/fluxParameterReader';
-import { fluxNodeLabels, fluxNodeParameterDefaults, parseFluxVideoParameters, type FluxVideoParameters } from '../fluxN8n/fluxParameters';
+import { fluxRun } from '../fluxN8n/fluxParameterReader';
+import { fluxNodeLabels, parseFluxVideoParameters, type FluxVideoParameters } from '../fluxN8n/fluxParameters';
 import type { StoredJob } from '../fluxN8n/storedJob';
 import { preparationError } from '../fluxN8n/invalidInput';
 import { sharedReferenceImages } from '../fluxN8n/sharedReferenceImages';
@@ -57,16 +56,12 @@ async function toRequest(ctx: IExecuteFunctions, itemIndex: number, params: Flux
 	return request;
 }
 
-/** What one node run reads and checks once: the parameters without expressions, the credential's data. */
-const runs = new WeakMap<IExecuteFunctions, { parameters: FluxParameterReader; parseCredentials: ReturnType<typeof credentialsParserForRun> }>();
-
 /**
  * Read and validate one item's credential, video parameters and media, once, before anything is sent.
  * Throws NodeOperationError naming field and item.
  */
 export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxVideoJob> {
-	let run = runs.get(ctx);
-	if (!run) runs.set(ctx, (run = { parameters: new FluxParameterReader(ctx, fluxNodeParameterDefaults('video')), parseCredentials: credentialsParserForRun() }));
+	const run = fluxRun(ctx, 'video');
 	try {
 		const rawCredentials = await ctx.getCredentials('fluxApi', itemIndex);
 		const credentials = run.parseCredentials(rawCredentials);
