@@ -32,16 +32,21 @@ export function normaliseBaseUrl(baseUrl: string): string {
 	return baseUrl.trim().replace(/\/+$/, '');
 }
 
-/** Ids by credentials object with the fields they were made of: a run's items and jobs share one parsed credential. */
-const idsByCredentials = new WeakMap<AccountCredentials, { fields: [string, string, string]; id: string }>();
+/** Ids and key hashes by credentials object with the fields they were made of: a run's items and jobs share one parsed credential. */
+const accounts = new WeakMap<AccountCredentials, { fields: [string, string, string]; id: string; keyHash: string }>();
+
+function account(credentials: AccountCredentials): { id: string; keyHash: string } {
+	const { apiStyle, baseUrl, apiKey } = credentials;
+	const known = accounts.get(credentials);
+	if (known && known.fields[0] === apiStyle && known.fields[1] === baseUrl && known.fields[2] === apiKey) return known;
+	const keyHash = apiKeyHash(apiKey);
+	const id = createHash('sha256').update(`${ACCOUNT_ID_DOMAIN}\n${JSON.stringify([apiStyle, normaliseBaseUrl(baseUrl), keyHash])}`, 'utf8').digest('hex').slice(0, ACCOUNT_ID_LENGTH);
+	accounts.set(credentials, { fields: [apiStyle, baseUrl, apiKey], id, keyHash });
+	return { id, keyHash };
+}
 
 /** 32 hex characters naming the account: the same credential gives the same id in every process; never holds the key. */
-export function accountId(credentials: AccountCredentials): string {
-	const { apiStyle, baseUrl, apiKey } = credentials;
-	const known = idsByCredentials.get(credentials);
-	if (known && known.fields[0] === apiStyle && known.fields[1] === baseUrl && known.fields[2] === apiKey) return known.id;
-	const fields = [apiStyle, normaliseBaseUrl(baseUrl), apiKeyHash(apiKey)];
-	const id = createHash('sha256').update(`${ACCOUNT_ID_DOMAIN}\n${JSON.stringify(fields)}`, 'utf8').digest('hex').slice(0, ACCOUNT_ID_LENGTH);
-	idsByCredentials.set(credentials, { fields: [apiStyle, baseUrl, apiKey], id });
-	return id;
-}
+export const accountId = (credentials: AccountCredentials): string => account(credentials).id;
+
+/** `apiKeyHash` of the credential's key (remembered with its accountId). */
+export const credentialsKeyHash = (credentials: AccountCredentials): string => account(credentials).keyHash;

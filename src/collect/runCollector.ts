@@ -1,16 +1,50 @@
 import pLimit from 'p-limit';
-import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type INodeType } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeType, type IPairedItemData } from 'n8n-workflow';
 
 import { poolFor, type WorkerPool } from '../pool';
 import { toNodeError } from '../n8n/nodeErrors';
 import { watchExecutionCancel } from '../twin/executionCancel';
 import { makeCollectorDescription } from './collectorDescription';
-import type { CollectableResult, CollectorSpec } from './collectorSpec';
+import type { CollectableResult, CollectorSpec, SlotFiles } from './collectorSpec';
 import { readCollectorParameters, type CollectorParameters } from './parameters';
-import { buildReport, unsuccessfulSlotsHint } from './report';
-import { reportItem, slotItem } from './slotItems';
+import { buildReport, slotRow, unsuccessfulSlotsHint } from './report';
 import { gatherSlots, receivedJobIds, type Slot } from './slots';
 import { SlotFailedError, waitForSlots, type SlotOutcome } from './waitForSlots';
+
+function pairedItemOf(slot: Slot): IPairedItemData {
+	return { item: slot.itemIndex, input: slot.inputIndex };
+}
+
+/** One output item per slot: its row, its binary (or the failed slot's), paired to its task item. */
+export async function slotItem<Result extends CollectableResult>(
+	ctx: IExecuteFunctions,
+	spec: CollectorSpec<Result>,
+	outcome: SlotOutcome<Result>,
+	params: CollectorParameters,
+): Promise<INodeExecutionData> {
+	const json = slotRow(outcome) as unknown as IDataObject;
+	const pairedItem = pairedItemOf(outcome.slot);
+	const fileBase = `slot-${String(outcome.slot.slot).padStart(2, '0')}`;
+	const withBinary = (files: SlotFiles) => ({ json, binary: { ...files.with, [params.binaryPropertyName]: files.result }, pairedItem });
+	if (outcome.result) {
+		const files = await spec.toBinary(ctx, outcome.result, fileBase);
+		return files ? withBinary(files) : { json, pairedItem };
+	}
+	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
+	if (!toErrorOutput) {
+		// Placeholder mode, or "continue (regular output)": the slot stays in place with status failed.
+		if (params.failureMode !== 'placeholder' || !spec.failedSlot) return { json, pairedItem };
+		return withBinary({ result: await spec.failedSlot.toBinary(ctx, fileBase) });
+	}
+	// "Continue (using error output)": n8n moves an item with `error` set to the error output
+	// (its json becomes { error: message }, paired to the task item).
+	const error = new NodeOperationError(
+		ctx.getNode(),
+		`Slot ${outcome.slot.slot} ${outcome.status}: ${outcome.error ?? 'unknown error'}`,
+		{ itemIndex: outcome.slot.itemIndex },
+	);
+	return { json, pairedItem, error };
+}
 
 /**
  * Read the parameters and number the slots. On any error, first cancel the still-queued
@@ -104,7 +138,8 @@ async function runCollector<Result extends CollectableResult>(
 		const report = buildReport(outcomes, [...(spec.reportWarnings?.() ?? []), ...extras.warnings], extras.fields);
 		const hint = unsuccessfulSlotsHint(report, spec, params, ctx.getNode().onError === 'continueErrorOutput');
 		if (hint) ctx.addExecutionHints(hint);
-		return [items, [reportItem(report, outcomes)]];
+		// The "Report" output item, paired to every slot's task item.
+		return [items, [{ json: report as unknown as IDataObject, pairedItem: outcomes.map((outcome) => pairedItemOf(outcome.slot)) }]];
 	} finally {
 		release();
 	}

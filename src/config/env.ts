@@ -5,15 +5,14 @@
  */
 import { z } from 'zod';
 
+import { PACKAGE_LOG_PREFIX as LOG_PREFIX } from '../logger';
+
 /** The environment as read (process.env in production, a literal in tests). */
 export type Env = Readonly<Record<string, string | undefined>>;
 /** Receives one message per bad value. */
 export type Warn = (message: string) => void;
 /** Reads a `<NAME>_FILE` (tests inject it; default: the file system). */
 export type ReadTextFile = (path: string) => string;
-
-/** Prefix of the package's configuration warnings (and of every line it logs). */
-export const LOG_PREFIX = '[n8n-nodes-flux-concurrent]';
 
 const integerText = z
 	.string()

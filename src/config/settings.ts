@@ -7,9 +7,9 @@
  */
 import { z } from 'zod';
 
-import { logWarning } from '../logger';
+import { logWarning, PACKAGE_LOG_PREFIX as LOG_PREFIX } from '../logger';
 import { processWide, resetProcessWide } from '../processWide';
-import { LOG_PREFIX, type Env, type ReadTextFile, type Warn } from './env';
+import type { Env, ReadTextFile, Warn } from './env';
 import { readPoolConfig, readResultTtlMs, type PoolConfig } from './poolSettings';
 import { readRedisTarget, RedisConfigError, type RedisTarget } from './redisTarget';
 import { readStoreConfig, type StoreConfig, type StoreConfigOptions } from './storeSettings';

@@ -1,7 +1,7 @@
 /** The result store's key of one FLUX job (image or clip): everything that makes the job, never base64 or the API key. */
 import type { FluxCredentials, FluxImageRequest, ModelRequest, ReferenceImage } from '../flux';
 import { modelRequestBody, requestBody, requestEndpoint } from '../flux';
-import { apiKeyHash } from '../account';
+import { credentialsKeyHash } from '../account';
 import { ExecutionOccurrences, jobKey, type JobKeyInput } from '../store';
 import { processWide } from '../processWide';
 import { sharedReferenceImages } from './sharedReferenceImages';
@@ -20,38 +20,25 @@ export interface FluxJobIdentity {
 /** A medium in the key: its URL, or its content digest. */
 const mediaDigest = (media: ReferenceImage): string => (media.kind === 'url' ? media.url : sharedReferenceImages().digestOf(media));
 
-/** What one node run (keyed by its n8n context object) remembers: apiKeyHash by API key (the items of a run almost always share one account). */
-const accountsByRun = new WeakMap<object, Map<string, string>>();
-
-function accountHash(run: object, apiKey: string): string {
-	let accounts = accountsByRun.get(run);
-	if (!accounts) accountsByRun.set(run, (accounts = new Map()));
-	let hash = accounts.get(apiKey);
-	if (hash === undefined) accounts.set(apiKey, (hash = apiKeyHash(apiKey)));
-	return hash;
-}
-
 /** Counts of a context without an execution id (never in n8n; tests passing a bare object): per context object. */
 const occurrencesByRun = new WeakMap<object, ExecutionOccurrences>();
 
 /**
- * The occurrence of the request `baseKey` (its key at occurrence 0) for the node run `run`: counted per n8n
- * execution (`run.getExecutionId()`), across every FLUX node and every run of a node; a context without an
- * execution id counts on its own.
+ * The key of `base` at its occurrence for the node run `run`: the n-th request with its key at occurrence 0,
+ * counted per n8n execution (`run.getExecutionId()`), across every FLUX node and every run of a node; a context
+ * without an execution id counts on its own.
  */
-export function occurrenceOf(run: object, baseKey: string): number {
-	const executionId = (run as { getExecutionId?: () => unknown }).getExecutionId?.();
-	// The process-wide counts per execution: shared by every copy of the package and by images and videos.
-	if (typeof executionId === 'string' && executionId !== '') return processWide('occurrences', () => new ExecutionOccurrences()).next(executionId, baseKey);
-	let own = occurrencesByRun.get(run);
-	if (!own) occurrencesByRun.set(run, (own = new ExecutionOccurrences()));
-	return own.next('', baseKey);
-}
-
-/** The key of `base` at its occurrence for `run` (see occurrenceOf). */
-export function keyAtOccurrence(run: object, base: Omit<JobKeyInput, 'occurrence'>): string {
+function keyAtOccurrence(run: object, base: Omit<JobKeyInput, 'occurrence'>): string {
 	const baseKey = jobKey({ ...base, occurrence: 0 });
-	const occurrence = occurrenceOf(run, baseKey);
+	const executionId = (run as { getExecutionId?: () => unknown }).getExecutionId?.();
+	let occurrence: number;
+	// The process-wide counts per execution: shared by every copy of the package and by images and videos.
+	if (typeof executionId === 'string' && executionId !== '') occurrence = processWide('occurrences', () => new ExecutionOccurrences()).next(executionId, baseKey);
+	else {
+		let own = occurrencesByRun.get(run);
+		if (!own) occurrencesByRun.set(run, (own = new ExecutionOccurrences()));
+		occurrence = own.next('', baseKey);
+	}
 	return occurrence === 0 ? baseKey : jobKey({ ...base, occurrence });
 }
 
@@ -62,15 +49,9 @@ export function keyAtOccurrence(run: object, base: Omit<JobKeyInput, 'occurrence
  * feeds them in batches, and a re-run finds the same 30.
  */
 export function jobIdentity(run: object, credentials: FluxCredentials, model: string, upstream: Record<string, unknown>, seed: number | undefined): FluxJobIdentity {
-	const base = {
-		apiStyle: credentials.apiStyle,
-		baseUrl: credentials.baseUrl, // normalised once by parseFluxCredentials
-		model,
-		upstream,
-		seed: seed ?? '',
-		apiKeyHash: accountHash(run, credentials.apiKey),
-	};
-	return { key: keyAtOccurrence(run, base), apiStyle: base.apiStyle, baseUrl: base.baseUrl, model: base.model, apiKeyHash: base.apiKeyHash };
+	const { apiStyle, baseUrl } = credentials; // baseUrl: normalised once by parseFluxCredentials
+	const apiKeyHash = credentialsKeyHash(credentials); // a run's items share one parsed credential (credentialsParserForRun)
+	return { key: keyAtOccurrence(run, { apiStyle, baseUrl, model, upstream, seed: seed ?? '', apiKeyHash }), apiStyle, baseUrl, model, apiKeyHash };
 }
 
 /** The job identity of an image item (jobIdentity): the model's endpoint and body, reference images by content digest. */

@@ -7,11 +7,11 @@ import type { IBinaryData, ICredentialDataDecryptedObject, ICredentialsDecrypted
 import type { CollectorSpec, SlotFiles, UnknownTask } from '../collect';
 import { checkFluxCredentials, redact } from '../flux';
 import { toNodeError, type ErrorHints } from '../n8n/nodeErrors';
-import { isToolCall } from '../n8n/toolCall';
 import type { JobContext } from '../pool';
 import { redisWarnings } from '../redis';
 import { getStore } from '../store';
 import type { ConcurrentSource } from '../twin/concurrentSource';
+import { prepareItems } from '../twin/makeConcurrentTwin';
 import { parseFluxCredentials } from './fluxCredentials';
 import { FluxCredentialsError } from './invalidInput';
 import { DRAFT_CACHE, DRAFT_CACHE_MIME_TYPE, removeDeliveredFile, resultSource, type JobResult, type ResultFile } from './jobResult';
@@ -73,6 +73,18 @@ async function toBinary(ctx: IExecuteFunctions, result: JobResult, fileBase: str
 }
 
 /**
+ * True when n8n runs the node as an AI Agent tool. n8n serves a node with `usableAsTool` as the extra
+ * type `<type>Tool` (outputs `ai_tool`); the agent calls it either through n8n-core's tool wrapper
+ * (a SupplyDataContext: `isToolExecution()` is true, n8n >= 2.x with that method) or, with engine
+ * requests, as a regular node run of that `…Tool` type (`isToolExecution()` is false there). The type
+ * name covers both, and n8n 2.0 (no `isToolExecution`).
+ */
+function isToolCall(ctx: Pick<IExecuteFunctions, 'getNode'>): boolean {
+	const asTool = (ctx as { isToolExecution?: () => boolean }).isToolExecution?.();
+	return asTool === true || ctx.getNode().type.endsWith('Tool');
+}
+
+/**
  * What an AI Agent gets from the node used as a tool. n8n hands the agent only the items' JSON (it drops binaries,
  * logging a warning), so the JSON says what was made: the prompt, the file's name, type and size in bytes, and the
  * binary property that holds it (the file stays on the item, in the tool node's run data, for the nodes after the agent).
@@ -129,14 +141,10 @@ export async function executeFluxNode<J extends FluxNodeJob>(ctx: IExecuteFuncti
 		if (!ctx.continueOnFail()) throw nodeError;
 		return { json: { error: nodeError.message }, pairedItem: { item: itemIndex } };
 	};
-	const jobs: Array<{ job: J } | { refused: INodeExecutionData }> = [];
-	for (let itemIndex = 0; itemIndex < ctx.getInputData().length; itemIndex++) {
-		jobs.push(await node.prepare(ctx, itemIndex).then((job) => ({ job }), (error: unknown) => ({ refused: failed(error, itemIndex) })));
-	}
 	const output: INodeExecutionData[] = [];
-	for (const [itemIndex, prepared] of jobs.entries()) {
-		if ('refused' in prepared) output.push(prepared.refused);
-		else output.push(await runItem(ctx, node, prepared.job, itemIndex, signal, asTool).catch((error: unknown) => failed(error, itemIndex)));
+	for (const item of await prepareItems(ctx, node)) {
+		if ('error' in item) output.push(failed(item.error, item.itemIndex));
+		else output.push(await runItem(ctx, node, item.value, item.itemIndex, signal, asTool).catch((error: unknown) => failed(error, item.itemIndex)));
 	}
 	return [output];
 }

@@ -1,6 +1,9 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { Values } from '../models';
+import { credentialsParserForRun } from './fluxCredentials';
+import { fluxNodeParameterDefaults, type FluxNodeKindName } from './fluxParameters';
+import type { KnownBinaries } from './referenceImages';
 
 /** n8n marks an expression by a leading `=`; a parameter is item-independent when no value inside it is one. */
 function hasExpression(value: unknown): boolean {
@@ -47,4 +50,16 @@ export class FluxParameterReader {
 		}
 		return shared === null ? this.readItem(name, itemIndex) : shared.raw;
 	}
+}
+
+/** What one node run (one execute call: the same n8n context object for every item) reads and checks once. */
+const newRun = (ctx: IExecuteFunctions, kind: FluxNodeKindName) => ({ parameters: new FluxParameterReader(ctx, fluxNodeParameterDefaults(kind)), parseCredentials: credentialsParserForRun(), binaries: new Map() as KnownBinaries['copies'] });
+
+const runs = { image: new WeakMap<IExecuteFunctions, ReturnType<typeof newRun>>(), video: new WeakMap<IExecuteFunctions, ReturnType<typeof newRun>>() };
+
+/** The node run of `ctx`, a node of `kind`: made at its first item. */
+export function fluxRun(ctx: IExecuteFunctions, kind: FluxNodeKindName): ReturnType<typeof newRun> {
+	let run = runs[kind].get(ctx);
+	if (!run) runs[kind].set(ctx, (run = newRun(ctx, kind)));
+	return run;
 }

@@ -8,7 +8,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import type { FluxImageRequest, ReferenceImage } from '../flux';
 import { booleanLike, integerRange, jobOptionsSchema, jobRunOptions, MAX_NEW_JOBS_PER_EXECUTION, MAX_TIMEOUT_MINUTES } from '../parameters/fieldSchemas';
 import type { MediaEntry } from '../parameters/mediaSources';
-import { DEFAULT_IMAGE_MODEL, editorProperties, flux3Video, imageModel, imageModels, readValues, takesSeed, type ModelDescriptor, type Parameter, type Values } from '../models';
+import { DEFAULT_IMAGE_MODEL, editorProperties, flux3Video, imageModel, imageModels, isPrimitive, readValues, takesSeed, type ModelDescriptor, type Parameter, type Values } from '../models';
 import { labelsOf, type ParameterLabels } from './invalidInput';
 
 /**
@@ -145,7 +145,6 @@ function validateJobRun(kind: FluxNodeKindName, raw: Values): JobRunParameters {
  */
 type KnownRuns = WeakMap<object, { entries: Array<[string, unknown]>; byValues: Map<string, JobRunParameters> }>;
 const validatedRuns: Record<FluxNodeKindName, KnownRuns> = { image: new WeakMap(), video: new WeakMap() };
-const isPrimitive = (value: unknown) => value === null || (typeof value !== 'object' && typeof value !== 'function');
 const sameEntries = (a: Array<[string, unknown]>, b: Array<[string, unknown]>) => a.length === b.length && a.every(([key, value], i) => key === b[i][0] && Object.is(value, b[i][1]));
 
 /**

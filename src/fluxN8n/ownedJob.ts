@@ -31,14 +31,11 @@ const CLAIMS_AT_MOST = 3;
 /** A stored result whose image is not in this folder is fetched from its upstream task within this time. */
 export const REFETCH_WITHIN_MS = 10 * 60_000;
 
-const sameJob = (a: JournalRecord | undefined, b: JournalRecord) => a !== undefined && a.jobId === b.jobId && a.createdAt === b.createdAt;
-
 /** The key's record changed since `before` into an outcome of another job (stored, or a failure that would repeat). */
-function outcomeSince(before: JournalRecord | undefined, now: JournalRecord | undefined): JournalRecord | undefined {
-	if (now === undefined) return undefined;
-	if (now.state !== 'stored' && now.state !== 'failed') return undefined;
-	if (sameJob(before, now) && before?.state === now.state) return undefined; // it was so already when this job asked
-	return now;
+function outcomeSince(before: JournalRecord | undefined, now: JournalRecord | undefined): boolean {
+	if (now?.state !== 'stored' && now?.state !== 'failed') return false;
+	// Not when it was so already when this job asked.
+	return !(before?.jobId === now.jobId && before.createdAt === now.createdAt && before.state === now.state);
 }
 
 /** The result of the job `key` under `cacheMode`, through the store and the claim (see the file's comment); a claim is waited for at most `waitMs` (the job's timeout). */
@@ -64,8 +61,7 @@ export async function obtainOwned<R>(store: Store, key: string, cacheMode: Cache
 /** What the job does under its claim (paidJobRules.ts's plan, carried out); `afterLoss`: an earlier claim of it was taken over (it sent nothing). */
 async function decide<R>(store: Store, key: string, cacheMode: CacheMode, steps: OwnedJobSteps<R>, asked: { at: number; record?: JournalRecord }, waited: boolean, afterLoss: boolean): Promise<R> {
 	const { record } = await store.journal.readChecked(key); // a damaged file is noted (report) by the journal
-	const outcomeSinceAsked = outcomeSince(asked.record, record) !== undefined;
-	for (const step of paidJobPlan({ cacheMode, record, outcomeSinceAsked, waited, afterLoss })) {
+	for (const step of paidJobPlan({ cacheMode, record, outcomeSinceAsked: outcomeSince(asked.record, record), waited, afterLoss })) {
 		const result = await carryOut(step, record, steps, asked.at);
 		if (result !== undefined || FINAL_STEPS.has(step)) return result as R;
 	}

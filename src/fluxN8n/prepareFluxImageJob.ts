@@ -3,9 +3,8 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import type { FluxImageRequest } from '../flux';
 import { itemBinaryReader, locateInputBinary } from '../n8n/inputBinary';
 import { FLUX_ERROR_HINTS } from './fluxErrorHints';
-import { credentialsParserForRun } from './fluxCredentials';
-import { FluxParameterReader } from './fluxParameterReader';
-import { fluxNodeLabels, fluxNodeParameterDefaults, parseFluxParameters, toFluxImageRequest } from './fluxParameters';
+import { fluxRun } from './fluxParameterReader';
+import { fluxNodeLabels, parseFluxParameters, toFluxImageRequest } from './fluxParameters';
 import { fluxJobIdentity } from './fluxJobKey';
 import type { StoredJob } from './storedJob';
 import { preparationError } from './invalidInput';
@@ -17,17 +16,6 @@ export interface PreparedFluxImageJob extends StoredJob {
 	/** Its binary reference images are shared copies; `images` is emptied once the submit is acknowledged. */
 	request: FluxImageRequest;
 	seed?: number;
-}
-
-/** What one node run (one execute call: the same n8n context object for every item) reads and checks once. */
-const newRun = (ctx: IExecuteFunctions) => ({ parameters: new FluxParameterReader(ctx, fluxNodeParameterDefaults('image')), parseCredentials: credentialsParserForRun(), binaries: new Map() as KnownBinaries['copies'] });
-
-const runs = new WeakMap<IExecuteFunctions, ReturnType<typeof newRun>>();
-
-function fluxRun(ctx: IExecuteFunctions): ReturnType<typeof newRun> {
-	let run = runs.get(ctx);
-	if (!run) runs.set(ctx, (run = newRun(ctx)));
-	return run;
 }
 
 /** The identity of what n8n stores for an item's binary: its binary data id, or its in-memory base64 text. */
@@ -53,7 +41,7 @@ function itemBinaries(ctx: IExecuteFunctions, itemIndex: number, copies: KnownBi
  * credentialsParserForRun, KnownBinaries); the credential itself is asked for per item, as n8n may resolve it per item.
  */
 export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxImageJob> {
-	const run = fluxRun(ctx);
+	const run = fluxRun(ctx, 'image');
 	try {
 		const rawCredentials = await ctx.getCredentials('fluxApi', itemIndex);
 		const credentials = run.parseCredentials(rawCredentials);

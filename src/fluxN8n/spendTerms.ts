@@ -29,15 +29,15 @@ const limitSchema = (whole: boolean) => {
 	);
 };
 
-const LIMIT_FIELDS = { credits: 'dailyCreditLimit', jobs: 'dailyJobLimit' } as const;
-const LIMIT_SCHEMAS = { credits: limitSchema(false), jobs: limitSchema(true) } as const;
+/** Each daily limit: its SpendLimits field, the credential's field, its reader. */
+const LIMITS = [['credits', 'dailyCreditLimit', limitSchema(false)], ['jobs', 'dailyJobLimit', limitSchema(true)]] as const;
 
 /** The daily limits of a `fluxApi` credential's data; throws FluxCredentialsError naming the field. */
 export function readSpendLimits(raw: unknown): SpendLimits {
 	const data = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
 	const limits: SpendLimits = {};
-	for (const [which, field] of Object.entries(LIMIT_FIELDS) as Array<[keyof SpendLimits, string]>) {
-		const parsed = LIMIT_SCHEMAS[which].safeParse(data[field]);
+	for (const [which, field, schema] of LIMITS) {
+		const parsed = schema.safeParse(data[field]);
 		if (!parsed.success) throw new FluxCredentialsError(field, parsed.error.issues[0].message);
 		if (parsed.data > 0) limits[which] = parsed.data;
 	}
@@ -77,20 +77,19 @@ export function storedJobOf(ctx: IExecuteFunctions, input: StoredJobInput, ident
 	return { credentials, spend, skipError, timeoutMs, maxDownloadBytes, cacheMode, identity: identity() };
 }
 
-/** An image job's fields for its price: what is sent, each reference image as 1. */
 /** The job's spend hook for the FLUX client (none when no limit applies): a spend refusal becomes its `budget_exceeded` error, cost 0. */
 export function submitBudget(terms: SpendTerms | undefined): SubmitBudget | undefined {
 	const hook = spendBudget(terms);
 	if (!hook) return undefined;
-	const asFluxError = (error: unknown) => (error instanceof SpendRefusal ? new FluxError('budget_exceeded', error.message, { cost: 0 }) : error);
 	return {
-		reserve: (signal) => hook.reserve(signal).catch((error: unknown) => Promise.reject(asFluxError(error))),
+		reserve: (signal) => hook.reserve(signal).catch((error: unknown) => Promise.reject(error instanceof SpendRefusal ? new FluxError('budget_exceeded', error.message, { cost: 0 }) : error)),
 		unsent: () => hook.unsent(),
 		accepted: (cost) => hook.accepted(cost),
 		ended: (outcome) => hook.ended(outcome),
 	};
 }
 
+/** An image job's fields for its price: what is sent, each reference image as 1. */
 export const imagePriceFields = (request: FluxImageRequest): Record<string, unknown> => requestBody(request, () => 1);
 
 /** A clip's fields for its price: what is sent, each keyframe, start video or draft cache as 1. */

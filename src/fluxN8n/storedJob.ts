@@ -84,17 +84,14 @@ async function reattach<J extends StoredJob>(kind: JobKind<J>, store: Store, job
 	try {
 		const task = { taskId: record.taskId ?? '', pollingUrl: record.pollingUrl };
 		const download = await kind.awaitTask(store, job.credentials, task, jobOptions(kind, job, context, 1));
-		return await keepResult(store, job.identity.key, job.cacheMode, withJournaledCost(download, record.cost));
+		// The cost its submit answer reported (journaled), when polling did not report one.
+		const costed = download.cost !== undefined || record.cost === undefined ? download : { ...download, cost: record.cost };
+		return await keepResult(store, job.identity.key, job.cacheMode, costed);
 	} catch (error) {
 		if (isFluxError(error) && error.kind === 'task_not_found') return undefined;
 		await journalJobFailure(store, job.identity.key, error, { acknowledged: true, posted: true }, [job.credentials.apiKey]);
 		throw error;
 	}
-}
-
-/** A re-attached download with the cost its submit answer reported (journaled), when polling did not report one. */
-function withJournaledCost(download: Download, cost: number | undefined): Download {
-	return cost === undefined || download.cost !== undefined ? download : { ...download, cost };
 }
 
 /** Read, re-attach or send, under the key's claim (ownedJob.ts). */
@@ -116,9 +113,8 @@ async function inFlight<J extends StoredJob>(kind: JobKind<J>, key: string, work
 }
 
 /**
- * The result of one job, through the store: stored → read back (`cached: true`); acknowledged but unfinished →
- * re-attached; maybe sent → fails with MAYBE_PAID_REASON; else a new job. Concurrent callers with the same key
- * share one flight; a caller whose own signal is live retries once when the shared flight was cancelled.
+ * The result of one job, through the store (the file's comment). Concurrent callers with the same key share one
+ * flight; a caller whose own signal is live retries once when the shared flight was cancelled.
  */
 export async function obtainStored<J extends StoredJob>(kind: JobKind<J>, job: J, context: JobContext, store: Store = getStore()): Promise<JobResult> {
 	// Refresh asks for a new job: it never joins (nor is joined by) a flight that may serve the stored result.

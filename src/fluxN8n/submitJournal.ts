@@ -76,20 +76,8 @@ export class SubmitJournal implements SubmitStep {
 	}
 }
 
-/**
- * Journals a failed FLUX job by the one "never paying twice" rule (paidJobRules.ts `recordAfterFailure`): a failure
- * after which the upstream task may still finish keeps the job re-attachable (`submitted`), one after a POST that was
- * never acknowledged keeps it `submitting` (maybe paid); any other failure is journaled as failed.
- * `acknowledged`: the submit was acknowledged; `posted`: a submit POST was started and not since proven refused
- * (429/503 or never connected: `onNotCreated`). `secrets` are redacted.
- */
-export async function journalJobFailure(
-	store: Store,
-	key: string,
-	error: unknown,
-	state: { acknowledged: boolean; posted: boolean },
-	secrets: string[],
-): Promise<void> {
+/** Journals a failed FLUX job by the one "never paying twice" rule (paidJobRules.ts `recordAfterFailure`); `secrets` are redacted. */
+export async function journalJobFailure(store: Store, key: string, error: unknown, state: { acknowledged: boolean; posted: boolean }, secrets: string[]): Promise<void> {
 	const kind = isFluxError(error) ? error.kind : undefined;
 	if (recordAfterFailure({ ...state, errorKind: kind }) !== 'failed') return; // stays `submitting` or `submitted`
 	await store.journal.failed(key, error instanceof Error ? error.message : String(error), secrets, kind);

@@ -3,9 +3,8 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { formatBytes } from '../flux/body';
 import { detectReferenceImageType } from '../flux/imageType';
 import { FLUX_VIDEO_ERROR_HINTS } from '../fluxN8n/fluxErrorHints';
-import { parseFluxCredentials } from '../fluxN8n/fluxCredentials';
-import { FluxParameterReader } from '../fluxN8n/fluxParameterReader';
-import { fluxNodeLabels, fluxNodeParameterDefaults, parseFluxVideoParameters, type FluxVideoParameters } from '../fluxN8n/fluxParameters';
+import { fluxRun } from '../fluxN8n/fluxParameterReader';
+import { fluxNodeLabels, parseFluxVideoParameters, type FluxVideoParameters } from '../fluxN8n/fluxParameters';
 import type { StoredJob } from '../fluxN8n/storedJob';
 import { preparationError } from '../fluxN8n/invalidInput';
 import { sharedReferenceImages } from '../fluxN8n/sharedReferenceImages';
@@ -57,20 +56,16 @@ async function toRequest(ctx: IExecuteFunctions, itemIndex: number, params: Flux
 	return request;
 }
 
-/** What one node run reads once: the parameters without expressions. */
-const readers = new WeakMap<IExecuteFunctions, FluxParameterReader>();
-
 /**
  * Read and validate one item's credential, video parameters and media, once, before anything is sent.
  * Throws NodeOperationError naming field and item.
  */
 export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxVideoJob> {
-	let reader = readers.get(ctx);
-	if (!reader) readers.set(ctx, (reader = new FluxParameterReader(ctx, fluxNodeParameterDefaults('video'))));
+	const run = fluxRun(ctx, 'video');
 	try {
 		const rawCredentials = await ctx.getCredentials('fluxApi', itemIndex);
-		const credentials = parseFluxCredentials(rawCredentials);
-		const params = parseFluxVideoParameters(reader.read(itemIndex));
+		const credentials = run.parseCredentials(rawCredentials);
+		const params = parseFluxVideoParameters(run.parameters.read(itemIndex));
 		const request = await toRequest(ctx, itemIndex, params);
 		const job = storedJobOf(ctx, { rawCredentials, credentials, model: flux3Video, priceFields: videoPriceFields(request), params }, () => fluxVideoJobIdentity(ctx, credentials, request, params.seed));
 		return { ...job, request };

@@ -59,7 +59,7 @@ const primitiveParses = new WeakMap<z.ZodTypeAny, Map<unknown, z.SafeParseReturn
 /** Distinct values remembered per schema (a prompt differs per item): past it the schema's memory starts again. */
 const PRIMITIVE_PARSES_KEPT = 64;
 
-const isPrimitive = (value: unknown) => value === null || (typeof value !== 'object' && typeof value !== 'function');
+export const isPrimitive = (value: unknown) => value === null || (typeof value !== 'object' && typeof value !== 'function');
 
 /**
  * `schema.safeParse(value)`, remembered for a primitive value with a primitive result (a node run's items repeat

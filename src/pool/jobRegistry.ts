@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { waitUnlessAborted } from './abortable';
-import { LOG_PREFIX } from '../config';
+import { PACKAGE_LOG_PREFIX as LOG_PREFIX } from '../logger';
 import { ExpiredJobError, PoolCancelledError, UnknownJobError } from './errors';
 import type { JobKind, JobSnapshot, JobState, JobTimings } from './types';
 

@@ -22,13 +22,11 @@ export type TwinIdentity = Pick<INodeTypeDescription, 'name' | 'displayName' | '
  */
 export function makeConcurrentTwinDescription(serial: INodeTypeDescription, identity: TwinIdentity): INodeTypeDescription {
 	const copy = structuredClone(serial);
+	const { defaultName, ...shown } = identity;
 	return {
 		...copy,
-		name: identity.name,
-		displayName: identity.displayName,
-		description: identity.description,
-		icon: identity.icon,
-		defaults: { ...copy.defaults, name: identity.defaultName },
+		...shown,
+		defaults: { ...copy.defaults, name: defaultName },
 		subtitle: twinSubtitle(serial.subtitle),
 		outputs: [NodeConnectionTypes.Main],
 		outputNames: ['Task'],
@@ -78,17 +76,12 @@ const afterThisTurn = () => new Promise<void>((resolve) => setImmediate(resolve)
 type PreparedItem<Prepared> = { itemIndex: number; value: Prepared } | { itemIndex: number; error: Error };
 
 /**
- * Validate every item before submitting any: a bad item 7 must not leave items
- * 1-6 running (and paid for) behind an error. With continue-on-fail a bad item
- * is kept as its error.
+ * Validate every item before submitting any (the twin's and the serial node's): a bad item 7 must not leave items
+ * 1-6 running (and paid for) behind an error. With continue-on-fail a bad item is kept as its node error.
  */
-async function prepareItems<Prepared, Result>(
-	ctx: IExecuteFunctions,
-	source: ConcurrentSource<Prepared, Result>,
-	count: number,
-): Promise<Array<PreparedItem<Prepared>>> {
+export async function prepareItems<Prepared>(ctx: IExecuteFunctions, source: Pick<ConcurrentSource<Prepared, unknown>, 'prepare' | 'errorHints'>): Promise<Array<PreparedItem<Prepared>>> {
 	const prepared: Array<PreparedItem<Prepared>> = [];
-	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
+	for (let itemIndex = 0, count = ctx.getInputData().length; itemIndex < count; itemIndex++) {
 		try {
 			prepared.push({ itemIndex, value: await source.prepare(ctx, itemIndex) });
 		} catch (error) {
@@ -170,7 +163,7 @@ export function makeConcurrentTwin<Prepared, Result>(
 			const release = watchExecutionCancel(this.getExecutionCancelSignal(), this.getExecutionId(), pool);
 			const jobIds: string[] = [];
 			try {
-				const prepared = await prepareItems(this, source, this.getInputData().length);
+				const prepared = await prepareItems(this, source);
 				const tasks = await submitBatch(this, source, prepared, jobIds);
 				hintWhenNoCollector(this, source.outputKind);
 				return [tasks];

@@ -26,15 +26,7 @@ export type TaskItemJson = z.infer<typeof taskItemSchema>;
 export type FailedTaskItemJson = z.infer<typeof failedTaskItemSchema>;
 
 export function makeTaskItemJson(fields: Omit<TaskItemJson, 'type' | 'version' | 'submittedAt'> & { submittedAt: Date }): TaskItemJson {
-	return {
-		type: TASK_ITEM_TYPE,
-		version: 1,
-		jobId: fields.jobId,
-		kind: fields.kind,
-		model: fields.model,
-		node: fields.node,
-		submittedAt: fields.submittedAt.toISOString(),
-	};
+	return { type: TASK_ITEM_TYPE, version: 1, ...fields, submittedAt: fields.submittedAt.toISOString() };
 }
 
 /** The item a submit node emits for an item it could not submit, under "On Error: Continue". */
@@ -42,16 +34,8 @@ export function makeFailedTaskItemJson(fields: Omit<FailedTaskItemJson, 'type' |
 	return { type: TASK_ITEM_TYPE, version: 1, kind: fields.kind, model: fields.model, node: fields.node, error: fields.error };
 }
 
-/** A reader of items of `schema`: the item's JSON as one, or undefined when it is not one. */
-const reader =
-	<Schema extends z.ZodTypeAny>(schema: Schema) =>
-	(json: unknown): z.infer<Schema> | undefined => {
-		const parsed = schema.safeParse(json);
-		return parsed.success ? parsed.data : undefined;
-	};
-
 /** The task in an item's JSON, or undefined when the item is not a task. */
-export const readTaskItemJson = reader(taskItemSchema);
+export const readTaskItemJson = (json: unknown): TaskItemJson | undefined => taskItemSchema.safeParse(json).data;
 
 /** The failed task in an item's JSON, or undefined when the item is not a failed task. */
-export const readFailedTaskItemJson = reader(failedTaskItemSchema);
+export const readFailedTaskItemJson = (json: unknown): FailedTaskItemJson | undefined => failedTaskItemSchema.safeParse(json).data;

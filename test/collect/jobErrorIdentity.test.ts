@@ -4,8 +4,7 @@
  */
 import * as pool from '../../src/pool';
 import * as flux from '../../src/flux';
-import { describeJobError } from '../../src/collect/describeJobError';
-import { waitForSlots } from '../../src/collect/waitForSlots';
+import { describeJobError, waitForSlots } from '../../src/collect/waitForSlots';
 import type { Slot } from '../../src/collect/slots';
 import { smallConfig } from '../pool/helpers';
 

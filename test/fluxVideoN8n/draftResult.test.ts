@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { buildReport } from '../../src/collect/report';
-import { slotItem } from '../../src/collect/slotItems';
+import { slotItem } from '../../src/collect/runCollector';
 import type { SlotOutcome } from '../../src/collect/waitForSlots';
 import { fluxCollectorParts } from '../../src/fluxN8n/fluxNode';
 import { keepResult, ownCopy, removeDeliveredFile, resultSource, type JobResult } from '../../src/fluxN8n/jobResult';
