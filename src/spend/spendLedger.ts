@@ -12,12 +12,12 @@
  * in the connection's replay queue, src/coordination/replayQueue.ts, and merged with each change). A ledger that
  * cannot be used (damaged, unwritable) refuses.
  */
-import { EventEmitter } from 'node:events';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import type { RedisResult, SharedRedis } from '../redis';
 import { replayQueueOf, type ReplayQueue } from '../coordination/replayQueue';
+import { Wakeups } from '../store/claims/claimWait';
 import { bootId, ownerAlive, thisOwner, type ProcessOwner } from '../coordination/ownerLiveness';
 import { FileLedger, LedgerUnusableError, type LedgerChange } from './fileLedger';
 import { merge, refund, reserve, sameLedger, settle, spentIn, type LedgerClock, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
@@ -57,7 +57,7 @@ export class SpendLedger {
 	private readonly clock: () => LedgerClock;
 	private readonly warn: (message: string) => void;
 	private readonly owner: ProcessOwner;
-	private readonly changes = new EventEmitter();
+	private readonly changes = new Wakeups();
 	/** Accounts changed on this machine's ledger alone: merged into Redis when it answers again. */
 	private readonly replays?: ReplayQueue;
 	private readonly inFlight = new Set<Promise<unknown>>();
@@ -78,7 +78,6 @@ export class SpendLedger {
 		this.clock = options.clock ?? systemClock;
 		this.warn = options.warn ?? (() => undefined);
 		this.owner = options.owner ?? thisOwner();
-		this.changes.setMaxListeners(0);
 		this.silenceFile = path.join(options.dir, 'redis-silent');
 		if (options.redis) {
 			this.shared = new RedisLedger(options.redis);
@@ -125,18 +124,7 @@ export class SpendLedger {
 	 * comes first (a job waiting for another's price looks again then; other processes' changes are seen at `ms`).
 	 */
 	async changed(account: string, ms: number, signal: AbortSignal): Promise<void> {
-		if (signal.aborted) return;
-		await new Promise<void>((resolve) => {
-			const done = () => {
-				clearTimeout(timer);
-				this.changes.off(account, done);
-				signal.removeEventListener('abort', done);
-				resolve();
-			};
-			const timer = setTimeout(done, ms);
-			this.changes.on(account, done);
-			signal.addEventListener('abort', done, { once: true });
-		});
+		await this.changes.pause(account, ms, signal).catch(() => undefined); // aborted: the caller sees its signal
 	}
 
 	/** The report's note while the limits hold per machine (Redis away now or within the last ten minutes). */
@@ -176,7 +164,7 @@ export class SpendLedger {
 			if (!this.shared) return { result: await this.file.update(account, noted), place: 'shared' };
 			return await this.applyShared(this.shared, account, noted);
 		} finally {
-			if (changed) this.changes.emit(account);
+			if (changed) this.changes.wake(account);
 		}
 	}
 

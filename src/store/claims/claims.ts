@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import type { SharedRedis } from '../../redis';
 import { spareFolder } from '../spareFolder';
 import type { ProcessOwner as ClaimOwner } from '../../coordination/ownerLiveness';
-import { ClaimWakeups, type HeldClaim } from './claimWait';
+import { Wakeups, type HeldClaim } from './claimWait';
 import { FileClaims } from './fileClaims';
 import { RedisClaims } from './redisClaims';
 
@@ -80,7 +80,7 @@ export class Claims {
 	constructor(storeDir: string, options: ClaimsOptions = {}) {
 		this.dir = path.join(storeDir, CLAIMS_SUBFOLDER);
 		this.timing = { ...DEFAULT_CLAIM_TIMING, ...options.timing };
-		const wakeups = new ClaimWakeups();
+		const wakeups = new Wakeups();
 		const onLost = options.onLost ?? (() => undefined);
 		const onFault = options.onFault ?? (() => undefined);
 		this.files = new FileClaims(this.dir, this.timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);

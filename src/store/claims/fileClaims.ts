@@ -14,7 +14,7 @@ import { FolderLock, type HeldLock } from '../../coordination/folderLock';
 import { type ProcessOwner as ClaimOwner, thisOwner } from '../../coordination/ownerLiveness';
 import { ensureStoreFolder } from '../storeFolder';
 import type { ClaimTiming } from './claims';
-import { backoff, type ClaimWakeups, type HeldClaim } from './claimWait';
+import { backoff, type Wakeups, type HeldClaim } from './claimWait';
 
 const SAFE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -30,7 +30,7 @@ export class FileClaims {
 	constructor(
 		readonly dir: string,
 		private readonly timing: ClaimTiming,
-		private readonly wakeups: ClaimWakeups,
+		private readonly wakeups: Wakeups,
 		/** A claim could not be made in the folder (the job goes on unclaimed). */
 		private readonly onFault: (operation: string, error: unknown) => void,
 		/** A held claim was taken over by another process. */
@@ -92,7 +92,7 @@ export class FileClaims {
 		const release = async () => {
 			if (this.held.get(key) === held) this.held.delete(key);
 			await held.release();
-			this.wakeups.released(key);
+			this.wakeups.wake(key);
 		};
 		return { claim: { held: () => held.held(), release }, tookOver: held.tookOver };
 	}

@@ -18,7 +18,7 @@ import { type ProcessOwner as ClaimOwner, processAlive, parseOwner, thisOwner } 
 import { RedisRecords } from '../../coordination/redisRecords';
 import { replayQueueOf, type ReplayQueue } from '../../coordination/replayQueue';
 import type { ClaimTiming } from './claims';
-import { backoff, type ClaimWakeups, type HeldClaim } from './claimWait';
+import { backoff, type Wakeups, type HeldClaim } from './claimWait';
 
 /** Prefix of the claims' Redis keys (after `mutex:`, the prefix of the redis-semaphore Mutex of earlier versions). */
 export const CLAIM_REDIS_PREFIX = 'flux-concurrent:claim:';
@@ -58,7 +58,7 @@ export class RedisClaims {
 	constructor(
 		private readonly redis: SharedRedis,
 		private readonly timing: ClaimTiming,
-		private readonly wakeups: ClaimWakeups,
+		private readonly wakeups: Wakeups,
 		private readonly onLost: (key: string) => void = () => undefined,
 		private readonly owner: ClaimOwner = thisOwner(),
 		private readonly now: () => number = Date.now,
