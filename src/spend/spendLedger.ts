@@ -161,7 +161,7 @@ export class SpendLedger {
 			return out;
 		};
 		try {
-			if (!this.shared) return { result: await this.file.update(account, noted), place: 'shared' };
+			if (!this.shared) return { result: await this.file.locked(account, async (ledger) => await ledger.apply(noted)), place: 'shared' };
 			return await this.applyShared(this.shared, account, noted);
 		} finally {
 			if (changed) this.changes.wake(account);
