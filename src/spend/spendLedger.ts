@@ -16,12 +16,13 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import type { RedisResult, SharedRedis } from '../redis';
+import type { RecordsRedis } from '../coordination/redisRecords';
 import { replayQueueOf, type ReplayQueue } from '../coordination/replayQueue';
 import { Wakeups } from '../store/claims/claimWait';
 import { bootId, ownerAlive, thisOwner, type ProcessOwner } from '../coordination/ownerLiveness';
 import { FileLedger, LedgerUnusableError, type LedgerChange } from './fileLedger';
 import { merge, refund, reserve, sameLedger, settle, spentIn, type LedgerClock, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
-import { RedisLedger, type LedgerRedis } from './redisLedger';
+import { RedisLedger } from './redisLedger';
 
 /** Where a change was made: the shared ledger (Redis, or the folder when there is no Redis), or this machine's only (Redis away). */
 export type LedgerPlace = 'shared' | 'machine';
@@ -31,7 +32,7 @@ export const FALLBACK_REPORTED_MS = 10 * 60_000;
 /** How long a process's note that Redis was silent holds the others of its machine back from Redis (ms). */
 const SILENCE_SHARED_MS = 5000;
 
-export type SpendRedis = LedgerRedis & Pick<SharedRedis, 'usable' | 'onUp'>;
+export type SpendRedis = RecordsRedis & Pick<SharedRedis, 'usable' | 'onUp'>;
 
 export interface SpendLedgerOptions {
 	/** The folder of the local ledger (the store folder's `spend`). */
@@ -42,13 +43,6 @@ export interface SpendLedgerOptions {
 	warn?: (message: string) => void;
 	/** This process as the owner of its reservations (tests: another process). */
 	owner?: ProcessOwner;
-}
-
-export interface Balance {
-	spent: Spent;
-	/** The models of this account whose finished jobs the API reported no cost for (the credit limit cannot be enforced for them). */
-	noCost: string[];
-	place: LedgerPlace;
 }
 
 export class SpendLedger {
@@ -111,8 +105,11 @@ export class SpendLedger {
 		await this.apply(account, (state) => ({ state: settle(state, update, this.clock()), result: undefined }));
 	}
 
-	/** What the account spent in the window, from the shared ledger (the local one while Redis is away). */
-	async balance(account: string): Promise<Balance> {
+	/**
+	 * What the account spent in the window, from the shared ledger (the local one while Redis is away), and the models
+	 * whose finished jobs the API reported no cost for (`noCost`: the credit limit cannot be enforced for them).
+	 */
+	async balance(account: string): Promise<{ spent: Spent; noCost: string[]; place: LedgerPlace }> {
 		const clock = this.clock();
 		const read = await this.shared?.read(account);
 		const state = read?.ok ? read.value : await this.file.read(account);

@@ -117,7 +117,8 @@ export class Claims {
 
 	/** A folder claim of `key` if nobody holds it now (no wait, no Redis): e.g. one process of a machine prunes. */
 	async tryClaim(key: string): Promise<{ release(): Promise<void> } | undefined> {
-		return await this.files.tryAcquire(key);
+		const made = await this.files.claim(key);
+		return made === 'held' ? undefined : made?.claim;
 	}
 
 	/** Runs `work` under the claim of `key` (released however it ends); `work` learns whether the claim waited. */

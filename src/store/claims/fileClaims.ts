@@ -55,12 +55,6 @@ export class FileClaims {
 		}
 	}
 
-	/** Claims `key` if nobody holds it (a dead owner's claim is taken over); undefined when held or impossible. */
-	async tryAcquire(key: string): Promise<HeldClaim | undefined> {
-		const made = await this.claim(key);
-		return made === 'held' ? undefined : made?.claim;
-	}
-
 	/** Claim files whose owner is gone (a process killed while holding them), and takeover locks killed processes left; for the store's prune. */
 	async sweep(): Promise<void> {
 		const names = await fs.readdir(this.dir).catch(() => [] as string[]);
@@ -81,7 +75,7 @@ export class FileClaims {
 	}
 
 	/** The claim (and whether a dead owner's was taken over), 'held' while a live owner holds it, or undefined when the folder cannot hold one (reported). */
-	private async claim(key: string): Promise<{ claim: HeldClaim; tookOver: boolean } | 'held' | undefined> {
+	async claim(key: string): Promise<{ claim: HeldClaim; tookOver: boolean } | 'held' | undefined> {
 		const held = await this.lock.tryLock(path.join(this.dir, claimFileName(key)), () => this.onLost(key)).catch((error: unknown) => {
 			this.onFault('making a claim', error);
 			return null;
