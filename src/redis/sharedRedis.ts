@@ -201,14 +201,11 @@ export class SharedRedis {
 	}
 
 	private message(problem: RedisProblem): string {
-		switch (problem.kind) {
-			case 'credentials':
-				return `Redis at ${this.where} refused the credentials: check the password in COMFLY_REDIS_URL (or QUEUE_BULL_REDIS_PASSWORD); meanwhile ${FALLBACK}.`;
-			case 'stalled':
-				return `Redis at ${this.where} stopped answering (${problem.detail}): ${FALLBACK} until it answers again; nothing is lost or paid twice.`;
-			case 'unreachable':
-				return `Redis at ${this.where} is unreachable (${problem.detail}): ${FALLBACK} until it answers again; nothing is lost or paid twice.`;
+		if (problem.kind === 'credentials') {
+			return `Redis at ${this.where} refused the credentials: check the password in COMFLY_REDIS_URL (or QUEUE_BULL_REDIS_PASSWORD); meanwhile ${FALLBACK}.`;
 		}
+		const state = problem.kind === 'stalled' ? 'stopped answering' : 'is unreachable';
+		return `Redis at ${this.where} ${state} (${problem.detail}): ${FALLBACK} until it answers again; nothing is lost or paid twice.`;
 	}
 
 	private startProbe(): void {

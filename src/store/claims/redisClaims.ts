@@ -65,9 +65,12 @@ export class RedisClaims {
 	) {
 		this.records = new RedisRecords(redis, `mutex:${CLAIM_REDIS_PREFIX}`);
 		this.replays = replayQueueOf(redis);
+		// Redis answers again: a restart noticed, held claims asserted again (what it missed is the replay queue's).
 		redis.onUp(() => {
 			this.recheck = true; // at once: a claim asked from now on checks for a restart first
-			void this.cameBack();
+			void this.checkRestart().then(async () => {
+				for (const held of [...this.held]) await this.renew(held);
+			});
 		});
 	}
 
@@ -169,11 +172,5 @@ export class RedisClaims {
 		this.recheck = false;
 		if (this.runId !== undefined && now !== this.runId) this.restartedAt = this.now();
 		this.runId = now;
-	}
-
-	/** Redis answers again: a restart noticed, held claims asserted again (what it missed is the replay queue's). */
-	private async cameBack(): Promise<void> {
-		await this.checkRestart();
-		for (const held of [...this.held]) await this.renew(held);
 	}
 }
