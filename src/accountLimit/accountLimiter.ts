@@ -24,12 +24,7 @@ export class AccountLimiter {
 
 	/** A new job's admission under the limit `name` (see limitName) of `limit` active jobs. */
 	admission(name: string, limit: number): JobAdmission {
-		return new JobAdmission({
-			name,
-			limit,
-			local: this.localLimit(name, limit),
-			leases: this.options.leases,
-		});
+		return new JobAdmission(name, limit, this.localLimit(name, limit), this.options.leases);
 	}
 
 	/** True when no Redis is configured, or Redis is in use right now. */
@@ -43,10 +38,7 @@ export class AccountLimiter {
 
 	private localLimit(name: string, limit: number): AdaptiveLimit {
 		let local = this.limits.get(name);
-		if (local === undefined) {
-			local = new AdaptiveLimit({ limit });
-			this.limits.set(name, local);
-		}
+		if (local === undefined) this.limits.set(name, (local = new AdaptiveLimit({ limit })));
 		return local;
 	}
 }

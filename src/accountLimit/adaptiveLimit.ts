@@ -28,15 +28,7 @@ export interface Grant {
 /** How a granted job ended upstream: `ready` (a clean completion), `failed`, or `ended` (unknown). */
 export type GrantOutcome = 'ready' | 'failed' | 'ended';
 
-export interface AdaptiveLimitStats {
-	limit: number;
-	effective: number;
-	held: number;
-	accepted: number;
-	waiting: number;
-	rateLimited: number;
-	decreases: number;
-}
+export type AdaptiveLimitStats = ReturnType<AdaptiveLimit['stats']>;
 
 interface Waiter {
 	resolve: (grant: Grant) => void;
@@ -114,7 +106,7 @@ export class AdaptiveLimit {
 		this.pump();
 	}
 
-	stats(): AdaptiveLimitStats {
+	stats() {
 		return {
 			limit: this.options.limit,
 			effective: this.effective,

@@ -2,6 +2,4 @@
 export { type Grant, type GrantOutcome, type AdaptiveLimitOptions, type AdaptiveLimitStats, AdaptiveLimit, DEFAULT_DECREASE } from './adaptiveLimit';
 export { type HeaderBag, type RateLimitHint, MAX_HINT_WAIT_MS, readRateLimitHint } from './rateLimitHeaders';
 export { LIMIT_KEY_PREFIX, LIMIT_REDIS_KEY_PREFIX, limitName } from './limitName';
-export { type Lease, type LeaseTiming, DEFAULT_LEASE_TIMING, RedisLeases } from './redisLeases';
-export { JobAdmission } from './jobAdmission';
 export { type AccountLimiterOptions, AccountLimiter, createAccountLimiter } from './accountLimiter';

@@ -9,28 +9,26 @@ import type { AdaptiveLimit, Grant, GrantOutcome } from './adaptiveLimit';
 import { readRateLimitHint, type HeaderBag } from './rateLimitHeaders';
 import type { Lease, RedisLeases } from './redisLeases';
 
-export interface JobAdmissionParts {
-	name: string;
-	limit: number;
-	local: AdaptiveLimit;
-	leases?: RedisLeases;
-}
-
 export class JobAdmission {
 	private grant?: Grant;
 	private lease?: Lease;
 	/** Whether the last acquire held a shared lease (tests, reports). */
 	sharedLease = false;
 
-	constructor(private readonly parts: JobAdmissionParts) {}
+	constructor(
+		private readonly name: string,
+		private readonly limit: number,
+		private readonly local: AdaptiveLimit,
+		private readonly leases?: RedisLeases,
+	) {}
 
 	/** Resolves once the job may submit; rejects with the signal's reason when it aborts first (nothing stays held). */
 	async acquire(signal?: AbortSignal): Promise<void> {
 		this.release('ended');
-		this.grant = await this.parts.local.acquire(signal);
+		this.grant = await this.local.acquire(signal);
 		try {
 			// undefined: Redis not usable (it reports that itself)
-			this.lease = await this.parts.leases?.acquire(this.parts.name, this.parts.limit, signal);
+			this.lease = await this.leases?.acquire(this.name, this.limit, signal);
 		} catch (error) {
 			this.release('ended');
 			throw error;
@@ -44,7 +42,7 @@ export class JobAdmission {
 
 	/** The submit was acknowledged: the task is active upstream. */
 	accepted(): void {
-		if (this.grant) this.parts.local.accepted(this.grant);
+		if (this.grant) this.local.accepted(this.grant);
 	}
 
 	/**
@@ -55,14 +53,14 @@ export class JobAdmission {
 		const grant = this.grant;
 		this.grant = undefined;
 		this.dropLease();
-		return grant ? this.parts.local.rateLimited(grant, readRateLimitHint(headers, Date.now())) : false;
+		return grant ? this.local.rateLimited(grant, readRateLimitHint(headers, Date.now())) : false;
 	}
 
 	/** The task is final (`ready` / `failed`) or the job ended: hand back grant and lease. */
 	release(outcome: GrantOutcome): void {
 		const grant = this.grant;
 		this.grant = undefined;
-		if (grant) this.parts.local.release(grant, outcome);
+		if (grant) this.local.release(grant, outcome);
 		this.dropLease();
 	}
 

@@ -1,14 +1,15 @@
 /* eslint-disable @n8n/community-nodes/require-node-api-error -- src/accountLimit knows nothing of n8n nodes: an abort's reason goes back to the FLUX job, whose caller turns it into a node error. */
 /**
- * Leases of a limit shared through Redis: redis-semaphore's `Semaphore` (a sorted set per limit, one
- * member per holder scored by its last refresh; an atomic Lua script admits while fewer than `limit`
- * members are younger than the lease TTL). A held lease is refreshed every `refreshMs`; a dead
- * process stops refreshing and its leases lapse after `ttlMs`. Every Redis call goes through
- * SharedRedis.run (its deadline and fallback): Redis not usable resolves `undefined` (the caller falls back);
- * an abort rejects with the signal's reason and leaves nothing held.
+ * Leases of a limit shared through Redis: redis-semaphore's `Semaphore` (a sorted set per limit, one member per
+ * holder scored by its last refresh; an atomic Lua script admits while fewer than `limit` members are younger than
+ * the lease TTL). A held lease is refreshed every `refreshMs` by the process's heartbeat (coordination/heartbeat.ts);
+ * a dead process stops refreshing and its leases lapse after `ttlMs`. Every Redis call goes through SharedRedis.run
+ * (its deadline and fallback): Redis not usable resolves `undefined` (the caller falls back); an abort rejects with
+ * the signal's reason and leaves nothing held.
  */
 import { Semaphore } from 'redis-semaphore';
 
+import { holdLease } from '../coordination/heartbeat';
 import type { SharedRedis } from '../redis';
 import { LIMIT_KEY_PREFIX } from './limitName';
 
@@ -56,11 +57,10 @@ export class RedisLeases {
 			if (signal?.aborted) throw signal.reason;
 			return undefined; // Redis failed while waiting: the caller goes on per process
 		}
-		const timer = setInterval(() => void this.refresh(key, limit, semaphore.identifier), this.timing.refreshMs);
-		timer.unref();
+		const stopRefreshing = holdLease(async () => await this.refresh(key, limit, semaphore.identifier), this.timing.refreshMs);
 		return {
 			release: async () => {
-				clearInterval(timer);
+				stopRefreshing();
 				await this.redis.run(async () => await semaphore.release()).catch(() => undefined); // not released: it lapses by its TTL
 			},
 		};

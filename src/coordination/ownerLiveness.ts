@@ -23,13 +23,6 @@ export const processOwnerSchema = z.object({
 
 export type ProcessOwner = z.infer<typeof processOwnerSchema>;
 
-/** When an owner that cannot be seen was last heard of, and how long it stays alive after that. */
-export interface OwnerLease {
-	/** Epoch ms of its last heartbeat (or of the record, when it has none). */
-	seenAt: number;
-	lapseMs: number;
-}
-
 function readTrimmed(read: () => string): string {
 	try {
 		return read().trim();
@@ -78,8 +71,11 @@ export function processAlive(owner: ProcessOwner, me: ProcessOwner = thisOwner()
 	return start === undefined || start === owner.start; // another start time: the pid was reused
 }
 
-/** Whether `owner` is alive: its process where it can be seen, else its lease (alive until `lapseMs` after `seenAt`). */
-export function ownerAlive(owner: ProcessOwner | undefined, lease: OwnerLease, now: number, me: ProcessOwner = thisOwner()): boolean {
+/**
+ * Whether `owner` is alive: its process where it can be seen, else its lease (alive until `lapseMs` after `seenAt`,
+ * the epoch ms of its last heartbeat, or of the record when it has none).
+ */
+export function ownerAlive(owner: ProcessOwner | undefined, lease: { seenAt: number; lapseMs: number }, now: number, me: ProcessOwner = thisOwner()): boolean {
 	return (owner && processAlive(owner, me)) ?? now - lease.seenAt <= lease.lapseMs;
 }
 

@@ -2,7 +2,7 @@
  * The records (records.ts) in the shared Redis: one string key per record, `<prefix><name>`. A read is one GET; an
  * update reads the text, applies the change, and writes it with a single-key compare-and-set (a Lua script writes
  * only while the key still holds the text read, compared by its SHA-1; else the change is applied again to what
- * is there now, at most `maxRounds` times). A new text is written with the update's `ttlMs` as its PX lease; an
+ * is there now, at most MAX_ROUNDS times). A new text is written with the update's `ttlMs` as its PX lease; an
  * unchanged text is not written (`put` sets a text whatever was there). Every command goes through the connection's `run`/`eval` (SharedRedis): a Redis
  * that is gone, silent or refusing answers `{ ok: false }` within one deadline, as does one that keeps changing.
  */
@@ -15,7 +15,7 @@ import type { Answer, RecordChange, RecordStore } from './records';
 export type RecordsRedis = Pick<SharedRedis, 'run' | 'eval' | 'where'>;
 
 /** Compare-and-set rounds before giving up (each one means another process changed the record meanwhile). */
-export const MAX_ROUNDS = 200;
+const MAX_ROUNDS = 200;
 
 /**
  * KEYS: the record (and, with `revisionKeys`, its `:rev` counter). ARGV: SHA-1 of the text read ('' when absent),
@@ -43,14 +43,11 @@ export class RedisRecords implements RecordStore {
 		private readonly redis: RecordsRedis,
 		/** Put before every name to make its key. */
 		private readonly prefix: string,
-		private readonly options: {
-			maxRounds?: number;
-			/**
-			 * Every write also counts up `<key>:rev`: writers of an earlier version compare that counter before they
-			 * write, so while both versions share one Redis neither overwrites the other's change.
-			 */
-			revisionKeys?: boolean;
-		} = {},
+		/**
+		 * Every write also counts up `<key>:rev`: writers of an earlier version compare that counter before they
+		 * write, so while both versions share one Redis neither overwrites the other's change.
+		 */
+		private readonly options: { revisionKeys?: boolean } = {},
 	) {
 		this.where = redis.where;
 	}
@@ -71,10 +68,9 @@ export class RedisRecords implements RecordStore {
 	}
 
 	async update<T>(name: string, change: RecordChange<T>, options: { ttlMs?: number } = {}): Promise<Answer<T>> {
-		const maxRounds = this.options.maxRounds ?? MAX_ROUNDS;
 		const key = this.keyOf(name);
 		const keys = this.options.revisionKeys ? [key, `${key}:rev`] : [key];
-		for (let round = 0; round < maxRounds; round++) {
+		for (let round = 0; round < MAX_ROUNDS; round++) {
 			const read = await this.read(name);
 			if (!read.ok) return read;
 			const { text, result } = change(read.value);
@@ -84,6 +80,6 @@ export class RedisRecords implements RecordStore {
 			if (!written.ok) return written;
 			if (Number(written.value) === 1) return { ok: true, value: result };
 		}
-		return { ok: false, reason: `${key} in Redis at ${this.where} changed ${maxRounds} times while this process tried to write it` };
+		return { ok: false, reason: `${key} in Redis at ${this.where} changed ${MAX_ROUNDS} times while this process tried to write it` };
 	}
 }

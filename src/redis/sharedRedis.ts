@@ -14,6 +14,7 @@
 import { Redis } from 'ioredis';
 
 import { redisAddress, type RedisTarget } from '../config';
+import { holdLease } from '../coordination/heartbeat';
 
 /** Deadline of every command (ms). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
@@ -74,8 +75,8 @@ export class SharedRedis {
 	private readonly upListeners: Array<() => void> = [];
 	private wasReady = false;
 	private closing = false;
-	private probe?: NodeJS.Timeout;
-	private probing = false;
+	/** Stops the probe (on the process's heartbeat, which skips a beat while the last PING still waits). */
+	private stopProbe?: () => void;
 	/** One wait for the first connection, shared by every caller. */
 	private firstConnect?: Promise<boolean>;
 
@@ -167,7 +168,7 @@ export class SharedRedis {
 
 	async close(): Promise<void> {
 		this.closing = true;
-		this.stopProbe();
+		this.endProbe();
 		this.client.disconnect(false);
 	}
 
@@ -191,7 +192,7 @@ export class SharedRedis {
 
 	private answered(): void {
 		this.wasReady = true;
-		this.stopProbe();
+		this.endProbe();
 		if (this.problem === undefined) return;
 		this.problem = undefined;
 		this.lastOutageEnd = (this.options.now ?? Date.now)();
@@ -200,39 +201,28 @@ export class SharedRedis {
 	}
 
 	private message(problem: RedisProblem): string {
-		switch (problem.kind) {
-			case 'credentials':
-				return `Redis at ${this.where} refused the credentials: check the password in COMFLY_REDIS_URL (or QUEUE_BULL_REDIS_PASSWORD); meanwhile ${FALLBACK}.`;
-			case 'stalled':
-				return `Redis at ${this.where} stopped answering (${problem.detail}): ${FALLBACK} until it answers again; nothing is lost or paid twice.`;
-			case 'unreachable':
-				return `Redis at ${this.where} is unreachable (${problem.detail}): ${FALLBACK} until it answers again; nothing is lost or paid twice.`;
+		if (problem.kind === 'credentials') {
+			return `Redis at ${this.where} refused the credentials: check the password in COMFLY_REDIS_URL (or QUEUE_BULL_REDIS_PASSWORD); meanwhile ${FALLBACK}.`;
 		}
+		const state = problem.kind === 'stalled' ? 'stopped answering' : 'is unreachable';
+		return `Redis at ${this.where} ${state} (${problem.detail}): ${FALLBACK} until it answers again; nothing is lost or paid twice.`;
 	}
 
 	private startProbe(): void {
-		if (this.probe !== undefined || this.closing) return;
-		this.probe = setInterval(() => void this.probeOnce(), this.options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS);
-		this.probe.unref();
+		if (this.stopProbe !== undefined || this.closing) return;
+		this.stopProbe = holdLease(async () => await this.probeOnce(), this.options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS);
 	}
 
-	private stopProbe(): void {
-		clearInterval(this.probe);
-		this.probe = undefined;
+	private endProbe(): void {
+		this.stopProbe?.();
+		this.stopProbe = undefined;
 	}
 
 	/** A bounded PING on the open connection (a lost socket is ioredis's to reconnect: its `ready` ends the outage). */
 	private async probeOnce(): Promise<void> {
-		if (this.probing || this.closing || this.client.status !== 'ready') return;
-		this.probing = true;
-		try {
-			await this.client.ping();
-			this.answered();
-		} catch {
-			// still silent or gone: the next probe tries again
-		} finally {
-			this.probing = false;
-		}
+		if (this.closing || this.client.status !== 'ready') return;
+		// Still silent or gone: the next probe tries again.
+		await this.client.ping().then(() => this.answered(), () => undefined);
 	}
 }
 

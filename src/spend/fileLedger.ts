@@ -7,7 +7,7 @@
  * read as a ledger, or a folder that cannot be written, is an error the caller turns into a refusal (the limit
  * fails closed; it never silently lifts).
  */
-import { FolderRecordError, FolderRecords, type LockedRecord } from '../coordination/folderRecords';
+import { FolderRecordError, FolderRecords } from '../coordination/folderRecords';
 import { ensureStoreFolder } from '../store/storeFolder';
 import { emptyLedger, parseLedger, type LedgerState } from './ledgerState';
 
@@ -58,19 +58,14 @@ export class FileLedger {
 		return await parsed(this.fileOf(account), this.records.read(`${account}.json`).then((answer) => (answer.ok ? answer.value : undefined)));
 	}
 
-	/** Applies `change` to the account's ledger under the folder's lock, one change at a time in this process. */
-	async update<T>(account: string, change: LedgerChange<T>): Promise<T> {
-		return await this.locked(account, async (ledger) => await ledger.apply(change));
-	}
-
 	/**
-	 * Runs `work` holding the account's lock (the same one `update` takes), one at a time in this process: `work`
-	 * may take its time (a Redis call; the lock is touched meanwhile) and reads and writes the file itself.
+	 * Runs `work` holding the account's lock, one at a time in this process: `work` may take its time (a Redis call;
+	 * the lock is touched meanwhile) and reads and writes the file itself (`apply`: one change).
 	 */
 	async locked<T>(account: string, work: (ledger: LockedLedger) => Promise<T>): Promise<T> {
 		const file = this.fileOf(account);
 		return await this.records
-			.locked(`${account}.json`, async (record: LockedRecord) => {
+			.locked(`${account}.json`, async (record) => {
 				const read = async () => await parsed(file, record.read());
 				const write = async (state: LedgerState) => await record.write(JSON.stringify(state)).catch(unusable);
 				return await work({

@@ -10,5 +10,5 @@ export { NewJobsPerExecution, MAX_EXECUTION_COUNTS } from './newJobsPerExecution
 export { priceKey } from './priceBook';
 export { RedisLedger, SPEND_REDIS_PREFIX } from './redisLedger';
 export { newJobsPerExecution, recentAccounts, RecentAccounts, spendBudget, spendLedger } from './spendControl';
-export { FALLBACK_REPORTED_MS, SpendLedger, spendFolder, systemClock, type Balance, type LedgerPlace, type SpendRedis } from './spendLedger';
+export { FALLBACK_REPORTED_MS, SpendLedger, spendFolder, systemClock, type LedgerPlace, type SpendRedis } from './spendLedger';
 export { spendReport, type DailyLimits, type SpendReportFields, type SpentInWindow } from './spendReport';

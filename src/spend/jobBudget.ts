@@ -117,13 +117,9 @@ class JobBudget implements SpendHook {
 const credits = (n: number) => `${Math.round(n * 100) / 100} credit${n === 1 ? '' : 's'}`;
 const jobs = (n: number) => `${n} job${n === 1 ? '' : 's'}`;
 
-function refusal(message: string): SpendRefusal {
-	return new SpendRefusal(message);
-}
-
 /** The credential's Daily Job Limit is reached. */
 export function jobLimitReached(limit: number, spent: Spent): SpendRefusal {
-	return refusal(
+	return new SpendRefusal(
 		`Not sent: the daily job limit of the FLUX API credential is reached (${jobs(spent.jobs)} of ${limit} in the last 24 hours, ${credits(spent.credits)} spent). ` +
 			`Raise "Daily Job Limit" on the FLUX API credential, or wait until earlier jobs leave the 24-hour window.`,
 	);
@@ -132,7 +128,7 @@ export function jobLimitReached(limit: number, spent: Spent): SpendRefusal {
 /** The credential's Daily Credit Limit would be passed. */
 export function creditLimitReached(limit: number, spent: Spent, price: number | undefined): SpendRefusal {
 	const costs = price === undefined ? '' : `, and this job costs about ${credits(price)}`;
-	return refusal(
+	return new SpendRefusal(
 		`Not sent: the daily credit limit of the FLUX API credential would be passed (${credits(spent.credits)} of ${limit} spent in the last 24 hours by ${jobs(spent.jobs)}${costs}). ` +
 			`Raise "Daily Credit Limit" on the FLUX API credential, or wait until earlier jobs leave the 24-hour window.`,
 	);
@@ -140,7 +136,7 @@ export function creditLimitReached(limit: number, spent: Spent, price: number | 
 
 /** The node's Max New Jobs per Execution is reached. */
 export function executionLimitReached(limit: number, node: string): SpendRefusal {
-	return refusal(
+	return new SpendRefusal(
 		`Not sent: node "${node}" may send at most ${jobs(limit)} in one execution, and ${limit} ${limit === 1 ? 'was' : 'were'} sent (new paid jobs; results from the store do not count). ` +
 			`Raise Options → Max New Jobs per Execution on that node (0 = no limit).`,
 	);
@@ -148,5 +144,5 @@ export function executionLimitReached(limit: number, node: string): SpendRefusal
 
 /** The ledger could not be used: the daily limits cannot be checked, so the job is not sent (fail closed). */
 export function ledgerUnusable(why: string): SpendRefusal {
-	return refusal(`Not sent: the daily limits of the FLUX API credential could not be checked because ${why}. Jobs under a daily limit are not sent until they can be.`);
+	return new SpendRefusal(`Not sent: the daily limits of the FLUX API credential could not be checked because ${why}. Jobs under a daily limit are not sent until they can be.`);
 }

@@ -18,12 +18,10 @@ export const SPEND_REDIS_PREFIX = 'flux-concurrent:spend:';
 /** Ledger keys outlive the 24-hour window by a day (every write renews them). */
 const KEY_TTL_MS = 48 * 60 * 60_000;
 
-export type LedgerRedis = RecordsRedis;
-
 export class RedisLedger {
 	private readonly records: RedisRecords;
 
-	constructor(redis: LedgerRedis) {
+	constructor(redis: RecordsRedis) {
 		this.records = new RedisRecords(redis, SPEND_REDIS_PREFIX, { revisionKeys: true });
 	}
 

@@ -12,16 +12,17 @@
  * in the connection's replay queue, src/coordination/replayQueue.ts, and merged with each change). A ledger that
  * cannot be used (damaged, unwritable) refuses.
  */
-import { EventEmitter } from 'node:events';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import type { RedisResult, SharedRedis } from '../redis';
+import type { RecordsRedis } from '../coordination/redisRecords';
 import { replayQueueOf, type ReplayQueue } from '../coordination/replayQueue';
+import { Wakeups } from '../store/claims/claimWait';
 import { bootId, ownerAlive, thisOwner, type ProcessOwner } from '../coordination/ownerLiveness';
 import { FileLedger, LedgerUnusableError, type LedgerChange } from './fileLedger';
 import { merge, refund, reserve, sameLedger, settle, spentIn, type LedgerClock, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';
-import { RedisLedger, type LedgerRedis } from './redisLedger';
+import { RedisLedger } from './redisLedger';
 
 /** Where a change was made: the shared ledger (Redis, or the folder when there is no Redis), or this machine's only (Redis away). */
 export type LedgerPlace = 'shared' | 'machine';
@@ -31,7 +32,7 @@ export const FALLBACK_REPORTED_MS = 10 * 60_000;
 /** How long a process's note that Redis was silent holds the others of its machine back from Redis (ms). */
 const SILENCE_SHARED_MS = 5000;
 
-export type SpendRedis = LedgerRedis & Pick<SharedRedis, 'usable' | 'onUp'>;
+export type SpendRedis = RecordsRedis & Pick<SharedRedis, 'usable' | 'onUp'>;
 
 export interface SpendLedgerOptions {
 	/** The folder of the local ledger (the store folder's `spend`). */
@@ -44,20 +45,13 @@ export interface SpendLedgerOptions {
 	owner?: ProcessOwner;
 }
 
-export interface Balance {
-	spent: Spent;
-	/** The models of this account whose finished jobs the API reported no cost for (the credit limit cannot be enforced for them). */
-	noCost: string[];
-	place: LedgerPlace;
-}
-
 export class SpendLedger {
 	readonly file: FileLedger;
 	private readonly shared?: RedisLedger;
 	private readonly clock: () => LedgerClock;
 	private readonly warn: (message: string) => void;
 	private readonly owner: ProcessOwner;
-	private readonly changes = new EventEmitter();
+	private readonly changes = new Wakeups();
 	/** Accounts changed on this machine's ledger alone: merged into Redis when it answers again. */
 	private readonly replays?: ReplayQueue;
 	private readonly inFlight = new Set<Promise<unknown>>();
@@ -78,7 +72,6 @@ export class SpendLedger {
 		this.clock = options.clock ?? systemClock;
 		this.warn = options.warn ?? (() => undefined);
 		this.owner = options.owner ?? thisOwner();
-		this.changes.setMaxListeners(0);
 		this.silenceFile = path.join(options.dir, 'redis-silent');
 		if (options.redis) {
 			this.shared = new RedisLedger(options.redis);
@@ -112,8 +105,11 @@ export class SpendLedger {
 		await this.apply(account, (state) => ({ state: settle(state, update, this.clock()), result: undefined }));
 	}
 
-	/** What the account spent in the window, from the shared ledger (the local one while Redis is away). */
-	async balance(account: string): Promise<Balance> {
+	/**
+	 * What the account spent in the window, from the shared ledger (the local one while Redis is away), and the models
+	 * whose finished jobs the API reported no cost for (`noCost`: the credit limit cannot be enforced for them).
+	 */
+	async balance(account: string): Promise<{ spent: Spent; noCost: string[]; place: LedgerPlace }> {
 		const clock = this.clock();
 		const read = await this.shared?.read(account);
 		const state = read?.ok ? read.value : await this.file.read(account);
@@ -125,18 +121,7 @@ export class SpendLedger {
 	 * comes first (a job waiting for another's price looks again then; other processes' changes are seen at `ms`).
 	 */
 	async changed(account: string, ms: number, signal: AbortSignal): Promise<void> {
-		if (signal.aborted) return;
-		await new Promise<void>((resolve) => {
-			const done = () => {
-				clearTimeout(timer);
-				this.changes.off(account, done);
-				signal.removeEventListener('abort', done);
-				resolve();
-			};
-			const timer = setTimeout(done, ms);
-			this.changes.on(account, done);
-			signal.addEventListener('abort', done, { once: true });
-		});
+		await this.changes.pause(account, ms, signal).catch(() => undefined); // aborted: the caller sees its signal
 	}
 
 	/** The report's note while the limits hold per machine (Redis away now or within the last ten minutes). */
@@ -173,10 +158,10 @@ export class SpendLedger {
 			return out;
 		};
 		try {
-			if (!this.shared) return { result: await this.file.update(account, noted), place: 'shared' };
+			if (!this.shared) return { result: await this.file.locked(account, async (ledger) => await ledger.apply(noted)), place: 'shared' };
 			return await this.applyShared(this.shared, account, noted);
 		} finally {
-			if (changed) this.changes.emit(account);
+			if (changed) this.changes.wake(account);
 		}
 	}
 

@@ -5,7 +5,7 @@ export { StoreFaults } from './storeHealth';
 export { type NewResultMeta, type ResultStoreOptions, type StoredResult, type StoredResultMeta, ResultStore, partKey } from './resultStore';
 export { type JobJournalOptions, type JobStart, type JournalMirror, type JournalRecord, type JournalState, JobJournal } from './journal';
 export { redisJournalMirror } from './journalMirror';
-export { CLAIMS_SUBFOLDER, Claims, type ClaimHandle, type ClaimsOptions, DEFAULT_CLAIM_TIMING, type ClaimTiming } from './claims';
+export { CLAIMS_SUBFOLDER, Claims, type ClaimHandle, type ClaimsOptions, DEFAULT_CLAIM_TIMING, type ClaimTiming } from './claims/claims';
 export { type CacheMode, MAYBE_PAID_REASON } from './cacheMode';
 export { SingleFlight } from './singleFlight';
 export { type OpenStoreOptions, type Store, getStore, openStore } from './openStore';

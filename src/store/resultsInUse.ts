@@ -16,12 +16,7 @@ export class ResultsInUse {
 
 	/** `id` (a store key or a file path) is needed by one more slot. */
 	use(id: string): void {
-		const found = this.uses.get(id);
-		const until = this.now() + this.ttlMs;
-		if (found) {
-			found.count += 1;
-			found.until = until;
-		} else this.uses.set(id, { count: 1, until });
+		this.uses.set(id, { count: (this.uses.get(id)?.count ?? 0) + 1, until: this.now() + this.ttlMs });
 		if (this.uses.size % 1024 === 0) this.forgetExpired();
 	}
 

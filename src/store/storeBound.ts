@@ -11,11 +11,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
-import type { StoreConfig } from '../config';
-import type { Claims } from './claims';
-import type { JobJournal } from './journal';
-import type { ResultStore } from './resultStore';
-import type { ResultsInUse } from './resultsInUse';
+import type { Store } from './openStore';
 import { describeStoreError, type StoreFaults } from './storeHealth';
 
 /** Folders of kept downloads inside the store folder (image and video downloads stream there). */
@@ -26,23 +22,10 @@ export const PRUNE_EVERY_MS = 10 * 60_000;
 const SETTLED_KEPT_MS = 60_000;
 const PRUNE_LOCK = 'store-prune';
 
-export interface StoreBoundParts {
-	config: StoreConfig;
-	results: ResultStore;
-	journal: JobJournal;
-	claims: Claims;
-	inUse: ResultsInUse;
-	faults: StoreFaults;
-	now: () => number;
-}
+export type StoreBoundParts = Pick<Store, 'config' | 'results' | 'journal' | 'claims' | 'inUse'> & { faults: StoreFaults; now: () => number };
 
 /** What the last prune found (tests and the benchmark). */
-export interface StoreSize {
-	resultBytes: number;
-	journalBytes: number;
-	downloadBytes: number;
-	totalBytes: number;
-}
+export type StoreSize = Awaited<ReturnType<StoreBound['fit']>>;
 
 interface DownloadFile {
 	file: string;
@@ -93,7 +76,7 @@ export class StoreBound {
 		}
 	}
 
-	private async fit(): Promise<StoreSize> {
+	private async fit() {
 		const { config, results, journal, claims } = this.parts;
 		const target = config.maxBytes - Math.floor(config.maxBytes / 8); // room for the next eighth before the next prune
 		await claims.sweep();

@@ -86,7 +86,7 @@ describe('the spend ledger: an unpriced reservation holds the others back while 
 		const ledger = new SpendLedger({ dir: temp.dir });
 		const old: LedgerState = { ...emptyLedger(), rev: 1 };
 		const entry = { id: 'old', at: Date.now(), boot: 'b', pid: noSuchPid(), credits: null, state: 'reserved', priceKey: 'flux-3-image:unpriced', blocksUntil: Date.now() + 60_000 };
-		await ledger.file.update(ACCOUNT, () => ({ state: { ...old, entries: [entry as LedgerState['entries'][number]] }, result: undefined }));
+		await ledger.file.locked(ACCOUNT, async (file) => await file.write({ ...old, entries: [entry as LedgerState['entries'][number]] }));
 		expect(await ledger.reserve(ACCOUNT, unpriced('second'))).toMatchObject({ kind: 'wait', spent: { jobs: 1 } });
 	});
 });

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 
 import { obtainOwned, type OwnedJobSteps } from '../../src/fluxN8n/ownedJob';
 import { Claims, openStore, type CacheMode, type Store } from '../../src/store';
-import { thisOwner } from '../../src/store/claims';
+import { thisOwner } from '../../src/coordination/ownerLiveness';
 import { makeTempDir } from '../store/tempStore';
 import { until } from '../support/until';
 import type { RelaySimulator } from '../../relay-sim';

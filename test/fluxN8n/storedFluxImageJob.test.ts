@@ -10,7 +10,7 @@ import { accountId } from '../../src/account';
 import { limitName } from '../../src/accountLimit';
 import { DEFAULT_IMAGE_MODEL as IMAGE_MODEL } from '../../src/models';
 import { cacacheBackend, Claims, getStore, openStore, type CacheBackend } from '../../src/store';
-import { thisOwner } from '../../src/store/claims';
+import { thisOwner } from '../../src/coordination/ownerLiveness';
 import { NOT_KEPT } from '../../src/fluxN8n/paidJobRules';
 import { downloadDir } from '../../src/fluxN8n/downloadFolders';
 import { resultSource as imageSource } from '../../src/fluxN8n/jobResult';

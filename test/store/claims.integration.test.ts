@@ -8,7 +8,9 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync, promises as fsPromises, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
-import { Claims, claimFileName, type ClaimOwner, thisOwner } from '../../src/store/claims';
+import { thisOwner, type ProcessOwner as ClaimOwner } from '../../src/coordination/ownerLiveness';
+import { Claims } from '../../src/store/claims/claims';
+import { claimFileName } from '../../src/store/claims/fileClaims';
 import { ownerRecord, readOwnerRecord } from '../../src/coordination/ownerLiveness';
 import { spareFolder } from '../../src/store/spareFolder';
 import { until } from '../support/until';

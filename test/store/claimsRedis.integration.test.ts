@@ -9,7 +9,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import type { SharedRedis } from '../../src/redis';
-import { Claims, type ClaimHandle, thisOwner } from '../../src/store/claims';
+import { thisOwner } from '../../src/coordination/ownerLiveness';
+import { Claims, type ClaimHandle } from '../../src/store/claims/claims';
 import { CLAIM_REDIS_PREFIX } from '../../src/store/claims/redisClaims';
 import { sharedRedisAt } from '../redis/sharedRedisAt';
 import { useRedisServer } from '../redis/useRedisServer';

@@ -1,7 +1,7 @@
 /**
- * Waiting for a claim held by someone else: a pause that grows from `minMs` to `maxMs` (×1.5 per try), cut short
- * when a claim of the same key is released in this process (the in-process wake-up), and ended by the caller's
- * abort (rejects with the signal's reason, leaving no listener behind).
+ * Waiting for a claim held by someone else (or for a change of an account's spend ledger): a pause that grows from
+ * `minMs` to `maxMs` (×1.5 per try), cut short when the same key is woken in this process (a claim released, a
+ * ledger changed), and ended by the caller's abort (rejects with the signal's reason, leaving no listener behind).
  */
 import { EventEmitter } from 'node:events';
 
@@ -12,19 +12,19 @@ export interface HeldClaim {
 	release(): Promise<void>;
 }
 
-/** Releases in this process, by key: a waiter on the same key tries again at once. */
-export class ClaimWakeups {
+/** Wake-ups in this process, by key: a waiter on the same key tries again at once. */
+export class Wakeups {
 	private readonly events = new EventEmitter();
 
 	constructor() {
 		this.events.setMaxListeners(0); // one listener per waiting job, removed when its pause ends
 	}
 
-	released(key: string): void {
+	wake(key: string): void {
 		this.events.emit(key);
 	}
 
-	/** Resolves after `ms`, or when `key` is released here; rejects with the signal's reason on abort. */
+	/** Resolves after `ms`, or when `key` is woken here; rejects with the signal's reason on abort. */
 	pause(key: string, ms: number, signal?: AbortSignal): Promise<void> {
 		return new Promise<void>((resolve, reject) => {
 			if (signal?.aborted) return reject(signal.reason);

@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import type { SharedRedis } from '../../redis';
 import { spareFolder } from '../spareFolder';
 import type { ProcessOwner as ClaimOwner } from '../../coordination/ownerLiveness';
-import { ClaimWakeups, type HeldClaim } from './claimWait';
+import { Wakeups, type HeldClaim } from './claimWait';
 import { FileClaims } from './fileClaims';
 import { RedisClaims } from './redisClaims';
 
@@ -23,28 +23,21 @@ import { RedisClaims } from './redisClaims';
 export const CLAIMS_SUBFOLDER = 'claims';
 
 /** How claims are kept and judged (production values; tests shorten them). */
-export interface ClaimTiming {
+export const DEFAULT_CLAIM_TIMING = {
 	/** How often a held claim is renewed: a file claim touched, a Redis claim's lease extended. */
-	heartbeatMs: number;
-	/** A file claim not touched for this long, whose owner cannot be seen alive on this machine, has lapsed. */
-	fileLapseMs: number;
-	/** The lease of a Redis claim: it lapses this long after its owner last renewed it. */
-	redisLeaseMs: number;
-	/** After Redis answers again, new Redis claims wait this long, so the owners of earlier ones re-assert them first. */
-	redisGraceMs: number;
-	/** The first and the longest pause of a claimant waiting for the owner's outcome. */
-	waitMinMs: number;
-	waitMaxMs: number;
-}
-
-export const DEFAULT_CLAIM_TIMING: ClaimTiming = {
 	heartbeatMs: 2_000,
+	/** A file claim not touched for this long, whose owner cannot be seen alive on this machine, has lapsed. */
 	fileLapseMs: 20_000,
+	/** The lease of a Redis claim: it lapses this long after its owner last renewed it. */
 	redisLeaseMs: 10_000,
+	/** After Redis answers again, new Redis claims wait this long, so the owners of earlier ones re-assert them first. */
 	redisGraceMs: 5_000,
+	/** The first and the longest pause of a claimant waiting for the owner's outcome. */
 	waitMinMs: 20,
 	waitMaxMs: 250,
 };
+
+export type ClaimTiming = typeof DEFAULT_CLAIM_TIMING;
 
 /** A job key's claim. */
 export interface ClaimHandle {
@@ -80,7 +73,7 @@ export class Claims {
 	constructor(storeDir: string, options: ClaimsOptions = {}) {
 		this.dir = path.join(storeDir, CLAIMS_SUBFOLDER);
 		this.timing = { ...DEFAULT_CLAIM_TIMING, ...options.timing };
-		const wakeups = new ClaimWakeups();
+		const wakeups = new Wakeups();
 		const onLost = options.onLost ?? (() => undefined);
 		const onFault = options.onFault ?? (() => undefined);
 		this.files = new FileClaims(this.dir, this.timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);
@@ -124,7 +117,8 @@ export class Claims {
 
 	/** A folder claim of `key` if nobody holds it now (no wait, no Redis): e.g. one process of a machine prunes. */
 	async tryClaim(key: string): Promise<{ release(): Promise<void> } | undefined> {
-		return await this.files.tryAcquire(key);
+		const made = await this.files.claim(key);
+		return made === 'held' ? undefined : made?.claim;
 	}
 
 	/** Runs `work` under the claim of `key` (released however it ends); `work` learns whether the claim waited. */

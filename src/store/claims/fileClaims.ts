@@ -14,7 +14,7 @@ import { FolderLock, type HeldLock } from '../../coordination/folderLock';
 import { type ProcessOwner as ClaimOwner, thisOwner } from '../../coordination/ownerLiveness';
 import { ensureStoreFolder } from '../storeFolder';
 import type { ClaimTiming } from './claims';
-import { backoff, type ClaimWakeups, type HeldClaim } from './claimWait';
+import { backoff, type Wakeups, type HeldClaim } from './claimWait';
 
 const SAFE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -30,7 +30,7 @@ export class FileClaims {
 	constructor(
 		readonly dir: string,
 		private readonly timing: ClaimTiming,
-		private readonly wakeups: ClaimWakeups,
+		private readonly wakeups: Wakeups,
 		/** A claim could not be made in the folder (the job goes on unclaimed). */
 		private readonly onFault: (operation: string, error: unknown) => void,
 		/** A held claim was taken over by another process. */
@@ -55,12 +55,6 @@ export class FileClaims {
 		}
 	}
 
-	/** Claims `key` if nobody holds it (a dead owner's claim is taken over); undefined when held or impossible. */
-	async tryAcquire(key: string): Promise<HeldClaim | undefined> {
-		const made = await this.claim(key);
-		return made === 'held' ? undefined : made?.claim;
-	}
-
 	/** Claim files whose owner is gone (a process killed while holding them), and takeover locks killed processes left; for the store's prune. */
 	async sweep(): Promise<void> {
 		const names = await fs.readdir(this.dir).catch(() => [] as string[]);
@@ -81,7 +75,7 @@ export class FileClaims {
 	}
 
 	/** The claim (and whether a dead owner's was taken over), 'held' while a live owner holds it, or undefined when the folder cannot hold one (reported). */
-	private async claim(key: string): Promise<{ claim: HeldClaim; tookOver: boolean } | 'held' | undefined> {
+	async claim(key: string): Promise<{ claim: HeldClaim; tookOver: boolean } | 'held' | undefined> {
 		const held = await this.lock.tryLock(path.join(this.dir, claimFileName(key)), () => this.onLost(key)).catch((error: unknown) => {
 			this.onFault('making a claim', error);
 			return null;
@@ -92,7 +86,7 @@ export class FileClaims {
 		const release = async () => {
 			if (this.held.get(key) === held) this.held.delete(key);
 			await held.release();
-			this.wakeups.released(key);
+			this.wakeups.wake(key);
 		};
 		return { claim: { held: () => held.held(), release }, tookOver: held.tookOver };
 	}

@@ -18,7 +18,7 @@ import { type ProcessOwner as ClaimOwner, processAlive, parseOwner, thisOwner } 
 import { RedisRecords } from '../../coordination/redisRecords';
 import { replayQueueOf, type ReplayQueue } from '../../coordination/replayQueue';
 import type { ClaimTiming } from './claims';
-import { backoff, type ClaimWakeups, type HeldClaim } from './claimWait';
+import { backoff, type Wakeups, type HeldClaim } from './claimWait';
 
 /** Prefix of the claims' Redis keys (after `mutex:`, the prefix of the redis-semaphore Mutex of earlier versions). */
 export const CLAIM_REDIS_PREFIX = 'flux-concurrent:claim:';
@@ -58,16 +58,19 @@ export class RedisClaims {
 	constructor(
 		private readonly redis: SharedRedis,
 		private readonly timing: ClaimTiming,
-		private readonly wakeups: ClaimWakeups,
+		private readonly wakeups: Wakeups,
 		private readonly onLost: (key: string) => void = () => undefined,
 		private readonly owner: ClaimOwner = thisOwner(),
 		private readonly now: () => number = Date.now,
 	) {
 		this.records = new RedisRecords(redis, `mutex:${CLAIM_REDIS_PREFIX}`);
 		this.replays = replayQueueOf(redis);
+		// Redis answers again: a restart noticed, held claims asserted again (what it missed is the replay queue's).
 		redis.onUp(() => {
 			this.recheck = true; // at once: a claim asked from now on checks for a restart first
-			void this.cameBack();
+			void this.checkRestart().then(async () => {
+				for (const held of [...this.held]) await this.renew(held);
+			});
 		});
 	}
 
@@ -169,11 +172,5 @@ export class RedisClaims {
 		this.recheck = false;
 		if (this.runId !== undefined && now !== this.runId) this.restartedAt = this.now();
 		this.runId = now;
-	}
-
-	/** Redis answers again: a restart noticed, held claims asserted again (what it missed is the replay queue's). */
-	private async cameBack(): Promise<void> {
-		await this.checkRestart();
-		for (const held of [...this.held]) await this.renew(held);
 	}
 }
