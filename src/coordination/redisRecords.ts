@@ -7,12 +7,17 @@
  * that is gone, silent or refusing answers `{ ok: false }` within one deadline, as does one that keeps changing.
  */
 import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
 
-import type { SharedRedis } from '../redis';
 import type { Answer, RecordChange, RecordStore } from './records';
 
 /** What the records need of the shared Redis. */
-export type RecordsRedis = Pick<SharedRedis, 'run' | 'eval' | 'where'>;
+/** What the records need of the shared Redis (src/redis SharedRedis: bounded commands, `{ ok: false }` when not usable). */
+export interface RecordsRedis {
+	readonly where: string;
+	run<T>(command: (client: Redis) => Promise<T>): Promise<Answer<T>>;
+	eval(script: string, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<Answer<unknown>>;
+}
 
 /** Compare-and-set rounds before giving up (each one means another process changed the record meanwhile). */
 const MAX_ROUNDS = 200;
