@@ -10,7 +10,7 @@
  * refused ones, whose refusal the killed process never read; one accepted or cut off), and the other failures.
  */
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
-import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -252,7 +252,8 @@ async function corrupted(round: number): Promise<void> {
 		await sleep(250);
 		for (const sub of ['journal', 'claims']) {
 			const at = path.join(dir, sub);
-			for (const name of readdirSync(at, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name)) {
+			// Not there yet on a loaded machine (the workers make it with their first claim): nothing to corrupt this time.
+			for (const name of (existsSync(at) ? readdirSync(at, { withFileTypes: true }) : []).filter((e) => e.isFile()).map((e) => e.name)) {
 				if (Math.random() > 0.3) continue;
 				const file = path.join(at, name);
 				try {
