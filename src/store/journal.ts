@@ -216,7 +216,7 @@ export class JobJournal {
 			const expired = (time: number) => time < now - this.options.ttlMs;
 			await this.log.rotateAhead();
 			const buckets = await this.log.buckets();
-			const dropKeys = options.drop ? await this.keysToDrop(buckets.map((b) => b.bucket), expired, options.drop) : new Set<string>();
+			const dropKeys = options.drop ? await this.keysToDrop(buckets.map((b) => b.bucket), expired, options.drop) : new Map<string, number>();
 			let removed = 0;
 			for (const { bucket, bytes } of buckets) {
 				const last = this.compacted.get(bucket);
@@ -240,20 +240,25 @@ export class JobJournal {
 		}
 	}
 
-	private dropped(entry: LogEntry, dropKeys: ReadonlySet<string>): boolean {
-		if (entry.name.startsWith(KEY_PREFIX)) return dropKeys.has(entry.name.slice(KEY_PREFIX.length));
+	/**
+	 * Whether a compaction drops `entry`: a record of a dropped key only up to the revision that was picked (a key
+	 * written again since, e.g. a re-run sending it anew while the prune ran, keeps its new records), a job link of
+	 * a dropped key.
+	 */
+	private dropped(entry: LogEntry, dropKeys: ReadonlyMap<string, number>): boolean {
+		if (entry.name.startsWith(KEY_PREFIX)) return (entry.rev ?? 0) <= (dropKeys.get(entry.name.slice(KEY_PREFIX.length)) ?? -1);
 		const link = jobLinkSchema.safeParse(entry.value);
 		return link.success && dropKeys.has(link.data.jobKey);
 	}
 
-	/** The keys whose latest record `drop` picks (read across every bucket first: a key's links live in others). */
-	private async keysToDrop(buckets: string[], expired: (time: number) => boolean, drop: (record: JournalRecord) => boolean): Promise<Set<string>> {
-		const keys = new Set<string>();
+	/** The keys whose latest record `drop` picks, with that record's revision (read across every bucket first: a key's links live in others). */
+	private async keysToDrop(buckets: string[], expired: (time: number) => boolean, drop: (record: JournalRecord) => boolean): Promise<Map<string, number>> {
+		const keys = new Map<string, number>();
 		for (const bucket of buckets) {
 			for (const entry of latestByName((await this.log.scan(bucket)).entries).values()) {
 				if (!entry.name.startsWith(KEY_PREFIX) || expired(entry.time)) continue;
 				const record = recordSchema.safeParse(entry.value);
-				if (record.success && drop(record.data)) keys.add(record.data.jobKey);
+				if (record.success && drop(record.data)) keys.set(record.data.jobKey, entry.rev ?? 0);
 			}
 		}
 		return keys;

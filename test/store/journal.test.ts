@@ -290,3 +290,26 @@ describe('the write-ahead file', () => {
 		expect(await journal.read('k')).toBeUndefined();
 	});
 });
+
+it('a key written again after a prune picked it to drop keeps its new records (a re-run sending it anew is not forgotten)', async () => {
+	const dir = path.join(temp.dir, 'store');
+	const rerun = makeJournal(dir);
+	await rerun.submitting('k', start);
+	await rerun.failed('k', 'refused');
+	const pruner = makeJournal(dir);
+	const log = (pruner as unknown as { log: { compact: (...args: unknown[]) => Promise<unknown> } }).log;
+	const compact = log.compact.bind(log);
+	let written = false;
+	// Between the prune's choice (the key's `failed` record) and its compaction, the key is sent anew and acknowledged.
+	log.compact = async (...args) => {
+		if (!written) {
+			written = true;
+			await rerun.submitting('k', { ...start, jobId: 'job-8' });
+			await rerun.submitted('k', { taskId: 'task-8' });
+		}
+		return await compact(...args);
+	};
+	await pruner.prune({ drop: (record) => record.state === 'failed' });
+	expect(written).toBe(true);
+	expect(await makeJournal(dir).read('k')).toMatchObject({ state: 'submitted', jobId: 'job-8', taskId: 'task-8' });
+});
