@@ -428,7 +428,7 @@ async function main(): Promise<number> {
 	say(`      ${home.dir} (${formatSeconds(Date.now() - homeStarted)})`);
 
 	try {
-		say(`[3/4] import the credential "${EXAMPLE_CREDENTIAL_NAME}" and ${prepared.length} example workflow(s)`);
+		say(`[3/4] import the credential "${EXAMPLE_CREDENTIAL_NAME}" and ${prepared.length} example workflow(s)${wantsVideo(args, target) ? ' (the video example follows on its own)' : ''}`);
 		const importStarted = Date.now();
 		await importAll(home, target, prepared);
 		say(`      done (${formatSeconds(Date.now() - importStarted)}); each example's Settings → outputFolder points into ${rel(out)}/`);
