@@ -29,6 +29,8 @@ export interface AtomicWrite {
 	sync?: DiskSync;
 	/** The file's permissions (default 0o600). */
 	mode?: number;
+	/** Run right before the rename: rejecting it leaves the file as it was (a writer that lost its lock). */
+	beforeRename?: () => Promise<void>;
 }
 
 /** Replaces `file` with `data` whole; rejects with the filesystem's error (no temporary file is left then). */
@@ -39,6 +41,7 @@ export async function writeAtomic(file: string, data: string | Uint8Array, optio
 	try {
 		await fs.writeFile(temporary, data, { flag: 'wx', mode: options.mode ?? 0o600 });
 		if (options.durable) await sync(temporary, 'file');
+		await options.beforeRename?.();
 		await fs.rename(temporary, file);
 	} catch (error) {
 		await fs.rm(temporary, { force: true }).catch(() => undefined);

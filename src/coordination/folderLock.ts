@@ -6,15 +6,19 @@
  * this process can see: same host, boot and PID namespace), after `lapseMs` without a touch when its owner cannot
  * be seen (another host or container) or its record cannot be read (cut short, or an earlier version's lock
  * folder); never while its owner is alive and visible, however slow. A takeover runs under `<file>.takeover`
- * (also `wx`) and judges the lock again there, so two claimants that judged the same dead lock never both win. A
- * held lock found replaced (taken over after this process was silent past the lapse) is lost: `held()` turns
- * false and `onLost` is told.
+ * (also `wx`) and judges the lock again there, removing it only if it is still the very lock judged dead, so two
+ * claimants that judged the same dead lock never both win. Each lock's record carries a random nonce: its holder
+ * knows the file as its own by that nonce (a file's inode is reused at once by the next lock made), so a held lock
+ * found replaced (taken over after this process was silent past the lapse) is lost: `held()` turns false and
+ * `onLost` is told. A release removes the file only while it holds its nonce, under `<file>.takeover` too, so it
+ * never removes the lock of an owner that took it over.
  */
+import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import { holdLease } from './heartbeat';
-import { type ProcessOwner, processAlive, ownerRecord, readOwnerRecord, thisOwner } from './ownerLiveness';
+import { type ProcessOwner, processAlive, ownerRecord, readOwnerRecord, recordNonce, thisOwner } from './ownerLiveness';
 
 export interface LockOptions {
 	/** A lock whose owner cannot be seen is dead after this long without a touch. */
@@ -41,6 +45,10 @@ const TAKEOVER_LAPSE_MS = 10_000;
 /** The locks this process holds or is creating, by owner token and file: a file of this owner not here is a leftover. */
 const ours = new Map<string, object>();
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
+/** How often, and how far apart, a release tries for a takeover lock a claimant holds (milliseconds) before its touches do. */
+const RELEASE_TRIES = { count: 5, pauseMs: 10 };
+/** A lock as its holder knows it: by the nonce in its record, or (the record could not be written) by its inode and no nonce. */
+type LockIdentity = { nonce: string } | { ino: number; dev: number };
 
 export class FolderLock {
 	constructor(
@@ -53,8 +61,9 @@ export class FolderLock {
 	async tryLock(file: string, onLost: () => void = () => undefined): Promise<HeldLock | undefined> {
 		for (let attempt = 0; attempt < 2; attempt++) {
 			const made = await this.create(file, onLost, attempt > 0);
-			if (made || !(await this.isDead(file))) return made;
-			await this.takeOver(file);
+			const dead = made ? undefined : await this.deadLock(file);
+			if (made || dead === undefined) return made;
+			await this.takeOver(file, dead);
 		}
 		return undefined;
 	}
@@ -71,7 +80,8 @@ export class FolderLock {
 
 	/** Removes the lock at `file` if its owner is gone (killed holding it), or else a takeover lock a killed claimant left. */
 	async sweep(file: string): Promise<void> {
-		if (await this.isDead(file)) await this.takeOver(file);
+		const dead = await this.deadLock(file);
+		if (dead !== undefined) await this.takeOver(file, dead);
 		else await this.removeStaleTakeover(`${file}.takeover`);
 	}
 
@@ -100,8 +110,10 @@ export class FolderLock {
 		}
 		try {
 			// A disk too full for the owner's record keeps the lock anonymous: judged by its touches, not its owner.
-			await handle.writeFile(ownerRecord(this.owner)).catch(() => undefined);
-			return this.hold(file, await handle.stat(), tookOver, forget, onLost);
+			const nonce = randomUUID();
+			const written = await handle.writeFile(ownerRecord(this.owner, nonce)).then(() => true, () => false);
+			const info = await handle.stat();
+			return this.hold(file, written ? { nonce } : { ino: info.ino, dev: info.dev }, tookOver, forget, onLost);
 		} catch (error) {
 			await fs.rm(file, { force: true }).catch(() => undefined);
 			forget();
@@ -111,11 +123,14 @@ export class FolderLock {
 		}
 	}
 
-	private hold(file: string, id: { ino: number; dev: number }, tookOver: boolean, forget: () => void, onLost: () => void): HeldLock {
+	private hold(file: string, id: LockIdentity, tookOver: boolean, forget: () => void, onLost: () => void): HeldLock {
 		let lost = false;
 		const isMine = async () => {
+			const text = await fs.readFile(file, 'utf8').catch(() => undefined);
+			if (text === undefined) return false;
+			if ('nonce' in id) return recordNonce(text) === id.nonce;
 			const info = await fs.stat(file).catch(() => undefined);
-			return info?.ino === id.ino && info.dev === id.dev;
+			return info?.ino === id.ino && info.dev === id.dev && recordNonce(text) === undefined;
 		};
 		const stillHeld = async () => {
 			if (lost || (await isMine())) return !lost;
@@ -128,7 +143,17 @@ export class FolderLock {
 			const at = new Date(this.now());
 			if (await stillHeld()) await fs.utimes(file, at, at).catch(() => undefined);
 		}, this.options.touchMs);
-		const remove = async () => !(await isMine()) || (await fs.rm(file, { force: true }).then(() => true, () => false));
+		const removeIfMine = async () => !(await isMine()) || (await fs.rm(file, { force: true }).then(() => true, () => false));
+		// Under the takeover lock no claimant removes the file (and so none makes a new one) between the read and the rm.
+		const remove = async () => {
+			for (let tries = 1; ; tries++) {
+				const guarded = await this.underTakeover(file, removeIfMine);
+				if (guarded.ran) return guarded.value;
+				if (guarded.busy === false) return await removeIfMine(); // the folder takes no new file (full): removed unguarded
+				if (tries >= RELEASE_TRIES.count) return false;
+				await new Promise((resolve) => setTimeout(resolve, RELEASE_TRIES.pauseMs));
+			}
+		};
 		return {
 			tookOver,
 			held: () => !lost,
@@ -143,26 +168,40 @@ export class FolderLock {
 		};
 	}
 
-	private async isDead(file: string): Promise<boolean> {
+	/** The lock at `file` as judged dead (its inode and text: which lock it was), or undefined when it lives or is gone. */
+	private async deadLock(file: string): Promise<string | undefined> {
 		const info = await fs.stat(file).catch(() => undefined);
-		if (!info) return false; // released meanwhile: create again
-		const owner = info.isFile() ? readOwnerRecord(await fs.readFile(file, 'utf8').catch(() => '')) : undefined;
-		if (owner?.token === this.owner.token) return !ours.has(`${owner.token}\0${file}`); // this owner's, no longer held
+		if (!info) return undefined; // released meanwhile: create again
+		const text = info.isFile() ? await fs.readFile(file, 'utf8').catch(() => '') : '';
+		const which = `${info.dev}:${info.ino}:${text}`;
+		const owner = readOwnerRecord(text);
+		if (owner?.token === this.owner.token) return ours.has(`${owner.token}\0${file}`) ? undefined : which; // this owner's, no longer held
 		const alive = owner ? processAlive(owner, this.owner) : undefined;
-		return alive === undefined ? this.now() - info.mtimeMs > this.options.lapseMs : !alive;
+		return (alive === undefined ? this.now() - info.mtimeMs > this.options.lapseMs : !alive) ? which : undefined;
 	}
 
-	/** Removes a dead lock under the takeover lock, after judging it again there (never a lock made meanwhile). */
-	private async takeOver(file: string): Promise<void> {
+	/** Removes the dead lock `judged` (deadLock) under the takeover lock, if judged dead again there and still that lock. */
+	private async takeOver(file: string, judged: string): Promise<void> {
+		await this.underTakeover(file, async () => {
+			if ((await this.deadLock(file)) === judged) await fs.rm(file, { recursive: true, force: true });
+		});
+	}
+
+	/**
+	 * `work` run holding `<file>.takeover`; not run when it is held (`busy`: a stale one is removed) or cannot be made
+	 * (the folder cannot be written).
+	 */
+	private async underTakeover<T>(file: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false; busy: boolean }> {
 		const takeover = `${file}.takeover`;
 		try {
 			await fs.writeFile(takeover, ownerRecord(this.owner), { flag: 'wx', mode: 0o600 });
 		} catch (error) {
-			if (codeOf(error) === 'EEXIST') await this.removeStaleTakeover(takeover);
-			return; // another claimant is taking it over, or the folder cannot be written
+			const busy = codeOf(error) === 'EEXIST';
+			if (busy) await this.removeStaleTakeover(takeover);
+			return { ran: false, busy };
 		}
 		try {
-			if (await this.isDead(file)) await fs.rm(file, { recursive: true, force: true });
+			return { ran: true, value: await work() };
 		} finally {
 			await fs.rm(takeover, { force: true }).catch(() => undefined);
 		}

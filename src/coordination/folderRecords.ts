@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/coordination knows nothing of n8n nodes: a failing folder reaches the caller as a FolderRecordError. */
 /**
  * A RecordStore (records.ts) over a folder: one file per record name, `<dir>/<name>`. A read reads the file (none:
  * undefined); an update runs under the record's folder lock (folderLock.ts, `<dir>/<name>.lock`): read, change,
@@ -6,13 +5,15 @@
  * is the same. `locked` holds the same lock around work of the caller's (a Redis call between the read and the
  * write). In one process the updates of a name run one at a time, in order. A missing folder is made (again);
  * temporary files killed writers left are swept once per store. A folder that fails rejects with a
- * FolderRecordError naming the step; a lock that live processes held for the whole wait is `busy` (ELOCKED).
+ * FolderRecordError naming the step; a lock that live processes held for the whole wait is `busy` (ELOCKED), and so
+ * is one taken over while held (this process silent past the lapse): checked right before the write lands, nothing
+ * is then written (the state read may be stale: another process may have changed it since).
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import { diskSync, sweepTemporaries, writeAtomic, type DiskSync } from './atomicFile';
-import { FolderLock } from './folderLock';
+import { FolderLock, type HeldLock } from './folderLock';
 import type { Answer, RecordChange, RecordStore } from './records';
 
 export interface FolderRecordsOptions {
@@ -99,11 +100,11 @@ export class FolderRecords implements RecordStore {
 		const held = await this.folderLock.lock(`${file}.lock`, this.options.waitMs ?? 30_000).catch((error: unknown) => {
 			throw error instanceof FolderRecordError ? error : new FolderRecordError('lock', file, error);
 		});
-		if (!held) throw new FolderRecordError('lock', file, Object.assign(new Error('held by live processes'), { code: 'ELOCKED' }), true);
+		if (!held) throw lockedError(file, 'held by live processes');
 		if (!this.swept) void sweepTemporaries(this.where, TEMPORARY_KEPT_MS);
 		this.swept = true;
 		try {
-			return await work({ read: async () => await this.readFile(file), write: async (text) => await this.write(file, text) });
+			return await work({ read: async () => await this.readFile(file), write: async (text) => await this.write(file, text, held) });
 		} finally {
 			await held.release();
 		}
@@ -116,14 +117,23 @@ export class FolderRecords implements RecordStore {
 		});
 	}
 
-	private async write(file: string, text: string | undefined): Promise<void> {
+	private async write(file: string, text: string | undefined, held: HeldLock): Promise<void> {
 		const { durable, sync = diskSync } = this.options;
+		const stillHeld = async () => {
+			if (!(await held.stillHeld())) throw lockedError(file, 'taken over by another process');
+		};
 		try {
-			if (text !== undefined) return await writeAtomic(file, text, { durable, sync });
+			if (text !== undefined) return await writeAtomic(file, text, { durable, sync, beforeRename: stillHeld });
+			await stillHeld();
 			await fs.rm(file, { force: true });
 			if (durable) await sync(this.where, 'folder');
 		} catch (error) {
-			throw new FolderRecordError('write', file, error);
+			throw error instanceof FolderRecordError ? error : new FolderRecordError('write', file, error);
 		}
 	}
+}
+
+/** The lock of `file` not held (by live processes all the wait, or lost): `busy`, as callers refuse then. */
+function lockedError(file: string, why: string): FolderRecordError {
+	return new FolderRecordError('lock', file, Object.assign(new Error(why), { code: 'ELOCKED' }), true);
 }

@@ -5,7 +5,8 @@
  * process on that folder honours, and written whole and durably (a reader never sees half a file, a crash or a
  * power cut never leaves one). In one process the changes of an account run one at a time. A file that cannot be
  * read as a ledger, or a folder that cannot be written, is an error the caller turns into a refusal (the limit
- * fails closed; it never silently lifts).
+ * fails closed; it never silently lifts); so is a change whose lock was taken over before it landed (nothing is
+ * written: the state it read may be stale), like a lock live processes held all the wait (`lockBusy`).
  */
 import { FolderRecordError, FolderRecords } from '../coordination/folderRecords';
 import { ensureStoreFolder } from '../store/storeFolder';

@@ -109,3 +109,33 @@ it('sweep removes a dead lock and a takeover lock a killed claimant left, and no
 	for (const name of ['a.lock', 'b.lock', 'c.lock']) await lock.sweep(path.join(temp.dir, name));
 	expect(readdirSync(temp.dir)).toEqual(['b.lock']);
 });
+
+it('a lock taken over from a holder silent past the lapse is lost to that holder, and its release leaves the new lock (inode reused or not)', async () => {
+	const unseen: ProcessOwner = { token: 'silent', host: 'another-host|boot|pid:[1]', pid: 1 };
+	for (let round = 0; round < 50; round++) {
+		const lost: number[] = [];
+		const silent = (await new FolderLock({ lapseMs: 1000, touchMs: 60_000 }, unseen).tryLock(lockFile(), () => lost.push(round)))!;
+		const later = new FolderLock({ lapseMs: 1000, touchMs: 60_000 }, me, () => Date.now() + 5000);
+		const taken = await later.tryLock(lockFile());
+		expect(taken).toMatchObject({ tookOver: true });
+		expect(await silent.stillHeld()).toBe(false);
+		expect(silent.held()).toBe(false);
+		expect(lost).toEqual([round]);
+		await silent.release();
+		expect(readOwnerRecord(readFileSync(lockFile(), 'utf8'))?.token).toBe(me.token);
+		expect(await taken!.stillHeld()).toBe(true);
+		expect(await new FolderLock(TIMING, liveOther(`third-${round}`)).tryLock(lockFile())).toBeUndefined();
+		await taken!.release();
+		expect(readdirSync(temp.dir)).toEqual([]);
+	}
+});
+
+it("a release removes only its own lock: a lock replaced by another owner's is left, found lost at release", async () => {
+	const held = (await new FolderLock({ lapseMs: 60_000, touchMs: 60_000 }).tryLock(lockFile()))!;
+	const record = readFileSync(lockFile(), 'utf8');
+	writeFileSync(`${lockFile()}.new`, ownerRecord(liveOther('new-owner'), 'another-nonce'));
+	renameSync(`${lockFile()}.new`, lockFile());
+	await held.release();
+	expect(readOwnerRecord(readFileSync(lockFile(), 'utf8'))?.token).toBe('new-owner');
+	expect(readOwnerRecord(record)).toEqual(me); // the owner's record is read as before, the nonce beside it
+});

@@ -1,12 +1,14 @@
 /**
  * The folder store (src/coordination/folderRecords.ts) passes the RecordStore contract in this process (the
- * cross-process case: folderRecords.integration.test.ts), and reports a failing step as a FolderRecordError.
+ * cross-process case: folderRecords.integration.test.ts), and reports a failing step as a FolderRecordError; a
+ * change whose lock was taken over before it landed writes nothing and rejects as a busy lock does.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { FolderRecordError, FolderRecords } from '../../src/coordination/folderRecords';
+import { ownerRecord, readOwnerRecord, thisOwner } from '../../src/coordination/ownerLiveness';
 import { folderStoreUnderTest } from './folderStores';
 import { describeRecordStoreContract, increment } from './recordStoreContract';
 
@@ -40,5 +42,30 @@ describe('FolderRecords', () => {
 		await expect(store.read('a')).rejects.toMatchObject({ step: 'read', code: 'EISDIR' });
 		await expect(store.update('a', increment)).rejects.toBeInstanceOf(FolderRecordError);
 		expect(readdirSync(dir)).toEqual(['a']); // no lock or temporary file left
+	});
+
+	it('a change whose lock another owner took over meanwhile writes nothing and rejects as a busy lock (write or remove)', async () => {
+		const dir = path.join(root, 'records');
+		const store = new FolderRecords(dir, { durable: true });
+		await store.update('a', () => ({ text: 'first', result: undefined }));
+		/** What a takeover does to the lock file: another owner's lock, with its own nonce, in its place. */
+		const takeOver = (owner: string) => {
+			writeFileSync(`${store.fileOf('a')}.lock.new`, ownerRecord({ ...thisOwner(), token: owner }, `nonce-${owner}`));
+			renameSync(`${store.fileOf('a')}.lock.new`, `${store.fileOf('a')}.lock`);
+		};
+		const taken = { step: 'lock', code: 'ELOCKED', busy: true };
+		await expect(store.update('a', () => (takeOver('b'), { text: 'lost update', result: 1 }))).rejects.toMatchObject(taken);
+		expect(readFileSync(store.fileOf('a'), 'utf8')).toBe('first');
+		expect(readOwnerRecord(readFileSync(`${store.fileOf('a')}.lock`, 'utf8'))?.token).toBe('b'); // the new owner's lock is left
+
+		rmSync(`${store.fileOf('a')}.lock`);
+		const paused = store.locked('a', async (record) => {
+			await record.read();
+			takeOver('c'); // while this holder is paused (a slow Redis call): another owner takes the lock
+			await record.write(undefined);
+		});
+		await expect(paused).rejects.toMatchObject(taken);
+		expect(readFileSync(store.fileOf('a'), 'utf8')).toBe('first');
+		expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
 	});
 });

@@ -4,9 +4,11 @@
  * was (no rewrite, no flush) and wake no other waiting job, so a job looking again five times a second while it
  * waits costs no disk writes, and two waiting jobs do not wake each other in a loop.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
-import { SpendLedger, type SpendLimits } from '../../src/spend';
+import { ownerRecord, thisOwner } from '../../src/coordination/ownerLiveness';
+
+import { LedgerUnusableError, SpendLedger, type SpendLimits } from '../../src/spend';
 import { useTempDir } from '../store/tempStore';
 
 const temp = useTempDir();
@@ -67,4 +69,24 @@ it('a look that changes nothing wakes no waiting job; a price told does', async 
 	} finally {
 		stop.abort();
 	}
+});
+
+it('a reservation whose ledger lock another owner took over before it landed is refused and writes nothing (fails closed)', async () => {
+	const ledger = new SpendLedger({ dir: temp.dir });
+	expect(await ledger.reserve(ACCOUNT, request({ jobs: 2 }, 4))).toMatchObject({ kind: 'reserved' });
+	const before = readFileSync(ledger.file.fileOf(ACCOUNT), 'utf8');
+	const lock = `${ledger.file.fileOf(ACCOUNT)}.lock`;
+	const writeFile = fs.writeFile.bind(fs);
+	jest.spyOn(fs, 'writeFile').mockImplementation(async (...args: Parameters<typeof fs.writeFile>) => {
+		if (String(args[0]).endsWith('.tmp')) {
+			// The holder is paused while writing: another owner takes the lock over.
+			writeFileSync(`${lock}.new`, ownerRecord({ ...thisOwner(), token: 'other' }, 'other-nonce'));
+			renameSync(`${lock}.new`, lock);
+		}
+		return await writeFile(...args);
+	});
+	const refused = ledger.reserve(ACCOUNT, request({ jobs: 2 }, 4));
+	await expect(refused).rejects.toBeInstanceOf(LedgerUnusableError);
+	await expect(refused).rejects.toMatchObject({ lockBusy: true });
+	expect(readFileSync(ledger.file.fileOf(ACCOUNT), 'utf8')).toBe(before);
 });
