@@ -45,8 +45,11 @@ const entrySchema = z.object({
 	boot: z.string().optional(),
 	/** The reserving process (ownerLiveness.ts): a dead one's unpriced job stops holding others back. Older entries have none. */
 	owner: processOwnerSchema.optional(),
-	/** Credits: the estimate while reserved, then the API's figure; null: the price was not known (and still is not). */
-	credits: z.number().nullable(),
+	/**
+	 * Credits: the estimate while reserved, then the API's figure; null: the price was not known (and still is not).
+	 * Never negative: a negative entry would lift the limit, so a ledger holding one is damaged (read fails closed).
+	 */
+	credits: z.number().nonnegative().nullable(),
 	state: z.enum(['reserved', 'sent', 'final']),
 	priceKey: z.string(),
 	/** An unpriced entry holds back other unpriced reservations until it is priced, final, or this time (wall ms). */

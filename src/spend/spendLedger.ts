@@ -9,13 +9,15 @@
  * and the limit is never lifted. The change goes to the local ledger instead, which holds everything the last Redis
  * state held plus every reservation of this machine: the limit holds per machine until Redis answers, the report
  * says so, and what this machine spent meanwhile is merged into Redis when it answers again (the account is queued
- * in the connection's replay queue, src/coordination/replayQueue.ts, and merged with each change). A ledger that
- * cannot be used (damaged, unwritable) refuses.
+ * in the connection's replay queue, src/coordination/replayQueue.ts, and merged with each change). A Redis that
+ * restarted empty (redis/serverRestart.ts: another run_id, or a fresh server at this process's first look) forgot
+ * every machine's spend: every account of this machine's folder ledger is then merged into it (through the replay
+ * queue), so the limit counts every machine's entries again. A ledger that cannot be used (damaged, unwritable) refuses.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
-import type { RedisResult, SharedRedis } from '../redis';
+import { RestartWatch, type RedisResult, type SharedRedis } from '../redis';
 import type { RecordsRedis } from '../coordination/redisRecords';
 import { replayQueueOf, type ReplayQueue } from '../coordination/replayQueue';
 import { Wakeups } from '../store/claims/claimWait';
@@ -31,6 +33,8 @@ export type LedgerPlace = 'shared' | 'machine';
 export const FALLBACK_REPORTED_MS = 10 * 60_000;
 /** How long a process's note that Redis was silent holds the others of its machine back from Redis (ms). */
 const SILENCE_SHARED_MS = 5000;
+/** A server up for less than this at a process's first look counts as just restarted (the claims' grace by default). */
+export const RESTART_NOTICED_MS = 5000;
 
 export type SpendRedis = RecordsRedis & Pick<SharedRedis, 'usable' | 'onUp'>;
 
@@ -66,6 +70,10 @@ export class SpendLedger {
 	private readonly silenceFile: string;
 	/** When this process's Redis last answered again after an outage (wall ms; 0: never was away). */
 	private redisBackAt = 0;
+	/** Whether the Redis server restarted since last looked at. */
+	private readonly restarts?: RestartWatch;
+	/** Not looked at yet, or Redis was away since: look before the next change (a restart forgot every machine's spend). */
+	private recheck = true;
 
 	constructor(private readonly options: SpendLedgerOptions) {
 		this.file = new FileLedger(options.dir);
@@ -76,9 +84,12 @@ export class SpendLedger {
 		if (options.redis) {
 			this.shared = new RedisLedger(options.redis);
 			const replays = (this.replays = replayQueueOf(options.redis));
+			this.restarts = new RestartWatch(options.redis, RESTART_NOTICED_MS);
 			options.redis.onUp(() => {
 				this.redisBackAt = Date.now();
+				this.recheck = true;
 				this.track(replays.idle()); // the queue replays on its own; idle() waits for it
+				this.track(this.checkRestart());
 			});
 		}
 	}
@@ -187,6 +198,7 @@ export class SpendLedger {
 				const clock = this.clock();
 				const done = await this.updateShared(shared, account, (state) => change(local ? merge(state, local, clock) : state));
 				if (done.ok) {
+					if (this.recheck) this.track(this.checkRestart()); // Redis answers: restarted since last looked at?
 					granted = { result: done.value.result };
 					if (!local || !sameLedger(local, done.value.state)) await ledger.write(done.value.state);
 					return { result: done.value.result, place: 'shared' as const };
@@ -240,13 +252,32 @@ export class SpendLedger {
 		return { result, place: 'shared' };
 	}
 
-	private fellBack(account: string, reason: string): void {
-		// What this machine spent while Redis was away reaches Redis when it answers, not only with the account's next change.
+	/** The account's folder ledger merged into Redis when it answers (queued in the replay queue). */
+	private queueMerge(account: string): void {
 		this.replays?.put(`spend:${account}`, async () => {
 			const merged = this.apply(account, (state) => ({ state, result: undefined }));
 			this.track(merged);
 			return (await merged).place === 'shared';
 		});
+	}
+
+	/** A restarted Redis (RestartWatch): every account of the folder ledger is merged into it, through the replay queue. */
+	private async checkRestart(): Promise<void> {
+		this.recheck = false;
+		const seen = await this.restarts!.check();
+		if (seen === undefined) {
+			this.recheck = true; // not answered: look again with the next change or when it answers
+			return;
+		}
+		if (seen.restartedAt === undefined) return;
+		const names = await fs.readdir(this.options.dir).catch(() => [] as string[]);
+		for (const name of names) if (name.endsWith('.json')) this.queueMerge(name.slice(0, -'.json'.length));
+		await this.replays!.replay();
+	}
+
+	private fellBack(account: string, reason: string): void {
+		// What this machine spent while Redis was away reaches Redis when it answers, not only with the account's next change.
+		this.queueMerge(account);
 		const first = !this.lastFallback || this.clock().wall - this.lastFallback.at > FALLBACK_REPORTED_MS;
 		this.lastFallback = { at: this.clock().wall, reason };
 		if (first) this.warn(this.warnings()[0] ?? reason);

@@ -90,3 +90,13 @@ it('a reservation whose ledger lock another owner took over before it landed is 
 	await expect(refused).rejects.toMatchObject({ lockBusy: true });
 	expect(readFileSync(ledger.file.fileOf(ACCOUNT), 'utf8')).toBe(before);
 });
+
+it('a ledger file holding a negative credit is damaged: the next reservation fails closed instead of spending past the limit', async () => {
+	const ledger = new SpendLedger({ dir: temp.dir });
+	expect(await ledger.reserve(ACCOUNT, request({ credits: 10 }, 4))).toMatchObject({ kind: 'reserved' });
+	const state = await ledger.file.read(ACCOUNT);
+	// An entry of -100 credits would make room for 25 more jobs at 4 under a limit of 10.
+	const forged = { ...state, entries: [...state.entries, { ...state.entries[0], id: 'forged', credits: -100 }] };
+	await fs.writeFile(ledger.file.fileOf(ACCOUNT), JSON.stringify(forged));
+	await expect(ledger.reserve(ACCOUNT, request({ credits: 10 }, 4))).rejects.toThrow(/damaged/);
+});

@@ -3,7 +3,7 @@
  * redis-server): a reservation Redis granted is in the folder's ledger by the time `reserve` resolves, so a process
  * of the same machine that cannot reach Redis sees it and the limit holds exactly. This is the in-process form of
  * the frozen-Redis race that bought 61 under a limit of 60 (ledgerFaults.integration.test.ts) when the folder was written after
- * the reservation returned.
+ * the reservation returned. A Redis restarted empty gets every machine's folder ledger back.
  */
 import { promises as fs, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import type { SharedRedis } from '../../src/redis';
 import { FileLedger, LedgerUnusableError, RedisLedger, SpendLedger, type SpendLimits } from '../../src/spend';
 import { sharedRedisAt } from '../redis/sharedRedisAt';
+import { until } from '../support/until';
 import { useRedisServer } from '../redis/useRedisServer';
 import { freePort, type TestRedis } from '../support/redisServer';
 
@@ -190,3 +191,49 @@ it('a folder ledger whose lock live processes hold the whole wait: refused, as w
 	const elsewhere = new SpendLedger({ dir: folder(), redis: await liveRedis() });
 	expect((await elsewhere.balance(account)).spent.jobs).toBe(0);
 }, 90_000);
+
+it('Redis restarted empty: each machine merges its folder ledger back, so the next reservation on either counts both machines (limit holds)', async () => {
+	const account = newAccount();
+	const a = new SpendLedger({ dir: folder(), redis: await liveRedis() });
+	const b = new SpendLedger({ dir: folder(), redis: await liveRedis() });
+	expect(await a.reserve(account, request('on-a', { jobs: 3 }))).toMatchObject({ kind: 'reserved', place: 'shared' });
+	expect(await b.reserve(account, request('on-b', { jobs: 3 }))).toMatchObject({ kind: 'reserved', place: 'shared' });
+	await Promise.all([a.idle(), b.idle()]);
+	await redis.kill();
+	await redis.restart(); // empty: both entries are gone there
+	const [aRedis, bRedis] = opened.slice(-2);
+	await until(() => aRedis.usable() && bRedis.usable(), 'both machines reach Redis again');
+	await until(async () => {
+		await Promise.all([a.idle(), b.idle()]);
+		const watcher = redis.client();
+		try {
+			return (await watcher.keys('*')).length > 0;
+		} finally {
+			watcher.disconnect();
+		}
+	}, 'a machine wrote to the restarted Redis');
+	await Promise.all([a.idle(), b.idle()]);
+	// b (the machine that did not reserve since) had its entry put back: a's next reservation is the third, the next one refused.
+	expect(await a.reserve(account, request('after-a', { jobs: 3 }))).toMatchObject({ kind: 'reserved', spent: { jobs: 3 } });
+	expect(await b.reserve(account, request('after-b', { jobs: 3 }))).toMatchObject({ kind: 'refused', limit: 'jobs' });
+});
+
+it('Redis restarted empty before a machine\'s process started: its first change merges every account of its folder back', async () => {
+	const account = newAccount();
+	const dirB = folder();
+	const a = new SpendLedger({ dir: folder(), redis: await liveRedis() });
+	const b = new SpendLedger({ dir: dirB, redis: await liveRedis() });
+	await a.reserve(account, request('first-a', { jobs: 3 }));
+	await b.reserve(account, request('first-b', { jobs: 3 }));
+	await Promise.all([a.idle(), b.idle()]);
+	for (const ended of opened.slice(-2)) await ended.close(); // both processes ended
+	await redis.kill();
+	await redis.restart();
+	// A process of machine B started after the restart (it never saw the old server), busy with another account.
+	const later = new SpendLedger({ dir: dirB, redis: await liveRedis() });
+	await later.reserve(newAccount(), request('other-account', { jobs: 3 }));
+	await later.idle();
+	const inRedis = await new RedisLedger(await liveRedis()).read(account);
+	// b's folder mirrored Redis (a's entry too): both are back
+	expect(inRedis.ok && inRedis.value.entries.map((entry) => entry.id).sort()).toEqual(['first-a', 'first-b']);
+});

@@ -2,7 +2,7 @@
  * Claims through a real redis-server (src/store/claims/redisClaims.ts), for processes whose store folders are
  * not shared: one owner per key across folders, a frozen Redis (SIGSTOP) falls back to the folder claim within
  * one deadline, a Redis restarted empty does not hand a held key to a second claimant (the owner asserts it
- * again, new claims wait out the grace), and a claim of a dead process on this machine is taken over at once.
+ * again, new claims wait out the grace, also in a process that first reaches Redis after its restart), and a claim of a dead process on this machine is taken over at once.
  */
 import { mkdtempSync } from 'node:fs';
 import * as os from 'node:os';
@@ -10,8 +10,9 @@ import * as path from 'node:path';
 
 import type { SharedRedis } from '../../src/redis';
 import { thisOwner } from '../../src/coordination/ownerLiveness';
-import { Claims, type ClaimHandle } from '../../src/store/claims/claims';
-import { CLAIM_REDIS_PREFIX } from '../../src/store/claims/redisClaims';
+import { Claims, DEFAULT_CLAIM_TIMING, type ClaimHandle } from '../../src/store/claims/claims';
+import { Wakeups } from '../../src/store/claims/claimWait';
+import { CLAIM_REDIS_PREFIX, RedisClaims } from '../../src/store/claims/redisClaims';
 import { sharedRedisAt } from '../redis/sharedRedisAt';
 import { useRedisServer } from '../redis/useRedisServer';
 import type { TestRedis } from '../support/redisServer';
@@ -162,4 +163,67 @@ it('a claim let go while Redis is frozen is released once Redis answers again (n
 	const next = await b.acquire('away-key');
 	expect(next).toMatchObject({ waited: false, through: { redis: true } });
 	await next.release();
+});
+
+/** Wake-ups whose restart-grace pauses are recorded and end when the test lets them (no real wait). */
+class GatedGrace extends Wakeups {
+	readonly graces: number[] = [];
+	private open!: () => void;
+	private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
+	override async pause(key: string, ms: number, signal?: AbortSignal): Promise<void> {
+		if (!key.startsWith('redis-grace:')) return await super.pause(key, ms, signal);
+		this.graces.push(ms);
+		await this.gate;
+	}
+	letGo(): void {
+		this.open();
+	}
+}
+
+/** A claimant of its own on `grace`, with gated grace pauses. */
+function freshRedisClaims(name: string, redisGraceMs: number): { claims: RedisClaims; wakeups: GatedGrace } {
+	const connection = sharedRedisAt(redis.url, { probeEveryMs: 50 });
+	connections.push(connection);
+	const wakeups = new GatedGrace();
+	return { claims: new RedisClaims(connection, { ...DEFAULT_CLAIM_TIMING, ...TIMING, redisGraceMs }, wakeups, undefined, { ...thisOwner(), token: `${name}-${Math.random()}` }), wakeups };
+}
+
+it('a process that first reaches Redis after it restarted empty (it never saw the old run_id) waits the grace: the owner re-asserts first', async () => {
+	const a = processClaims('owner-k');
+	const held = await a.acquire('job-K');
+	await redis.kill();
+	await redis.restart(); // empty: job-K's claim is gone there
+	const fresh = freshRedisClaims('started-after', 60_000); // a server up for less than a minute: just restarted
+	const second = fresh.claims.acquire('job-K');
+	await until(() => fresh.wakeups.graces.length > 0, 'the fresh process waits the grace');
+	expect(fresh.wakeups.graces[0]).toBeGreaterThan(0);
+	expect(fresh.wakeups.graces[0]).toBeLessThanOrEqual(60_000);
+	const watcher = redis.client();
+	try {
+		await until(async () => (await watcher.get(`mutex:${CLAIM_REDIS_PREFIX}job-K`)) !== null, 'the owner asserted its claim again');
+	} finally {
+		watcher.disconnect();
+	}
+	fresh.wakeups.letGo(); // the grace is over: the owner's claim is back, the fresh process waits for it
+	expect(await notYet(second)).toBe(true);
+	expect(held.held()).toBe(true);
+	await held.release();
+	const got = await second;
+	expect(got).toMatchObject({ waited: true });
+	await got.claim?.release();
+});
+
+it('a process that first reaches a Redis up for longer than the grace claims at once (no grace)', async () => {
+	const watcher = redis.client();
+	try {
+		await until(async () => Number(/uptime_in_seconds:(\d+)/.exec(await watcher.info('server'))?.[1]) >= 1, 'the server is up for a second');
+	} finally {
+		watcher.disconnect();
+	}
+	const fresh = freshRedisClaims('long-running', 1000);
+	const got = await fresh.claims.acquire('job-L');
+	expect(fresh.wakeups.graces).toEqual([]);
+	expect(got).toMatchObject({ waited: false });
+	expect(got.claim).toBeDefined();
+	await got.claim?.release();
 });

@@ -7,12 +7,13 @@
  * ours. Every call goes through SharedRedis (its deadline and fallback): Redis not usable resolves without a claim
  * within one deadline and the caller goes on with its folder claim. A release Redis did not take waits in the
  * connection's replay queue (after the journal entries written before it). When Redis answers again, held claims
- * are asserted again at once; when it was restarted (another run_id: it forgot every claim), new claims wait
- * `redisGraceMs` first, so an owner re-asserts its claim before anyone else can take the key.
+ * are asserted again at once; when it was restarted (another run_id, or at this process's first look a server up
+ * for less than the grace: it forgot every claim), new claims wait out `redisGraceMs` from its restart first, so an
+ * owner re-asserts its claim before anyone else can take the key.
  */
 import { randomUUID } from 'node:crypto';
 
-import type { SharedRedis } from '../../redis';
+import { RestartWatch, type SharedRedis } from '../../redis';
 import { holdLease } from '../../coordination/heartbeat';
 import { type ProcessOwner as ClaimOwner, processAlive, parseOwner, thisOwner } from '../../coordination/ownerLiveness';
 import { RedisRecords } from '../../coordination/redisRecords';
@@ -49,14 +50,14 @@ export class RedisClaims {
 	private readonly replays: ReplayQueue;
 	/** When Redis came back restarted (empty): new claims wait until the grace after it is over. */
 	private restartedAt = Number.NEGATIVE_INFINITY;
-	/** The run_id of the Redis server last seen (a new one: it restarted). */
-	private runId?: string;
-	/** Redis was away since the run_id was last read: read it again before the next claim (a restart forgot every claim). */
-	private recheck = false;
+	/** The Redis server last seen (another run_id, or a fresh server at the first look: it restarted). */
+	private readonly restarts: RestartWatch;
+	/** Not looked at yet, or Redis was away since: look again before the next claim (a restart forgot every claim). */
+	private recheck = true;
 	private beats = 0;
 
 	constructor(
-		private readonly redis: SharedRedis,
+		redis: SharedRedis,
 		private readonly timing: ClaimTiming,
 		private readonly wakeups: Wakeups,
 		private readonly onLost: (key: string) => void = () => undefined,
@@ -65,6 +66,7 @@ export class RedisClaims {
 	) {
 		this.records = new RedisRecords(redis, `mutex:${CLAIM_REDIS_PREFIX}`);
 		this.replays = replayQueueOf(redis);
+		this.restarts = new RestartWatch(redis, timing.redisGraceMs, now);
 		// Redis answers again: a restart noticed, held claims asserted again (what it missed is the replay queue's).
 		redis.onUp(() => {
 			this.recheck = true; // at once: a claim asked from now on checks for a restart first
@@ -86,7 +88,7 @@ export class RedisClaims {
 		let waited = false;
 		for (;;) {
 			signal?.throwIfAborted();
-			if (this.recheck || this.runId === undefined) await this.checkRestart();
+			if (this.recheck) await this.checkRestart();
 			const grace = this.restartedAt + this.timing.redisGraceMs - this.now();
 			if (grace > 0) await this.wakeups.pause(`redis-grace:${key}`, grace, signal);
 			const tried = await this.records.update(
@@ -164,13 +166,11 @@ export class RedisClaims {
 		}
 	}
 
-	/** A restarted server (another run_id than last seen) starts the grace for new claims. */
+	/** A restarted server (RestartWatch) starts the grace for new claims. */
 	private async checkRestart(): Promise<void> {
-		const info = await this.redis.run(async (client) => await client.info('server')).catch(() => undefined);
-		const now = info?.ok ? /run_id:([0-9a-f]+)/.exec(info.value)?.[1] : undefined;
-		if (now === undefined) return;
+		const seen = await this.restarts.check();
+		if (seen === undefined) return;
 		this.recheck = false;
-		if (this.runId !== undefined && now !== this.runId) this.restartedAt = this.now();
-		this.runId = now;
+		if (seen.restartedAt !== undefined) this.restartedAt = Math.max(this.restartedAt, seen.restartedAt);
 	}
 }
