@@ -19,6 +19,7 @@ import * as path from 'node:path';
 
 import { holdLease } from './heartbeat';
 import { type ProcessOwner, processAlive, ownerRecord, readOwnerRecord, recordNonce, thisOwner } from './ownerLiveness';
+import { backoff } from './wakeups';
 
 export interface LockOptions {
 	/** A lock whose owner cannot be seen is dead after this long without a touch. */
@@ -71,10 +72,10 @@ export class FolderLock {
 	/** The lock at `file`, tried `minMs` to `maxMs` apart (growing) for up to `waitMs`; undefined when held all that time. */
 	async lock(file: string, waitMs: number, pauses = { minMs: 5, maxMs: 40 }): Promise<HeldLock | undefined> {
 		const until = this.now() + waitMs;
-		for (let pause = pauses.minMs; ; pause = Math.min(pauses.maxMs, Math.ceil(pause * 1.5))) {
+		for (const pause = backoff(pauses.minMs, pauses.maxMs); ; ) {
 			const held = await this.tryLock(file);
 			if (held || this.now() >= until) return held;
-			await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
+			await new Promise((resolve) => setTimeout(resolve, pause() * (0.5 + Math.random())));
 		}
 	}
 

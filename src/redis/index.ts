@@ -5,4 +5,4 @@
  */
 export { type RedisResult, type SharedRedisOptions, CONNECT_WAIT_MS, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_PROBE_EVERY_MS, RECENT_OUTAGE_MS, SharedRedis } from './sharedRedis';
 export { processRedis, redisWarnings } from './processRedis';
-export { RestartWatch, serverInfo, type ServerInfo, type ServerInfoRedis } from './serverRestart';
+export { RestartWatch, type ServerInfoRedis } from './serverRestart';

@@ -11,21 +11,6 @@ export interface ServerInfoRedis {
 	run<T>(command: (client: Redis) => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }>;
 }
 
-export interface ServerInfo {
-	runId: string;
-	/** INFO's `uptime_in_seconds` in ms: at most the real uptime (whole seconds, rounded down). */
-	uptimeMs: number;
-}
-
-/** The server's run_id and uptime; undefined when it does not answer or its reply lacks them. */
-export async function serverInfo(redis: ServerInfoRedis): Promise<ServerInfo | undefined> {
-	const info = await redis.run(async (client) => await client.info('server')).catch(() => undefined);
-	if (!info?.ok) return undefined;
-	const runId = /run_id:([0-9a-f]+)/.exec(info.value)?.[1];
-	const uptime = /uptime_in_seconds:(\d+)/.exec(info.value)?.[1];
-	return runId === undefined || uptime === undefined ? undefined : { runId, uptimeMs: Number(uptime) * 1000 };
-}
-
 export class RestartWatch {
 	private runId?: string;
 
@@ -42,12 +27,15 @@ export class RestartWatch {
 	 * undefined when it did not answer (look again later).
 	 */
 	async check(): Promise<{ restartedAt?: number } | undefined> {
-		const info = await serverInfo(this.redis);
-		if (info === undefined) return undefined;
+		const info = await this.redis.run(async (client) => await client.info('server')).catch(() => undefined);
+		const runId = info?.ok ? /run_id:([0-9a-f]+)/.exec(info.value)?.[1] : undefined;
+		const uptime = info?.ok ? /uptime_in_seconds:(\d+)/.exec(info.value)?.[1] : undefined;
+		if (runId === undefined || uptime === undefined) return undefined;
 		const previous = this.runId;
-		this.runId = info.runId;
-		if (previous === info.runId) return {};
+		this.runId = runId;
+		if (previous === runId) return {};
 		if (previous !== undefined) return { restartedAt: this.now() }; // when it was noticed: the whole grace from now
-		return info.uptimeMs < this.graceMs ? { restartedAt: this.now() - info.uptimeMs } : {};
+		// INFO's whole seconds, rounded down: the start it gives is never earlier than the real one.
+		return Number(uptime) * 1000 < this.graceMs ? { restartedAt: this.now() - Number(uptime) * 1000 } : {};
 	}
 }

@@ -20,7 +20,7 @@ import * as path from 'node:path';
 import { RestartWatch, type RedisResult, type SharedRedis } from '../redis';
 import type { RecordsRedis } from '../coordination/redisRecords';
 import { replayQueueOf, type ReplayQueue } from '../coordination/replayQueue';
-import { Wakeups } from '../store/claims/claimWait';
+import { Wakeups } from '../coordination/wakeups';
 import { bootId, ownerAlive, thisOwner, type ProcessOwner } from '../coordination/ownerLiveness';
 import { FileLedger, LedgerUnusableError, type LedgerChange } from './fileLedger';
 import { merge, refund, reserve, sameLedger, settle, spentIn, type LedgerClock, type LedgerEntry, type LedgerState, type ReserveOutcome, type ReserveRequest, type Spent } from './ledgerState';

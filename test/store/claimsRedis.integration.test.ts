@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { SharedRedis } from '../../src/redis';
 import { thisOwner } from '../../src/coordination/ownerLiveness';
 import { Claims, DEFAULT_CLAIM_TIMING, type ClaimHandle } from '../../src/store/claims/claims';
-import { Wakeups } from '../../src/store/claims/claimWait';
+import { Wakeups } from '../../src/coordination/wakeups';
 import { CLAIM_REDIS_PREFIX, RedisClaims } from '../../src/store/claims/redisClaims';
 import { sharedRedisAt } from '../redis/sharedRedisAt';
 import { useRedisServer } from '../redis/useRedisServer';

@@ -15,9 +15,16 @@ import * as path from 'node:path';
 import type { SharedRedis } from '../../redis';
 import { spareFolder } from '../spareFolder';
 import type { ProcessOwner as ClaimOwner } from '../../coordination/ownerLiveness';
-import { Wakeups, type HeldClaim } from './claimWait';
+import { Wakeups } from '../../coordination/wakeups';
 import { FileClaims } from './fileClaims';
 import { RedisClaims } from './redisClaims';
+
+/** A held claim, in the folder or in Redis. */
+export interface HeldClaim {
+	/** False once another owner took it over (this process was silent past the claim's lapse or lease). */
+	held(): boolean;
+	release(): Promise<void>;
+}
 
 /** Folder of the claims inside the store folder. */
 export const CLAIMS_SUBFOLDER = 'claims';

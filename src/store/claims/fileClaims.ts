@@ -14,7 +14,8 @@ import { FolderLock, type HeldLock } from '../../coordination/folderLock';
 import { type ProcessOwner as ClaimOwner, thisOwner } from '../../coordination/ownerLiveness';
 import { ensureStoreFolder } from '../storeFolder';
 import type { ClaimTiming } from './claims';
-import { backoff, type Wakeups, type HeldClaim } from './claimWait';
+import { backoff, type Wakeups } from '../../coordination/wakeups';
+import type { HeldClaim } from './claims';
 
 const SAFE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 

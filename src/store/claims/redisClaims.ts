@@ -19,7 +19,8 @@ import { type ProcessOwner as ClaimOwner, processAlive, parseOwner, thisOwner } 
 import { RedisRecords } from '../../coordination/redisRecords';
 import { replayQueueOf, type ReplayQueue } from '../../coordination/replayQueue';
 import type { ClaimTiming } from './claims';
-import { backoff, type Wakeups, type HeldClaim } from './claimWait';
+import { backoff, type Wakeups } from '../../coordination/wakeups';
+import type { HeldClaim } from './claims';
 
 /** Prefix of the claims' Redis keys (after `mutex:`, the prefix of the redis-semaphore Mutex of earlier versions). */
 export const CLAIM_REDIS_PREFIX = 'flux-concurrent:claim:';

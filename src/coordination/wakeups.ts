@@ -1,16 +1,9 @@
 /**
- * Waiting for a claim held by someone else (or for a change of an account's spend ledger): a pause that grows from
+ * Waiting for what another holder has (a claim, a folder lock, an account's spend ledger): a pause that grows from
  * `minMs` to `maxMs` (×1.5 per try), cut short when the same key is woken in this process (a claim released, a
  * ledger changed), and ended by the caller's abort (rejects with the signal's reason, leaving no listener behind).
  */
 import { EventEmitter } from 'node:events';
-
-/** A held claim, in the folder or in Redis. */
-export interface HeldClaim {
-	/** False once another owner took it over (this process was silent past the claim's lapse or lease). */
-	held(): boolean;
-	release(): Promise<void>;
-}
 
 /** Wake-ups in this process, by key: a waiter on the same key tries again at once. */
 export class Wakeups {
