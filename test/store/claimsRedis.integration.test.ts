@@ -47,6 +47,9 @@ async function notYet(promise: Promise<unknown>, ms = 200): Promise<boolean> {
 it('two folders sharing one Redis: one owner per key, the second claimant waits for it', async () => {
 	const a = processClaims('a');
 	const b = processClaims('b');
+	// Both have looked at the server once: a redis-server started for this file is up for less than the grace, so a
+	// first claim waits it out (by design), and a claimant still in that wait when the owner lets go never waits for it.
+	await Promise.all([a, b].map(async (claims) => await (await claims.acquire(`warm-${Math.random()}`)).release()));
 	const first = await a.acquire('shared-key');
 	expect(first).toMatchObject({ waited: false, through: { folder: true, redis: true } });
 	const second = b.acquire('shared-key');
