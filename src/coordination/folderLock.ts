@@ -7,18 +7,17 @@
  * be seen (another host or container) or its record cannot be read (cut short, or an earlier version's lock
  * folder); never while its owner is alive and visible, however slow. A takeover runs under `<file>.takeover`
  * (also `wx`) and judges the lock again there, removing it only if it is still the very lock judged dead, so two
- * claimants that judged the same dead lock never both win. Each lock's record carries a random nonce: its holder
- * knows the file as its own by that nonce (a file's inode is reused at once by the next lock made), so a held lock
- * found replaced (taken over after this process was silent past the lapse) is lost: `held()` turns false and
- * `onLost` is told. A release removes the file only while it holds its nonce, under `<file>.takeover` too, so it
- * never removes the lock of an owner that took it over.
+ * claimants that judged the same dead lock never both win. Its holder keeps the lock file open while it holds it,
+ * so the file's inode cannot be freed and given to a later file: the path still naming that device and inode (one
+ * stat) is the holder's lock, and a held lock found replaced (taken over after this process was silent past the
+ * lapse) is lost: `held()` turns false and `onLost` is told. A release removes the file only while it is still this
+ * lock, under `<file>.takeover` too, so it never removes the lock of an owner that took it over.
  */
-import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import { holdLease } from './heartbeat';
-import { type ProcessOwner, processAlive, ownerRecord, readOwnerRecord, recordNonce, thisOwner } from './ownerLiveness';
+import { type ProcessOwner, processAlive, ownerRecord, readOwnerRecord, thisOwner } from './ownerLiveness';
 import { backoff } from './wakeups';
 
 export interface LockOptions {
@@ -48,8 +47,6 @@ const ours = new Map<string, object>();
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 /** How often, and how far apart, a release tries for a takeover lock a claimant holds (milliseconds) before its touches do. */
 const RELEASE_TRIES = { count: 5, pauseMs: 10 };
-/** A lock as its holder knows it: by the nonce in its record, or (the record could not be written) by its inode and no nonce. */
-type LockIdentity = { nonce: string } | { ino: number; dev: number };
 
 export class FolderLock {
 	constructor(
@@ -111,32 +108,33 @@ export class FolderLock {
 		}
 		try {
 			// A disk too full for the owner's record keeps the lock anonymous: judged by its touches, not its owner.
-			const nonce = randomUUID();
-			const written = await handle.writeFile(ownerRecord(this.owner, nonce)).then(() => true, () => false);
-			const info = await handle.stat();
-			return this.hold(file, written ? { nonce } : { ino: info.ino, dev: info.dev }, tookOver, forget, onLost);
+			await handle.writeFile(ownerRecord(this.owner)).catch(() => undefined);
+			const info = await handle.stat({ bigint: true });
+			return this.hold(file, handle, { dev: info.dev, ino: info.ino }, tookOver, forget, onLost);
 		} catch (error) {
+			await handle.close().catch(() => undefined);
 			await fs.rm(file, { force: true }).catch(() => undefined);
 			forget();
 			throw error;
-		} finally {
-			await handle.close().catch(() => undefined);
 		}
 	}
 
-	private hold(file: string, id: LockIdentity, tookOver: boolean, forget: () => void, onLost: () => void): HeldLock {
+	/**
+	 * The lock just made: its file is known by `id` (device and inode, taken from `handle`, which stays open while the
+	 * lock is held, so the inode cannot be freed and reused by a later file: the path naming that inode is this lock).
+	 */
+	private hold(file: string, handle: fs.FileHandle, id: { dev: bigint; ino: bigint }, tookOver: boolean, forget: () => void, onLost: () => void): HeldLock {
 		let lost = false;
+		const close = () => void handle.close().catch(() => undefined);
 		const isMine = async () => {
-			const text = await fs.readFile(file, 'utf8').catch(() => undefined);
-			if (text === undefined) return false;
-			if ('nonce' in id) return recordNonce(text) === id.nonce;
-			const info = await fs.stat(file).catch(() => undefined);
-			return info?.ino === id.ino && info.dev === id.dev && recordNonce(text) === undefined;
+			const info = await fs.stat(file, { bigint: true }).catch(() => undefined);
+			return info?.ino === id.ino && info.dev === id.dev;
 		};
 		const stillHeld = async () => {
 			if (lost || (await isMine())) return !lost;
 			lost = true;
 			stopTouching();
+			close();
 			onLost();
 			return false;
 		};
@@ -144,8 +142,8 @@ export class FolderLock {
 			const at = new Date(this.now());
 			if (await stillHeld()) await fs.utimes(file, at, at).catch(() => undefined);
 		}, this.options.touchMs);
-		const removeIfMine = async () => !(await isMine()) || (await fs.rm(file, { force: true }).then(() => true, () => false));
-		// Under the takeover lock no claimant removes the file (and so none makes a new one) between the read and the rm.
+		const removeIfMine = async () => !(await isMine()) || (await fs.unlink(file).then(() => true, (error: unknown) => codeOf(error) === 'ENOENT'));
+		// Under the takeover lock no claimant removes the file (and so none makes a new one) between the stat and the unlink.
 		const remove = async () => {
 			for (let tries = 1; ; tries++) {
 				const guarded = await this.underTakeover(file, removeIfMine);
@@ -162,9 +160,10 @@ export class FolderLock {
 			release: async () => {
 				stopTouching();
 				forget();
-				if (lost || (await remove())) return;
+				if (lost) return;
+				if (await remove()) return close();
 				// This process lives on: others would wait on the lock (a read-only or failing folder); removed when it can be.
-				const stop = holdLease(async () => void ((await remove()) && stop()), this.options.touchMs);
+				const stop = holdLease(async () => void ((await remove()) && (stop(), close())), this.options.touchMs);
 			},
 		};
 	}
@@ -204,7 +203,7 @@ export class FolderLock {
 		try {
 			return { ran: true, value: await work() };
 		} finally {
-			await fs.rm(takeover, { force: true }).catch(() => undefined);
+			await fs.unlink(takeover).catch(() => undefined);
 		}
 	}
 

@@ -89,23 +89,10 @@ function pidAlive(pid: number): boolean {
 	}
 }
 
-/**
- * An owner as a file holds it: its JSON with a checksum, so a changed byte never passes for another owner; `nonce`
- * (a lock's): random per lock, so its holder tells its own file from a later one (recordNonce).
- */
-export function ownerRecord(owner: ProcessOwner, nonce?: string): string {
+/** An owner as a file holds it: its JSON with a checksum, so a changed byte never passes for another owner. */
+export function ownerRecord(owner: ProcessOwner): string {
 	const json = JSON.stringify({ token: owner.token, host: owner.host, pid: owner.pid, start: owner.start });
-	return JSON.stringify({ owner: json, sum: crc32(json) >>> 0, nonce });
-}
-
-/** The nonce of a record's text (ownerRecord), or undefined when it has none or cannot be read. */
-export function recordNonce(text: string): string | undefined {
-	try {
-		const { nonce } = JSON.parse(text) as { nonce?: unknown };
-		return typeof nonce === 'string' ? nonce : undefined;
-	} catch {
-		return undefined;
-	}
+	return JSON.stringify({ owner: json, sum: crc32(json) >>> 0 });
 }
 
 /** The owner of a record's text, or undefined when it is unreadable (cut short, or changed: its checksum fails). */

@@ -141,8 +141,7 @@ export class JobJournal {
 		// Durable: lost in a power cut, a re-run would find the key as it was before and pay again. The later states
 		// are not: losing one leaves an earlier state (`submitting`: maybe paid, `submitted`: re-attached), never a resend.
 		const durable = { durable: true };
-		const [recorded, linked] = await Promise.all([this.appendRecord(record, durable), this.write(this.entryOf(JOB_PREFIX + jobId, { jobKey: key }), durable)]);
-		return recorded && linked;
+		return await this.appendRecord(record, durable, [this.entryOf(JOB_PREFIX + jobId, { jobKey: key })]);
 	}
 
 	/** Links another pool job id to `key` (a job served from the store, re-attached, or sharing a flight). */
@@ -272,10 +271,11 @@ export class JobJournal {
 		return await this.appendRecord(record);
 	}
 
-	private async appendRecord(record: JournalRecord, options: { durable?: boolean } = {}): Promise<boolean> {
+	/** Writes `record` as the key's next entry (with `withEntries`, in the same write and sync). */
+	private async appendRecord(record: JournalRecord, options: { durable?: boolean } = {}, withEntries: LogEntry[] = []): Promise<boolean> {
 		const name = KEY_PREFIX + record.jobKey;
 		const entry = this.entryOf(name, record);
-		const ok = await this.write(entry, options);
+		const ok = await this.write([entry, ...withEntries], options);
 		if (record.state === 'submitting' || record.state === 'submitted') this.unfinished.set(name, entry);
 		else this.unfinished.delete(name);
 		return ok;
@@ -292,22 +292,25 @@ export class JobJournal {
 		if (entry && (entry.rev ?? 0) > (this.revisions.get(entry.name) ?? 0)) this.revisions.set(entry.name, entry.rev ?? 0);
 	}
 
-	private async write(entry: LogEntry, options: { durable?: boolean } = {}): Promise<boolean> {
-		const { name } = entry;
+	/** Writes `entries` (one durable sync for all of them); false on failure (then each is in the spare folder). */
+	private async write(entries: LogEntry | readonly LogEntry[], options: { durable?: boolean } = {}): Promise<boolean> {
+		const all = Array.isArray(entries) ? (entries as readonly LogEntry[]) : [entries as LogEntry];
 		try {
 			await this.ready();
-			const bytes = await this.log.append(entry, options);
+			const bytes = await this.log.appendAll(all, options);
 			this.options.onGrowth?.(bytes);
 		} catch (error) {
 			this.faults.fault(describeStoreError('writing the job journal', this.rootDir, error));
-			await this.options.spare?.put(entry).catch(() => false); // another process of this machine still reads it
+			for (const entry of all) await this.options.spare?.put(entry).catch(() => false); // another process of this machine still reads it
 			return false;
 		}
 		this.faults.recovered();
 		const mirror = this.options.mirror;
 		if (mirror) {
-			if (await mirror.put(entry).catch(() => false)) this.replays.drop(`journal:${name}`);
-			else this.replays.put(`journal:${name}`, async () => await mirror.put(entry));
+			for (const entry of all) {
+				if (await mirror.put(entry).catch(() => false)) this.replays.drop(`journal:${entry.name}`);
+				else this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
+			}
 		}
 		if (!this.markerWritten) await this.writeMarkers();
 		return true;

@@ -12,9 +12,9 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import { diskSync, type DiskSync } from '../coordination/atomicFile';
-import { codeOf, unless } from './fsErrors';
+import { appendToFile } from './appendFiles';
+import { unless } from './fsErrors';
 import { parseBucket, type LogEntry } from './journalLog';
-import { ensureStoreFolder } from './storeFolder';
 
 export { diskSync, type DiskSync } from '../coordination/atomicFile';
 
@@ -61,10 +61,12 @@ export class AheadLog {
 	async append(bytes: Buffer): Promise<void> {
 		for (;;) {
 			const generation = this.current ?? (this.current = (await this.generations()).at(-1) ?? 0);
-			await this.appendTo(this.fileOf(generation), bytes);
-			const newest = (await this.generations()).at(-1) ?? generation;
-			if (newest <= generation) return;
-			this.current = newest; // a rotation began: the line may not be carried over, so it goes to the new generation too
+			const kept = await this.appendTo(this.fileOf(generation), bytes);
+			// A rotation began (it makes the next generation first): the line may not be carried over, so it goes to
+			// the newest generation too; so does a line whose file was removed meanwhile (rotated away).
+			const rotated = !kept || (await fs.stat(this.fileOf(generation + 1)).then(() => true, () => false));
+			if (!rotated) return;
+			this.current = Math.max((await this.generations()).at(-1) ?? 0, generation + (kept ? 1 : 0));
 		}
 	}
 
@@ -119,14 +121,15 @@ export class AheadLog {
 			.sort((a, b) => a - b);
 	}
 
-	/** One write of `bytes` to `file`, then the group's sync (and the folder's, when the file is new). */
-	private async appendTo(file: string, bytes: Buffer): Promise<void> {
+	/** One write of `bytes` to `file`, then the group's sync (and the folder's, when the file is new); false when the path named another file (removed by a rotation). */
+	private async appendTo(file: string, bytes: Buffer): Promise<boolean> {
 		let created = false;
 		if (!this.known.has(file)) created = !(await fs.stat(file).then(() => true, () => false));
-		await appendWrite(file, bytes, () => this.sync(path.dirname(this.dir), 'folder'), async () => undefined);
+		if (!(await appendToFile(file, bytes, () => this.sync(path.dirname(this.dir), 'folder')))) return false;
 		await this.groupOf(file, 'file').request();
 		if (created) await this.groupOf(this.dir, 'folder').request();
 		this.known.add(file);
+		return true;
 	}
 
 	private groupOf(target: string, what: 'file' | 'folder'): GroupSync {
@@ -137,23 +140,3 @@ export class AheadLog {
 }
 
 const readBytes = (file: string): Promise<Buffer> => unless(fs.readFile(file), ['ENOENT'], Buffer.alloc(0));
-
-/**
- * One write of `bytes` to `file` opened for append; a missing folder is created (then `madeFolder` runs) and the
- * file opened again. `after` sees the open handle once the bytes are written.
- */
-export async function appendWrite<T>(file: string, bytes: Buffer, madeFolder: () => Promise<void>, after: (handle: fs.FileHandle) => Promise<T>): Promise<T> {
-	const handle = await fs.open(file, 'a', 0o600).catch(async (error: unknown) => {
-		if (codeOf(error) !== 'ENOENT') throw error;
-		await ensureStoreFolder(path.dirname(file));
-		await madeFolder();
-		return await fs.open(file, 'a', 0o600);
-	});
-	try {
-		const { bytesWritten } = await handle.write(bytes);
-		if (bytesWritten !== bytes.length) throw Object.assign(new Error(`short write to ${file} (${bytesWritten} of ${bytes.length} bytes)`), { code: 'ENOSPC' });
-		return await after(handle);
-	} finally {
-		await handle.close();
-	}
-}

@@ -16,7 +16,9 @@ import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 
 import { sweepTemporaries, writeAtomic } from '../coordination/atomicFile';
-import { AheadLog, appendWrite, diskSync, type DiskSync } from './journalAhead';
+import { appendToFile } from './appendFiles';
+import { BucketViews } from './bucketViews';
+import { AheadLog, diskSync, type DiskSync } from './journalAhead';
 import { unless } from './fsErrors';
 
 export interface LogEntry {
@@ -101,6 +103,8 @@ export function latestByName(entries: readonly LogEntry[]): Map<string, LogEntry
 
 export class JournalLog {
 	private readonly ahead: AheadLog;
+	/** What was last read of each bucket (latest reads only the lines appended since). */
+	private readonly views = new BucketViews();
 	/** The write-ahead file's entries the buckets did not have when this log was first read (a power cut cut them). */
 	private aheadRead?: Promise<Map<string, LogEntry>>;
 
@@ -121,11 +125,17 @@ export class JournalLog {
 	 * write-ahead file, synced with group commit). Rejects with the filesystem's error.
 	 */
 	async append(entry: LogEntry, options: { durable?: boolean } = {}): Promise<number> {
-		const bytes = encode(entry);
-		await this.appendToBucket(bucketOf(entry.name), bytes);
-		if (!options.durable) return bytes.length;
-		await this.ahead.append(bytes);
-		return 2 * bytes.length;
+		return await this.appendAll([entry], options);
+	}
+
+	/** Appends `entries` as `append` does, each to its bucket, the durable ones in one write-ahead write (one sync). */
+	async appendAll(entries: readonly LogEntry[], options: { durable?: boolean } = {}): Promise<number> {
+		const lines = entries.map(encode);
+		await Promise.all(entries.map(async (entry, i) => await this.appendToBucket(bucketOf(entry.name), lines[i])));
+		const bytes = lines.reduce((sum, line) => sum + line.length, 0);
+		if (!options.durable) return bytes;
+		await this.ahead.append(Buffer.concat(lines));
+		return 2 * bytes;
 	}
 
 	/** The write-ahead file's bytes. */
@@ -156,10 +166,9 @@ export class JournalLog {
 
 	/** The latest entry of `name` (or undefined), and how many damaged lines its bucket has. */
 	async latest(name: string): Promise<{ entry?: LogEntry; damaged: number; file: string }> {
-		const [{ entries, damaged }, ahead] = await Promise.all([this.scan(bucketOf(name)), (this.aheadRead ??= this.readAhead())]);
-		let found = ahead.get(name);
-		for (const entry of entries) if (entry.name === name) found = laterEntry(found, entry);
-		return { entry: found, damaged, file: this.fileOf(bucketOf(name)) };
+		const file = this.fileOf(bucketOf(name));
+		const [{ latest, damaged }, ahead] = await Promise.all([this.views.read(file), (this.aheadRead ??= this.readAhead())]);
+		return { entry: laterEntry(ahead.get(name), latest.get(name)), damaged, file };
 	}
 
 	/** Every bucket file with its size (none when the folder does not exist). */
@@ -215,10 +224,7 @@ export class JournalLog {
 
 	/** One write of `bytes`; false when the file was replaced (compacted) meanwhile: append again. */
 	private async appendOnce(file: string, bytes: Buffer): Promise<boolean> {
-		return await appendWrite(file, bytes, async () => undefined, async (handle) => {
-			const [mine, current] = await Promise.all([handle.stat(), fs.stat(file).catch(() => undefined)]);
-			return current !== undefined && current.ino === mine.ino && current.dev === mine.dev;
-		});
+		return await appendToFile(file, bytes);
 	}
 
 	/**

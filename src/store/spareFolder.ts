@@ -4,7 +4,7 @@
  * from the same store folder. So two processes still never pay twice for one job while the store folder fails.
  */
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -28,6 +28,8 @@ const fileOf = (dir: string, name: string) => path.join(dir, `${createHash('sha2
 export function spareJournal(dir: string): JournalMirror {
 	return {
 		get: async (name) => {
+			// Almost always absent (the store folder works): one stat, not a failed open and its error, per journal read.
+			if (!existsSync(dir)) return undefined;
 			try {
 				const { time, rev, value } = JSON.parse(await fs.readFile(fileOf(dir, name), 'utf8')) as { time?: unknown; rev?: unknown; value?: unknown };
 				if (typeof time !== 'number') return undefined;

@@ -50,7 +50,7 @@ describe('FolderRecords', () => {
 		await store.update('a', () => ({ text: 'first', result: undefined }));
 		/** What a takeover does to the lock file: another owner's lock, with its own nonce, in its place. */
 		const takeOver = (owner: string) => {
-			writeFileSync(`${store.fileOf('a')}.lock.new`, ownerRecord({ ...thisOwner(), token: owner }, `nonce-${owner}`));
+			writeFileSync(`${store.fileOf('a')}.lock.new`, ownerRecord({ ...thisOwner(), token: owner }));
 			renameSync(`${store.fileOf('a')}.lock.new`, `${store.fileOf('a')}.lock`);
 		};
 		const taken = { step: 'lock', code: 'ELOCKED', busy: true };

@@ -80,7 +80,7 @@ it('a reservation whose ledger lock another owner took over before it landed is 
 	jest.spyOn(fs, 'writeFile').mockImplementation(async (...args: Parameters<typeof fs.writeFile>) => {
 		if (String(args[0]).endsWith('.tmp')) {
 			// The holder is paused while writing: another owner takes the lock over.
-			writeFileSync(`${lock}.new`, ownerRecord({ ...thisOwner(), token: 'other' }, 'other-nonce'));
+			writeFileSync(`${lock}.new`, ownerRecord({ ...thisOwner(), token: 'other' }));
 			renameSync(`${lock}.new`, lock);
 		}
 		return await writeFile(...args);

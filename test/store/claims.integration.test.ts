@@ -68,14 +68,14 @@ it('a claim whose file could not be removed at release (a read-only moment) is r
 	const a = new Claims(temp.dir, { timing: FAST });
 	const b = new Claims(temp.dir, { timing: FAST, owner: { ...thisOwner(), token: 'another-claims-instance' } });
 	const first = await a.acquire('job-key');
-	const realRm = fsPromises.rm;
+	const realUnlink = fsPromises.unlink;
 	let refused = 0;
-	const rm = jest.spyOn(fsPromises, 'rm').mockImplementation(async (file, options) => {
+	const unlink = jest.spyOn(fsPromises, 'unlink').mockImplementation(async (file) => {
 		if (String(file).endsWith('.claim') && refused === 0) {
 			refused += 1;
 			throw Object.assign(new Error('read-only file system'), { code: 'EROFS' });
 		}
-		return await realRm(file, options);
+		return await realUnlink(file);
 	});
 	try {
 		await first.release();
@@ -86,7 +86,7 @@ it('a claim whose file could not be removed at release (a read-only moment) is r
 		expect(second.waited).toBe(true);
 		await second.release();
 	} finally {
-		rm.mockRestore();
+		unlink.mockRestore();
 	}
 });
 

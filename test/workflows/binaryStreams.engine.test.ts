@@ -5,6 +5,7 @@
  */
 import '../engine/harness'; // first: it prepares jest to load n8n-core
 import { readdirSync, readlinkSync } from 'node:fs';
+import * as path from 'node:path';
 
 import { configureEngine, connect, manualTrigger, runWorkflow, type EngineRun } from '../engine/harness';
 import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
@@ -15,9 +16,10 @@ import { fluxCredentials, imageNode, items, nodeTypes, runPromptBatch, until } f
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 5, imageBytes: 512 * 1024 }, (started) => (sim = started));
 
-/** Files of the store folder (results, downloads) this process has open. */
+/** Files of the store folder (results, downloads) this process has open; not the journal's, kept open to append by design (src/store/appendFiles.ts). */
 function openStoreFiles(): string[] {
 	const root = getStore().results.rootDir;
+	const journal = path.join(root, 'journal') + path.sep;
 	const targets = readdirSync('/proc/self/fd').map((fd) => {
 		try {
 			return readlinkSync(`/proc/self/fd/${fd}`);
@@ -25,7 +27,7 @@ function openStoreFiles(): string[] {
 			return '';
 		}
 	});
-	return targets.filter((target) => target.startsWith(root));
+	return targets.filter((target) => target.startsWith(root) && !target.startsWith(journal));
 }
 
 async function promptsOf(run: EngineRun, node: string): Promise<string[]> {

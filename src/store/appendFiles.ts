@@ -1,0 +1,135 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/store knows nothing of n8n nodes: filesystem errors reach their caller (the journal reports them) as they came. */
+/**
+ * Files kept open for appending, shared by the process (at most MAX_OPEN, the least recently used idle one closed
+ * first), opened to read and append: an append is one write to the kept handle (O_APPEND: atomic against the other appenders of the machine)
+ * and one stat of the path, which tells whether the path still names the file written (a compaction renamed
+ * another over it, a rotation or a prune removed it): if not, the handle is closed and `appendToFile` resolves
+ * false, and the caller appends again (to the file the path names now). Opening and closing a file for each line
+ * cost three of five filesystem calls per append, on the libuv pool every paid job's steps queue on.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+import { codeOf } from './fsErrors';
+import { ensureStoreFolder } from './storeFolder';
+
+interface Kept {
+	handle: fs.FileHandle;
+	dev: bigint;
+	ino: bigint;
+	/** Appends in flight on the handle (it is closed only when none is). */
+	busy: number;
+	/** The path names another file now, or a write failed: no more appends, closed once idle. */
+	stale: boolean;
+}
+
+/** Open handles by path, least recently used first; and the opens under way. */
+const kept = new Map<string, Kept>();
+const opening = new Map<string, Promise<Kept>>();
+const MAX_OPEN = 128;
+
+/**
+ * Appends `bytes` (one write) to `file`: true once written to the file the path names, false when the path named
+ * another file by then (append again). A missing folder is made and `madeFolder` runs, then the file is opened
+ * again. Rejects with the filesystem's error (a short write as ENOSPC).
+ */
+export async function appendToFile(file: string, bytes: Buffer, madeFolder: () => Promise<void> = async () => undefined): Promise<boolean> {
+	const entry = await use(file, madeFolder);
+	try {
+		const { bytesWritten } = await entry.handle.write(bytes);
+		if (bytesWritten !== bytes.length) throw Object.assign(new Error(`short write to ${file} (${bytesWritten} of ${bytes.length} bytes)`), { code: 'ENOSPC' });
+		const now = await fs.stat(file, { bigint: true }).catch(() => undefined);
+		if (now?.ino === entry.ino && now.dev === entry.dev) return true;
+		entry.stale = true;
+		return false;
+	} catch (error) {
+		entry.stale = true;
+		throw error;
+	} finally {
+		entry.busy -= 1;
+		if (entry.stale) drop(file, entry);
+	}
+}
+
+/**
+ * The bytes of `file` from `offset` to its end, read through its kept handle when it is the file `id` names (device
+ * and inode, as a stat of the path just found them); undefined when no handle of that file is kept.
+ */
+export async function readKept(file: string, id: { dev: bigint; ino: bigint }, offset: number): Promise<Buffer | undefined> {
+	const entry = kept.get(file);
+	if (!entry || entry.stale || entry.dev !== id.dev || entry.ino !== id.ino) return undefined;
+	entry.busy += 1;
+	try {
+		return await readToEnd(entry.handle, offset);
+	} finally {
+		entry.busy -= 1;
+		if (entry.stale) drop(file, entry);
+	}
+}
+
+/** What `handle`'s file holds from `offset` to its end. */
+export async function readToEnd(handle: fs.FileHandle, offset: number): Promise<Buffer> {
+	const chunks: Buffer[] = [];
+	for (let position = offset; ; ) {
+		const chunk = Buffer.allocUnsafe(64 * 1024);
+		const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+		chunks.push(chunk.subarray(0, bytesRead));
+		position += bytesRead;
+		if (bytesRead < chunk.length) return Buffer.concat(chunks); // a regular file reads short only at its end
+	}
+}
+
+/** The kept handle of `file` (opened for appending when there is none, or only a stale one), counted busy. */
+async function use(file: string, madeFolder: () => Promise<void>): Promise<Kept> {
+	for (;;) {
+		const entry = kept.get(file);
+		if (entry && !entry.stale) {
+			entry.busy += 1;
+			kept.delete(file);
+			kept.set(file, entry); // most recently used
+			return entry;
+		}
+		let pending = opening.get(file);
+		if (!pending) {
+			pending = open(file, madeFolder).finally(() => opening.delete(file));
+			opening.set(file, pending);
+			const made = await pending;
+			if (entry) drop(file, entry);
+			kept.set(file, made);
+			made.busy += 1;
+			evict();
+			return made;
+		}
+		await pending.catch(() => undefined); // another caller opens it: use that one
+	}
+}
+
+async function open(file: string, madeFolder: () => Promise<void>): Promise<Kept> {
+	// Read and append: the journal's reader reads what was appended since through it (readKept).
+	const handle = await fs.open(file, 'a+', 0o600).catch(async (error: unknown) => {
+		if (codeOf(error) !== 'ENOENT') throw error;
+		await ensureStoreFolder(path.dirname(file));
+		await madeFolder();
+		return await fs.open(file, 'a+', 0o600);
+	});
+	const info = await handle.stat({ bigint: true }).catch(async (error: unknown) => {
+		await handle.close().catch(() => undefined);
+		throw error;
+	});
+	return { handle, dev: info.dev, ino: info.ino, busy: 0, stale: false };
+}
+
+/** No more appends to `entry`: forgotten, and closed once idle (else by its last append). */
+function drop(file: string, entry: Kept): void {
+	entry.stale = true;
+	if (kept.get(file) === entry) kept.delete(file);
+	if (entry.busy === 0) void entry.handle.close().catch(() => undefined);
+}
+
+/** Closes the least recently used handles beyond MAX_OPEN (one still in use: after its last append). */
+function evict(): void {
+	for (const [file, entry] of kept) {
+		if (kept.size <= MAX_OPEN) return;
+		drop(file, entry);
+	}
+}

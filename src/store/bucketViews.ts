@@ -1,0 +1,109 @@
+/**
+ * What this process last read of each journal bucket, kept for its next read (at most MAX_VIEWS buckets, the least
+ * recently read dropped first): the latest entry of each name, the damaged lines, and where the reading stopped.
+ * Every read stats the file first (one call, instead of opening, reading, parsing and closing it whole): the same
+ * file (device, inode, birth time) unchanged (size, mtime, ctime) is the view as it is; the same file grown is read
+ * from a little before where the last reading stopped, and only the lines appended since are parsed (the bytes
+ * before must be as they were: else it was cut or changed in place, and is read whole); anything else (replaced by
+ * a compaction, cut, changed in place, gone) is read whole again. Not seen: bytes already read changed in place
+ * to others of the same length without the size changing and within one tick of the file clock, or before the
+ * file grew (tampering, not anything the journal's writers do). A paid job reads its key's bucket four times in a
+ * few milliseconds, and a bucket holds the journal's history: reading it whole each time parsed every line.
+ */
+import { promises as fs, type BigIntStats } from 'node:fs';
+
+import { readKept, readToEnd } from './appendFiles';
+import { codeOf } from './fsErrors';
+import { laterEntry, parseBucket, type LogEntry } from './journalLog';
+
+/** A bucket as read: the latest entry of each name (a tie: the later line) and how many lines were damaged. */
+export interface BucketView {
+	latest: ReadonlyMap<string, LogEntry>;
+	damaged: number;
+}
+
+interface Kept {
+	/** The file's identity and state when it was last read (taken before the read). */
+	stamp: string;
+	identity: string;
+	size: bigint;
+	/** The offset after the last complete line read: a grown file is read from here. */
+	readTo: number;
+	/** The last OVERLAP bytes before `readTo` (what a grown file must still hold there). */
+	tail: Buffer;
+	latest: Map<string, LogEntry>;
+	damaged: number;
+}
+
+const MAX_VIEWS = 64;
+const OVERLAP = 64;
+const fresh = (info: BigIntStats): Kept => ({ stamp: '', identity: identityOf(info), size: 0n, readTo: 0, tail: Buffer.alloc(0), latest: new Map(), damaged: 0 });
+const EMPTY: BucketView = { latest: new Map(), damaged: 0 };
+
+const identityOf = (info: BigIntStats): string => `${info.dev}:${info.ino}:${info.birthtimeNs}`;
+const stampOf = (info: BigIntStats): string => `${identityOf(info)}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+
+export class BucketViews {
+	private readonly views = new Map<string, Kept>();
+
+	/** The bucket file's view (see the file's comment); an absent file is empty. Rejects with the filesystem's error. */
+	async read(file: string): Promise<BucketView> {
+		const info = await fs.stat(file, { bigint: true }).catch((error: unknown) => {
+			if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return undefined;
+			throw error;
+		});
+		const kept = this.views.get(file);
+		this.views.delete(file);
+		if (!info) return EMPTY;
+		if (kept?.stamp === stampOf(info)) return this.keep(file, kept);
+		const grown = kept !== undefined && kept.identity === identityOf(info) && info.size > kept.size;
+		let view = grown ? kept : fresh(info);
+		// A grown file is read from a little before where the last reading stopped: bytes there that changed mean
+		// it was cut or changed in place before it grew, and it is read whole.
+		const from = Math.max(0, view.readTo - OVERLAP);
+		let bytes = await this.readFrom(file, info, from);
+		if (bytes === undefined) return EMPTY; // removed meanwhile
+		if (bytes.subarray(0, view.readTo - from).equals(view.tail)) bytes = bytes.subarray(view.readTo - from);
+		else {
+			view = fresh(info);
+			bytes = await this.readFrom(file, info, 0);
+			if (bytes === undefined) return EMPTY;
+		}
+		const complete = bytes.lastIndexOf(10) + 1;
+		view.tail = Buffer.concat([view.tail, bytes.subarray(0, complete)]).subarray(-OVERLAP);
+		const { entries, damaged } = parseBucket(bytes.toString('utf8'));
+		for (const entry of entries) view.latest.set(entry.name, laterEntry(view.latest.get(entry.name), entry) as LogEntry);
+		view.damaged += damaged;
+		view.readTo += complete;
+		view.size = info.size;
+		view.stamp = stampOf(info);
+		return this.keep(file, view);
+	}
+
+	private async readFrom(file: string, info: BigIntStats, from: number): Promise<Buffer | undefined> {
+		return (await readKept(file, info, from)) ?? (await readFile(file, from));
+	}
+
+	private keep(file: string, view: Kept): BucketView {
+		this.views.set(file, view);
+		for (const oldest of this.views.keys()) {
+			if (this.views.size <= MAX_VIEWS) break;
+			this.views.delete(oldest);
+		}
+		return view;
+	}
+}
+
+/** The bytes of `file` from `offset` to its end, or undefined when it is gone. */
+async function readFile(file: string, offset: number): Promise<Buffer | undefined> {
+	const handle = await fs.open(file, 'r').catch((error: unknown) => {
+		if (codeOf(error) === 'ENOENT') return undefined;
+		throw error;
+	});
+	if (!handle) return undefined;
+	try {
+		return await readToEnd(handle, offset);
+	} finally {
+		await handle.close();
+	}
+}
