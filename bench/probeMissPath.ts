@@ -41,6 +41,7 @@ async function round(r: number): Promise<{ before: number; after: number; cpu: n
 			lap('stillHeld');
 			await store.journal.submitting(key, { ...start, jobId: `job-${key}` } as never);
 			lap('submitting');
+			(phases.readyAt ??= []).push(performance.now() - t0);
 			return { key, claim };
 		}),
 	);

@@ -108,8 +108,7 @@ export class FolderLock {
 		}
 		try {
 			// A disk too full for the owner's record keeps the lock anonymous: judged by its touches, not its owner.
-			await handle.writeFile(ownerRecord(this.owner)).catch(() => undefined);
-			const info = await handle.stat({ bigint: true });
+			const [info] = await Promise.all([handle.stat({ bigint: true }), handle.writeFile(ownerRecord(this.owner)).catch(() => undefined)]);
 			return this.hold(file, handle, { dev: info.dev, ino: info.ino }, tookOver, forget, onLost);
 		} catch (error) {
 			await handle.close().catch(() => undefined);
@@ -138,13 +137,19 @@ export class FolderLock {
 			onLost();
 			return false;
 		};
+		/** When the file was last made or touched (this process's monotonic clock). */
+		let touched = performance.now();
 		const stopTouching = holdLease(async () => {
 			const at = new Date(this.now());
-			if (await stillHeld()) await fs.utimes(file, at, at).catch(() => undefined);
+			if (await stillHeld()) await fs.utimes(file, at, at).then(() => void (touched = performance.now()), () => undefined);
 		}, this.options.touchMs);
 		const removeIfMine = async () => !(await isMine()) || (await fs.unlink(file).then(() => true, (error: unknown) => codeOf(error) === 'ENOENT'));
-		// Under the takeover lock no claimant removes the file (and so none makes a new one) between the stat and the unlink.
 		const remove = async () => {
+			// Touched less than half the lapse ago, the lock cannot be judged dead between the stat and the unlink (a
+			// judge needs it untouched for the whole lapse): removed without the takeover lock (two files made and
+			// removed fewer per job). Otherwise under the takeover lock, where no claimant removes the file (and so none
+			// makes a new one) between the stat and the unlink.
+			if (performance.now() - touched < this.options.lapseMs / 2) return await removeIfMine();
 			for (let tries = 1; ; tries++) {
 				const guarded = await this.underTakeover(file, removeIfMine);
 				if (guarded.ran) return guarded.value;

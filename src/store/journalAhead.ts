@@ -62,8 +62,8 @@ export class AheadLog {
 		for (;;) {
 			const generation = this.current ?? (this.current = (await this.generations()).at(-1) ?? 0);
 			const kept = await this.appendTo(this.fileOf(generation), bytes);
-			// A rotation began (it makes the next generation first): the line may not be carried over, so it goes to
-			// the newest generation too; so does a line whose file was removed meanwhile (rotated away).
+			// A rotation began (it makes the next generation first): the line may not be carried over, so it goes to the
+			// newest generation too; so does a line whose file was removed meanwhile (rotated away, or with the folder).
 			const rotated = !kept || (await fs.stat(this.fileOf(generation + 1)).then(() => true, () => false));
 			if (!rotated) return;
 			this.current = Math.max((await this.generations()).at(-1) ?? 0, generation + (kept ? 1 : 0));
@@ -121,7 +121,7 @@ export class AheadLog {
 			.sort((a, b) => a - b);
 	}
 
-	/** One write of `bytes` to `file`, then the group's sync (and the folder's, when the file is new); false when the path named another file (removed by a rotation). */
+	/** One write of `bytes` to `file`, then the group's sync (and the folder's, when the file is new); false when the path named another file (removed by a rotation, or with the folder). */
 	private async appendTo(file: string, bytes: Buffer): Promise<boolean> {
 		let created = false;
 		if (!this.known.has(file)) created = !(await fs.stat(file).then(() => true, () => false));

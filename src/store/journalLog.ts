@@ -131,11 +131,13 @@ export class JournalLog {
 	/** Appends `entries` as `append` does, each to its bucket, the durable ones in one write-ahead write (one sync). */
 	async appendAll(entries: readonly LogEntry[], options: { durable?: boolean } = {}): Promise<number> {
 		const lines = entries.map(encode);
-		await Promise.all(entries.map(async (entry, i) => await this.appendToBucket(bucketOf(entry.name), lines[i])));
 		const bytes = lines.reduce((sum, line) => sum + line.length, 0);
-		if (!options.durable) return bytes;
-		await this.ahead.append(Buffer.concat(lines));
-		return 2 * bytes;
+		// The buckets and the write-ahead file at once: a reader takes the later revision of either.
+		await Promise.all([
+			...entries.map(async (entry, i) => await this.appendToBucket(bucketOf(entry.name), lines[i])),
+			options.durable ? this.ahead.append(Buffer.concat(lines)) : undefined,
+		]);
+		return options.durable ? 2 * bytes : bytes;
 	}
 
 	/** The write-ahead file's bytes. */
