@@ -75,7 +75,7 @@ export function areaOf(file: string, functionName: string): Area | undefined {
 		[/^src\/store\/(jobKey|occurrences)$/, 'prepare'],
 		[/^src\/n8n\/inputBinary$/, 'prepare'],
 		[/^src\/store\/(claims\/|singleFlight$)/, 'claims'],
-		[/^src\/store\/journal/, 'journal'],
+		[/^src\/store\/(journal|appendFiles$|bucketViews$)/, 'journal'],
 		[/^src\/fluxN8n\/(submitJournal|unknownJob)$/, 'journal'],
 		[/^src\/spend\//, 'ledger'],
 		[/^src\/fluxN8n\/spendTerms$/, 'ledger'],
@@ -90,6 +90,7 @@ export function areaOf(file: string, functionName: string): Area | undefined {
 		[/^src\/collect\//, 'collector'],
 		[/^src\/flux\/(job|request|body|retry|retryPolicy|httpAgent|endpoints|addresses|errors|testHooks)$/, 'shared'],
 		[/^src\/(fluxN8n\/imageJobs|fluxVideoN8n\/videoJobs)$/, 'shared'],
+		[/^src\/coordination\//, 'shared'], // the folder lock, records, heartbeat: claims' or the ledger's, by their caller
 	];
 	const hit = rules.find(([pattern]) => pattern.test(file));
 	if (!hit) return 'otherPackage';
