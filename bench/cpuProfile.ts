@@ -220,8 +220,9 @@ function analyse(dir: string): string {
 	const dependencies = Object.keys(z.object({ dependencies: z.record(z.string()) }).parse(JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))).dependencies);
 	const meta = metaSchema.parse(JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')));
 	const results = meta.targets.map((target) => {
-		const files = readdirSync(target.profileDir).filter((file) => file.endsWith('.cpuprofile'));
-		if (files.length !== 1) throw new Error(`${target.profileDir}: expected one .cpuprofile, found ${files.length} (did the process exit cleanly?)`);
+		// CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: the main thread's (n8n 2.41 also runs a worker thread).
+		const files = readdirSync(target.profileDir).filter((file) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(file));
+		if (files.length !== 1) throw new Error(`${target.profileDir}: expected one main-thread .cpuprofile, found ${files.length} (did the process exit cleanly?)`);
 		const file = path.join(target.profileDir, files[0]);
 		const profile = parseCpuProfile(readFileSync(file, 'utf8'), file);
 		const where: PackageLocation = { name: PACKAGE_NAME, repoRoot: target.runs === 'ts-node' ? REPO_ROOT : undefined, dependencies };
