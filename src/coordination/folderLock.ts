@@ -137,19 +137,14 @@ export class FolderLock {
 			onLost();
 			return false;
 		};
-		/** When the file was last made or touched (this process's monotonic clock). */
-		let touched = performance.now();
 		const stopTouching = holdLease(async () => {
 			const at = new Date(this.now());
-			if (await stillHeld()) await fs.utimes(file, at, at).then(() => void (touched = performance.now()), () => undefined);
+			if (await stillHeld()) await fs.utimes(file, at, at).catch(() => undefined);
 		}, this.options.touchMs);
 		const removeIfMine = async () => !(await isMine()) || (await fs.unlink(file).then(() => true, (error: unknown) => codeOf(error) === 'ENOENT'));
+		// Under the takeover lock no claimant removes the file (and so none makes a new one) between the stat and the
+		// unlink, however long this process stalls between them (a release without it could remove a new owner's lock).
 		const remove = async () => {
-			// Touched less than half the lapse ago, the lock cannot be judged dead between the stat and the unlink (a
-			// judge needs it untouched for the whole lapse): removed without the takeover lock (two files made and
-			// removed fewer per job). Otherwise under the takeover lock, where no claimant removes the file (and so none
-			// makes a new one) between the stat and the unlink.
-			if (performance.now() - touched < this.options.lapseMs / 2) return await removeIfMine();
 			for (let tries = 1; ; tries++) {
 				const guarded = await this.underTakeover(file, removeIfMine);
 				if (guarded.ran) return guarded.value;

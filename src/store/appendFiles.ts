@@ -5,7 +5,9 @@
  * and one stat of the path, which tells whether the path still names the file written (a compaction renamed
  * another over it, a rotation or a prune removed it): if not, the handle is closed and `appendToFile` resolves
  * false, and the caller appends again (to the file the path names now). Opening and closing a file for each line
- * cost three of five filesystem calls per append, on the libuv pool every paid job's steps queue on.
+ * cost three of five filesystem calls per append, on the libuv pool every paid job's steps queue on. A handle of a
+ * file replaced or removed meanwhile holds its disk space until its path is appended to again, more than MAX_OPEN
+ * files are kept, or its owner closes it (closeKept: the journal's compaction and rotation do).
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -77,6 +79,12 @@ export async function readToEnd(handle: fs.FileHandle, offset: number): Promise<
 		position += bytesRead;
 		if (bytesRead < chunk.length) return Buffer.concat(chunks); // a regular file reads short only at its end
 	}
+}
+
+/** Closes `file`'s kept handle (once its appends in flight end): the path was replaced or removed, by this process or another. */
+export function closeKept(file: string): void {
+	const entry = kept.get(file);
+	if (entry) drop(file, entry);
 }
 
 /** The kept handle of `file` (opened for appending when there is none, or only a stale one), counted busy. */

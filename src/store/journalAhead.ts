@@ -12,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import { diskSync, type DiskSync } from '../coordination/atomicFile';
-import { appendToFile } from './appendFiles';
+import { appendToFile, closeKept } from './appendFiles';
 import { unless } from './fsErrors';
 import { parseBucket, type LogEntry } from './journalLog';
 
@@ -67,6 +67,7 @@ export class AheadLog {
 			const rotated = !kept || (await fs.stat(this.fileOf(generation + 1)).then(() => true, () => false));
 			if (!rotated) return;
 			this.current = Math.max((await this.generations()).at(-1) ?? 0, generation + (kept ? 1 : 0));
+			if (this.current !== generation) closeKept(this.fileOf(generation)); // rotated away: its space is freed once closed
 		}
 	}
 
@@ -105,7 +106,10 @@ export class AheadLog {
 		const late = (await readBytes(this.fileOf(newest))).subarray(read);
 		const complete = late.subarray(0, late.lastIndexOf(10) + 1);
 		if (complete.length > 0) await this.append(complete);
-		for (const generation of old) await fs.rm(this.fileOf(generation), { force: true });
+		for (const generation of old) {
+			await fs.rm(this.fileOf(generation), { force: true });
+			closeKept(this.fileOf(generation));
+		}
 	}
 
 	private fileOf(generation: number): string {

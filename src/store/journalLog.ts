@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 
 import { sweepTemporaries, writeAtomic } from '../coordination/atomicFile';
-import { appendToFile } from './appendFiles';
+import { appendToFile, closeKept } from './appendFiles';
 import { BucketViews } from './bucketViews';
 import { AheadLog, diskSync, type DiskSync } from './journalAhead';
 import { unless } from './fsErrors';
@@ -132,12 +132,11 @@ export class JournalLog {
 	async appendAll(entries: readonly LogEntry[], options: { durable?: boolean } = {}): Promise<number> {
 		const lines = entries.map(encode);
 		const bytes = lines.reduce((sum, line) => sum + line.length, 0);
-		// The buckets and the write-ahead file at once: a reader takes the later revision of either.
-		await Promise.all([
-			...entries.map(async (entry, i) => await this.appendToBucket(bucketOf(entry.name), lines[i])),
-			options.durable ? this.ahead.append(Buffer.concat(lines)) : undefined,
-		]);
-		return options.durable ? 2 * bytes : bytes;
+		await Promise.all(entries.map(async (entry, i) => await this.appendToBucket(bucketOf(entry.name), lines[i])));
+		if (!options.durable) return bytes;
+		// After the buckets: a line a reader finds in the write-ahead file and not in its bucket was lost there (readAhead).
+		await this.ahead.append(Buffer.concat(lines));
+		return 2 * bytes;
 	}
 
 	/** The write-ahead file's bytes. */
@@ -209,6 +208,7 @@ export class JournalLog {
 			const out = Buffer.concat(kept.map(encode));
 			// It replaces lines that may be durable: on disk before the rename.
 			await writeAtomic(file, out, { durable: true, sync: this.sync });
+			closeKept(file); // the replaced file's handle (its late lines are carried over below, to the new file)
 			// Lines appended to the old file after it was read: their appenders may not notice the rename (it came
 			// after their check), so they are carried over here (a line carried twice is the same line twice).
 			const late = await readFrom(handle, read);

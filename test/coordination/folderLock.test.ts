@@ -4,7 +4,7 @@
  * live visible owner's never; of claimants racing over one dead lock exactly one wins; a lock taken over while
  * held is lost (told once); an earlier version's lock (a folder) is judged by its age.
  */
-import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, promises as fsPromises, readFileSync, readdirSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 import { FolderLock } from '../../src/coordination/folderLock';
@@ -138,4 +138,32 @@ it("a release removes only its own lock: a lock replaced by another owner's is l
 	await held.release();
 	expect(readOwnerRecord(readFileSync(lockFile(), 'utf8'))?.token).toBe('new-owner');
 	expect(readOwnerRecord(record)).toEqual(me);
+});
+
+it('a release stalled between its check and its removal (the holder frozen past the lapse) never removes the lock of an owner that judged it dead', async () => {
+	const unseen: ProcessOwner = { token: 'stalled', host: 'another-container|boot|pid:[9]', pid: 9 };
+	const held = (await new FolderLock({ lapseMs: 1000, touchMs: 60_000 }, unseen).tryLock(lockFile()))!;
+	// The judge's clock runs 5 s ahead: to it, the holder looks silent past the lapse (as after a 5 s freeze).
+	const judge = new FolderLock({ lapseMs: 1000, touchMs: 60_000 }, liveOther('judge'), () => Date.now() + 5000);
+	let letGo!: () => void;
+	const gate = new Promise<void>((resolve) => (letGo = resolve));
+	const realUnlink = fsPromises.unlink;
+	const unlink = jest.spyOn(fsPromises, 'unlink').mockImplementation(async (file) => {
+		if (String(file) === lockFile()) await gate; // the holder freezes right before its unlink
+		return await realUnlink(file);
+	});
+	try {
+		const releasing = held.release();
+		await until(() => unlink.mock.calls.some(([file]) => String(file) === lockFile()), 'the release reached its unlink');
+		const judged = await judge.tryLock(lockFile()); // during the freeze
+		letGo();
+		await releasing;
+		const later = judged ?? (await judge.tryLock(lockFile()));
+		expect(later?.held()).toBe(true);
+		expect(readOwnerRecord(readFileSync(lockFile(), 'utf8'))?.token).toBe('judge'); // the judge's lock file is there
+		expect(await new FolderLock(TIMING, liveOther('third')).tryLock(lockFile())).toBeUndefined(); // one holder
+		await later!.release();
+	} finally {
+		unlink.mockRestore();
+	}
 });

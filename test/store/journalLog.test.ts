@@ -3,10 +3,12 @@
  * line is counted (never read as a record), a last line still being written is skipped, and a crash's torn line
  * never glues onto the next append (test/store/journalLogProcesses.integration.test.ts: compaction beside two appending processes).
  */
-import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, readlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
+import * as appendFiles from '../../src/store/appendFiles';
 import { bucketOf, JournalLog } from '../../src/store/journalLog';
+import { until } from '../support/until';
 import { useTempDir } from './tempStore';
 
 const temp = useTempDir();
@@ -58,5 +60,47 @@ describe('JournalLog', () => {
 		expect(scan).toMatchObject({ damaged: 0 });
 		expect(scan.entries.filter((e) => e.name === 'key:keep')).toEqual([{ name: 'key:keep', time: 4, value: 4 }]);
 		expect(kept.after).toBeLessThan(kept.before);
+	});
+
+	it('a durable line reaches the write-ahead file only after its bucket (a reader never takes it for a line the bucket lost)', async () => {
+		const dir = path.join(temp.dir, 'journal');
+		const log = new JournalLog(dir);
+		let letGo!: () => void;
+		const gate = new Promise<void>((resolve) => (letGo = resolve));
+		const bucketFile = log.fileOf(bucketOf('key:k'));
+		const realAppend = appendFiles.appendToFile;
+		const append = jest.spyOn(appendFiles, 'appendToFile').mockImplementation(async (file, bytes, madeFolder) => {
+			if (file === bucketFile) await gate; // the bucket's write is slow
+			return await realAppend(file, bytes, madeFolder);
+		});
+		try {
+			const writing = log.append({ name: 'key:k', time: 1, rev: 1, value: { state: 'submitting' } }, { durable: true });
+			await until(() => append.mock.calls.some(([file]) => file === bucketFile), 'the bucket write started');
+			// Each look is a few filesystem calls: ample time for a write-ahead append racing the bucket's to land.
+			for (let look = 0; look < 20; look++) expect(await log.aheadBytes()).toBe(0);
+			letGo();
+			await writing;
+			expect(await log.aheadBytes()).toBeGreaterThan(0);
+		} finally {
+			append.mockRestore();
+		}
+	});
+
+	it('no handle of a compacted bucket or a rotated write-ahead file stays open (their disk space is freed)', async () => {
+		const dir = path.join(temp.dir, 'journal');
+		const log = new JournalLog(dir);
+		for (let i = 0; i < 3; i++) await log.append({ name: 'key:k', time: i, rev: i, value: i }, { durable: true });
+		await log.rotateAhead();
+		await log.compact(bucketOf('key:k'), (latest) => latest);
+		const deleted = readdirSync('/proc/self/fd').flatMap((fd) => {
+			try {
+				const target = readlinkSync(`/proc/self/fd/${fd}`);
+				return target.startsWith(dir) && target.endsWith('(deleted)') ? [target] : [];
+			} catch {
+				return [];
+			}
+		});
+		expect(deleted).toEqual([]);
+		expect((await log.latest('key:k')).entry?.value).toBe(2);
 	});
 });
