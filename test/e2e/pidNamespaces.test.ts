@@ -157,10 +157,17 @@ it('(1) the same batch in both at one moment under a 40-credit limit: 10 bought 
 	const runs = [{ id: a, run: executeInNamespace(a, env) }, { id: b, run: executeInNamespace(b, env, 40) }];
 	// The one that bought two jobs first is killed -9 with its batch half done; the other goes on.
 	const children = await Promise.all(runs.map(({ run }) => run.child));
-	// unshare's children's PID namespace (read again each time: it is the parent's until unshare made the new one).
+	// unshare's children's PID namespace (read again each time: it is the parent's until unshare made the new one;
+	// once unshare has ended, the last one read).
+	const namespaces = new Map<ChildProcess, string>();
 	const boughtBy = (child: ChildProcess) => {
-		const namespace = readlinkSync(`/proc/${child.pid}/ns/pid_for_children`);
-		return ledgerEntries(store).filter((entry) => entry.owner?.host.endsWith(`|${namespace}`)).length;
+		try {
+			namespaces.set(child, readlinkSync(`/proc/${child.pid}/ns/pid_for_children`));
+		} catch {
+			// ended: its batch is over (or it failed, which its result shows)
+		}
+		const namespace = namespaces.get(child);
+		return ledgerEntries(store).filter((entry) => namespace !== undefined && entry.owner?.host.endsWith(`|${namespace}`)).length;
 	};
 	// Killed once every reservation so far has been sent: a reservation its dead owner never sent would rightly stay
 	// held (its owner is in another PID namespace: judged by age, up to the job's timeout), and the two would then buy
