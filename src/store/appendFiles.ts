@@ -36,14 +36,30 @@ const MAX_OPEN = 128;
  * again. Rejects with the filesystem's error (a short write as ENOSPC).
  */
 export async function appendToFile(file: string, bytes: Buffer, madeFolder: () => Promise<void> = async () => undefined): Promise<boolean> {
+	const written = await writeKept(file, bytes, madeFolder);
+	const now = await fs.stat(file, { bigint: true }).catch(() => undefined);
+	if (written.isAt(now)) return true;
+	written.forget();
+	return false;
+}
+
+/** Which file a write of `writeKept` went to. */
+export interface WrittenFile {
+	/** Whether `info` (a later stat of the path) is that file. */
+	isAt(info: { dev: bigint; ino: bigint } | undefined): boolean;
+	/** The path names another file now: no more appends through that handle (closed once idle). */
+	forget(): void;
+}
+
+/**
+ * One write of `bytes` to `file`'s kept handle, without asking whether the path still names that file: the caller
+ * asks later, once for many writes (the write-ahead file's group commit). Rejects as appendToFile does.
+ */
+export async function writeKept(file: string, bytes: Buffer, madeFolder: () => Promise<void> = async () => undefined): Promise<WrittenFile> {
 	const entry = await use(file, madeFolder);
 	try {
 		const { bytesWritten } = await entry.handle.write(bytes);
 		if (bytesWritten !== bytes.length) throw Object.assign(new Error(`short write to ${file} (${bytesWritten} of ${bytes.length} bytes)`), { code: 'ENOSPC' });
-		const now = await fs.stat(file, { bigint: true }).catch(() => undefined);
-		if (now?.ino === entry.ino && now.dev === entry.dev) return true;
-		entry.stale = true;
-		return false;
 	} catch (error) {
 		entry.stale = true;
 		throw error;
@@ -51,33 +67,42 @@ export async function appendToFile(file: string, bytes: Buffer, madeFolder: () =
 		entry.busy -= 1;
 		if (entry.stale) drop(file, entry);
 	}
+	return { isAt: (info) => info?.ino === entry.ino && info.dev === entry.dev, forget: () => drop(file, entry) };
 }
 
 /**
  * The bytes of `file` from `offset` to its end, read through its kept handle when it is the file `id` names (device
- * and inode, as a stat of the path just found them); undefined when no handle of that file is kept.
+ * and inode, as a stat of the path just found them, with the size it found: the read is sized for it); undefined
+ * when no handle of that file is kept.
  */
-export async function readKept(file: string, id: { dev: bigint; ino: bigint }, offset: number): Promise<Buffer | undefined> {
+export async function readKept(file: string, id: { dev: bigint; ino: bigint; size?: bigint }, offset: number): Promise<Buffer | undefined> {
 	const entry = kept.get(file);
 	if (!entry || entry.stale || entry.dev !== id.dev || entry.ino !== id.ino) return undefined;
 	entry.busy += 1;
 	try {
-		return await readToEnd(entry.handle, offset);
+		return await readToEnd(entry.handle, offset, id.size === undefined ? undefined : Number(id.size) - offset);
 	} finally {
 		entry.busy -= 1;
 		if (entry.stale) drop(file, entry);
 	}
 }
 
-/** What `handle`'s file holds from `offset` to its end. */
-export async function readToEnd(handle: fs.FileHandle, offset: number): Promise<Buffer> {
+/** Room read past the bytes a caller expects (a file that grew meanwhile is read in one call too, most times). */
+const READ_SLACK = 1024;
+const CHUNK = 64 * 1024;
+
+/**
+ * What `handle`'s file holds from `offset` to its end. `expected`: the bytes a stat just found there; the first read
+ * is sized for them (a journal read is a few hundred bytes: a 64 KiB buffer for each was most of its garbage).
+ */
+export async function readToEnd(handle: fs.FileHandle, offset: number, expected = CHUNK): Promise<Buffer> {
 	const chunks: Buffer[] = [];
-	for (let position = offset; ; ) {
-		const chunk = Buffer.allocUnsafe(64 * 1024);
+	for (let position = offset, size = Math.min(Math.max(expected, 0) + READ_SLACK, CHUNK); ; size = CHUNK) {
+		const chunk = Buffer.allocUnsafe(size);
 		const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
 		chunks.push(chunk.subarray(0, bytesRead));
 		position += bytesRead;
-		if (bytesRead < chunk.length) return Buffer.concat(chunks); // a regular file reads short only at its end
+		if (bytesRead < chunk.length) return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks); // a regular file reads short only at its end
 	}
 }
 

@@ -23,10 +23,10 @@ export interface BucketView {
 }
 
 interface Kept {
-	/** The file's identity and state when it was last read (taken before the read). */
-	stamp: string;
+	/** The file's identity, size and last change when it was last read (taken before the read). */
 	identity: string;
 	size: bigint;
+	changed: string;
 	/** The offset after the last complete line read: a grown file is read from here. */
 	readTo: number;
 	/** The last OVERLAP bytes before `readTo` (what a grown file must still hold there). */
@@ -37,11 +37,12 @@ interface Kept {
 
 const MAX_VIEWS = 64;
 const OVERLAP = 64;
-const fresh = (info: BigIntStats): Kept => ({ stamp: '', identity: identityOf(info), size: 0n, readTo: 0, tail: Buffer.alloc(0), latest: new Map(), damaged: 0 });
+const fresh = (info: BigIntStats): Kept => ({ identity: identityOf(info), size: -1n, changed: '', readTo: 0, tail: Buffer.alloc(0), latest: new Map(), damaged: 0 });
 const EMPTY: BucketView = { latest: new Map(), damaged: 0 };
 
 const identityOf = (info: BigIntStats): string => `${info.dev}:${info.ino}:${info.birthtimeNs}`;
-const stampOf = (info: BigIntStats): string => `${identityOf(info)}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+const changedOf = (info: BigIntStats): string => `${info.mtimeNs}:${info.ctimeNs}`;
+const unchanged = (kept: Kept, info: BigIntStats): boolean => kept.size === info.size && kept.identity === identityOf(info) && kept.changed === changedOf(info);
 
 export class BucketViews {
 	private readonly views = new Map<string, Kept>();
@@ -55,7 +56,7 @@ export class BucketViews {
 		const kept = this.views.get(file);
 		this.views.delete(file);
 		if (!info) return EMPTY;
-		if (kept?.stamp === stampOf(info)) return this.keep(file, kept);
+		if (kept && unchanged(kept, info)) return this.keep(file, kept);
 		const grown = kept !== undefined && kept.identity === identityOf(info) && info.size > kept.size;
 		let view = grown ? kept : fresh(info);
 		// A grown file is read from a little before where the last reading stopped: bytes there that changed mean
@@ -76,12 +77,12 @@ export class BucketViews {
 		view.damaged += damaged;
 		view.readTo += complete;
 		view.size = info.size;
-		view.stamp = stampOf(info);
+		view.changed = changedOf(info);
 		return this.keep(file, view);
 	}
 
 	private async readFrom(file: string, info: BigIntStats, from: number): Promise<Buffer | undefined> {
-		return (await readKept(file, info, from)) ?? (await readFile(file, from));
+		return (await readKept(file, info, from)) ?? (await readFile(file, info, from));
 	}
 
 	private keep(file: string, view: Kept): BucketView {
@@ -94,15 +95,15 @@ export class BucketViews {
 	}
 }
 
-/** The bytes of `file` from `offset` to its end, or undefined when it is gone. */
-async function readFile(file: string, offset: number): Promise<Buffer | undefined> {
+/** The bytes of `file` from `offset` to its end (`info`: its stat), or undefined when it is gone. */
+async function readFile(file: string, info: BigIntStats, offset: number): Promise<Buffer | undefined> {
 	const handle = await fs.open(file, 'r').catch((error: unknown) => {
 		if (codeOf(error) === 'ENOENT') return undefined;
 		throw error;
 	});
 	if (!handle) return undefined;
 	try {
-		return await readToEnd(handle, offset);
+		return await readToEnd(handle, offset, Number(info.size) - offset);
 	} finally {
 		await handle.close();
 	}

@@ -146,7 +146,7 @@ export class JobJournal {
 
 	/** Links another pool job id to `key` (a job served from the store, re-attached, or sharing a flight). */
 	link(jobId: string, key: string): Promise<boolean> {
-		return this.write(this.entryOf(JOB_PREFIX + jobId, { jobKey: key }));
+		return this.write([this.entryOf(JOB_PREFIX + jobId, { jobKey: key })]);
 	}
 
 	/** The upstream acknowledged the submit. False on failure or when no `submitting` record exists. */
@@ -172,6 +172,7 @@ export class JobJournal {
 	/** The latest record of `key`, and whether damaged lines in its file may have hidden a later one (then a note says so). */
 	async readChecked(key: string): Promise<{ record?: JournalRecord; damaged: boolean }> {
 		const { value, damaged } = await this.latest(KEY_PREFIX + key);
+		if (value === undefined) return { damaged }; // a fresh key (most reads): no failed parse built
 		const parsed = recordSchema.safeParse(value);
 		return { record: parsed.success ? parsed.data : undefined, damaged };
 	}
@@ -293,8 +294,7 @@ export class JobJournal {
 	}
 
 	/** Writes `entries` (one durable sync for all of them); false on failure (then each is in the spare folder). */
-	private async write(entries: LogEntry | readonly LogEntry[], options: { durable?: boolean } = {}): Promise<boolean> {
-		const all = Array.isArray(entries) ? (entries as readonly LogEntry[]) : [entries as LogEntry];
+	private async write(all: readonly LogEntry[], options: { durable?: boolean } = {}): Promise<boolean> {
 		try {
 			await this.ready();
 			const bytes = await this.log.appendAll(all, options);

@@ -12,22 +12,23 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import { diskSync, type DiskSync } from '../coordination/atomicFile';
-import { appendToFile, closeKept } from './appendFiles';
+import { closeKept, writeKept } from './appendFiles';
 import { unless } from './fsErrors';
 import { parseBucket, type LogEntry } from './journalLog';
 
 export { diskSync, type DiskSync } from '../coordination/atomicFile';
 
 const GENERATION = /^ahead-(\d{1,15})\.log$/;
+const MISSING = ['ENOENT', 'ENOTDIR'];
 
-/** Syncs of one target shared by concurrent writers: `request` resolves once a sync that started after the call has ended. */
-class GroupSync {
-	private running?: Promise<void>;
-	private queued?: Promise<void>;
+/** Syncs of one target shared by concurrent writers: `request` resolves with the outcome of a sync that started after the call. */
+class GroupSync<T> {
+	private running?: Promise<T>;
+	private queued?: Promise<T>;
 
-	constructor(private readonly syncOnce: () => Promise<void>) {}
+	constructor(private readonly syncOnce: () => Promise<T>) {}
 
-	request(): Promise<void> {
+	request(): Promise<T> {
 		if (!this.running) return this.start();
 		this.queued ??= this.running.catch(() => undefined).then(() => {
 			this.queued = undefined;
@@ -36,8 +37,8 @@ class GroupSync {
 		return this.queued;
 	}
 
-	private start(): Promise<void> {
-		const run: Promise<void> = this.syncOnce().finally(() => {
+	private start(): Promise<T> {
+		const run: Promise<T> = this.syncOnce().finally(() => {
 			if (this.running === run) this.running = undefined;
 		});
 		this.running = run;
@@ -45,10 +46,17 @@ class GroupSync {
 	}
 }
 
+/** After a generation's sync: the file its path names, and whether a rotation began (the next generation exists). */
+interface AfterSync {
+	file?: { dev: bigint; ino: bigint };
+	rotated: boolean;
+}
+
 export class AheadLog {
 	/** The generation this process appends to (the newest it has seen). */
 	private current?: number;
-	private readonly groups = new Map<string, GroupSync>();
+	private readonly groups = new Map<number, GroupSync<AfterSync>>();
+	private readonly folderSync = new GroupSync(() => this.sync(this.dir, 'folder'));
 	/** Files this process knows exist (a new one gets its folder synced). */
 	private readonly known = new Set<string>();
 
@@ -61,11 +69,10 @@ export class AheadLog {
 	async append(bytes: Buffer): Promise<void> {
 		for (;;) {
 			const generation = this.current ?? (this.current = (await this.generations()).at(-1) ?? 0);
-			const kept = await this.appendTo(this.fileOf(generation), bytes);
+			const { kept, rotated } = await this.appendTo(generation, bytes);
 			// A rotation began (it makes the next generation first): the line may not be carried over, so it goes to the
 			// newest generation too; so does a line whose file was removed meanwhile (rotated away, or with the folder).
-			const rotated = !kept || (await fs.stat(this.fileOf(generation + 1)).then(() => true, () => false));
-			if (!rotated) return;
+			if (kept && !rotated) return;
 			this.current = Math.max((await this.generations()).at(-1) ?? 0, generation + (kept ? 1 : 0));
 			if (this.current !== generation) closeKept(this.fileOf(generation)); // rotated away: its space is freed once closed
 		}
@@ -125,20 +132,38 @@ export class AheadLog {
 			.sort((a, b) => a - b);
 	}
 
-	/** One write of `bytes` to `file`, then the group's sync (and the folder's, when the file is new); false when the path named another file (removed by a rotation, or with the folder). */
-	private async appendTo(file: string, bytes: Buffer): Promise<boolean> {
+	/**
+	 * One write of `bytes` to the generation's file, then the group's sync (and the folder's, when the file is new);
+	 * `kept`: the path still named the file written once it was synced (false: removed by a rotation, or with the
+	 * folder); `rotated`: a rotation had begun by then. Both are asked once per sync, for all the writes it covers.
+	 */
+	private async appendTo(generation: number, bytes: Buffer): Promise<{ kept: boolean; rotated: boolean }> {
+		const file = this.fileOf(generation);
 		let created = false;
 		if (!this.known.has(file)) created = !(await fs.stat(file).then(() => true, () => false));
-		if (!(await appendToFile(file, bytes, () => this.sync(path.dirname(this.dir), 'folder')))) return false;
-		await this.groupOf(file, 'file').request();
-		if (created) await this.groupOf(this.dir, 'folder').request();
+		const written = await writeKept(file, bytes, () => this.sync(path.dirname(this.dir), 'folder'));
+		const after = await this.groupOf(generation).request();
+		if (!written.isAt(after.file)) {
+			written.forget();
+			return { kept: false, rotated: after.rotated };
+		}
+		if (created) await this.folderSync.request();
 		this.known.add(file);
-		return true;
+		return { kept: true, rotated: after.rotated };
 	}
 
-	private groupOf(target: string, what: 'file' | 'folder'): GroupSync {
-		let group = this.groups.get(target);
-		if (!group) this.groups.set(target, (group = new GroupSync(() => this.sync(target, what))));
+	/** The sync group of a generation: its file synced, then what its path names and whether the next generation exists. */
+	private groupOf(generation: number): GroupSync<AfterSync> {
+		let group = this.groups.get(generation);
+		if (!group) {
+			const file = this.fileOf(generation);
+			group = new GroupSync(async () => {
+				const synced = await unless(this.sync(file, 'file').then(() => true), MISSING, false);
+				const [now, next] = await Promise.all([synced ? fs.stat(file, { bigint: true }).catch(() => undefined) : undefined, fs.stat(this.fileOf(generation + 1)).then(() => true, () => false)]);
+				return { file: now, rotated: next };
+			});
+			this.groups.set(generation, group);
+		}
 		return group;
 	}
 }

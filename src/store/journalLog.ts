@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 
 import { sweepTemporaries, writeAtomic } from '../coordination/atomicFile';
-import { appendToFile, closeKept } from './appendFiles';
+import { appendToFile, closeKept, readToEnd } from './appendFiles';
 import { BucketViews } from './bucketViews';
 import { AheadLog, diskSync, type DiskSync } from './journalAhead';
 import { unless } from './fsErrors';
@@ -160,7 +160,7 @@ export class JournalLog {
 	private async appendToBucket(bucket: string, bytes: Buffer): Promise<void> {
 		const file = this.fileOf(bucket);
 		for (let tries = 1; ; tries++) {
-			if (await this.appendOnce(file, bytes)) return;
+			if (await appendToFile(file, bytes)) return; // false: the file was replaced (compacted) meanwhile
 			if (tries >= APPEND_TRIES) throw Object.assign(new Error(`${file} kept being replaced while appending`), { code: 'EAGAIN' });
 		}
 	}
@@ -200,7 +200,7 @@ export class JournalLog {
 		const handle = await unless(fs.open(file, 'r'), ['ENOENT'], undefined);
 		if (!handle) return { before: 0, after: 0, damaged: 0 };
 		try {
-			const text = await readFrom(handle, 0);
+			const text = (await readToEnd(handle, 0)).toString('utf8');
 			// Up to the last newline: a piece after it is an append in progress, read again below with what follows.
 			const read = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1));
 			const { entries, damaged } = parseBucket(text);
@@ -211,7 +211,7 @@ export class JournalLog {
 			closeKept(file); // the replaced file's handle (its late lines are carried over below, to the new file)
 			// Lines appended to the old file after it was read: their appenders may not notice the rename (it came
 			// after their check), so they are carried over here (a line carried twice is the same line twice).
-			const late = await readFrom(handle, read);
+			const late = (await readToEnd(handle, read)).toString('utf8');
 			for (const entry of parseBucket(late).entries) await this.append(entry);
 			return { before: Buffer.byteLength(text), after: out.length, damaged };
 		} finally {
@@ -222,11 +222,6 @@ export class JournalLog {
 	/** Removes the folder's temp files left by a compaction that was killed (older than `olderThanMs`). */
 	async sweepTemp(now: number, olderThanMs: number): Promise<void> {
 		await sweepTemporaries(this.dir, olderThanMs, now);
-	}
-
-	/** One write of `bytes`; false when the file was replaced (compacted) meanwhile: append again. */
-	private async appendOnce(file: string, bytes: Buffer): Promise<boolean> {
-		return await appendToFile(file, bytes);
 	}
 
 	/**
@@ -244,18 +239,4 @@ export class JournalLog {
 		}
 		return ahead;
 	}
-}
-
-/** The rest of an open file from `offset`, as text. */
-async function readFrom(handle: fs.FileHandle, offset: number): Promise<string> {
-	const chunks: Buffer[] = [];
-	let position = offset;
-	for (;;) {
-		const chunk = Buffer.alloc(64 * 1024);
-		const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
-		if (bytesRead === 0) break;
-		chunks.push(chunk.subarray(0, bytesRead));
-		position += bytesRead;
-	}
-	return Buffer.concat(chunks).toString('utf8');
 }
