@@ -49,8 +49,10 @@ function holder(): { child: ChildProcess; replies: Reply[]; next: (test: (r: Rep
 const claimFile = (dir: string, key: string) => path.join(dir, 'claims', claimFileName(key));
 
 it('one owner per key: a second claimant waits until the first lets go, then holds it (waited)', async () => {
-	const a = new Claims(temp.dir, { timing: FAST });
-	const b = new Claims(temp.dir, { timing: FAST, owner: { ...thisOwner(), token: 'another-claims-instance' } });
+	// A short lapse: its claims are touched (and a removal tried again) every 100 ms; the owner is alive here, so it never lapses.
+	const timing = { ...FAST, fileLapseMs: 400 };
+	const a = new Claims(temp.dir, { timing });
+	const b = new Claims(temp.dir, { timing, owner: { ...thisOwner(), token: 'another-claims-instance' } });
 	const first = await a.acquire('job-key');
 	expect(first).toMatchObject({ waited: false, through: { folder: true, redis: false } });
 	let second: Awaited<ReturnType<Claims['acquire']>> | undefined;
@@ -65,8 +67,10 @@ it('one owner per key: a second claimant waits until the first lets go, then hol
 });
 
 it('a claim whose file could not be removed at release (a read-only moment) is removed on a later heartbeat: the next claimant does not wait for the job timeout', async () => {
-	const a = new Claims(temp.dir, { timing: FAST });
-	const b = new Claims(temp.dir, { timing: FAST, owner: { ...thisOwner(), token: 'another-claims-instance' } });
+	// A short lapse: its claims are touched (and a removal tried again) every 100 ms; the owner is alive here, so it never lapses.
+	const timing = { ...FAST, fileLapseMs: 400 };
+	const a = new Claims(temp.dir, { timing });
+	const b = new Claims(temp.dir, { timing, owner: { ...thisOwner(), token: 'another-claims-instance' } });
 	const first = await a.acquire('job-key');
 	const realUnlink = fsPromises.unlink;
 	let refused = 0;
@@ -235,4 +239,27 @@ it('a claimant whose execution is cancelled while it waits stops waiting (the si
 	await expect(waiting).rejects.toThrow('stopped');
 	await held.release();
 	expect((await claims.acquire('busy')).waited).toBe(false);
+});
+
+it('a held file claim is touched every quarter of its lapse, not at every heartbeat (thirty claims touched at once cost sixty filesystem calls)', async () => {
+	jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+	try {
+		const claims = new Claims(temp.dir, { timing: { ...FAST, fileLapseMs: 4_000 } });
+		const claim = await claims.acquire('touched-key');
+		const file = claimFile(temp.dir, 'touched-key');
+		const old = new Date(Date.now() - 3_600_000);
+		utimesSync(file, old, old);
+		const touched = async () => {
+			// The touch's stat and utimes are real I/O, which fake timers do not drive: yield until they ran (bounded).
+			for (let turn = 0; turn < 500 && (await fsPromises.stat(file)).mtimeMs === old.getTime(); turn++) await new Promise((resolve) => setImmediate(resolve));
+			return (await fsPromises.stat(file)).mtimeMs !== old.getTime();
+		};
+		await jest.advanceTimersByTimeAsync(900); // eighteen heartbeats of 50 ms
+		expect(await touched()).toBe(false);
+		await jest.advanceTimersByTimeAsync(200); // a quarter of the lapse (1 s) has passed
+		expect(await touched()).toBe(true);
+		await claim.release();
+	} finally {
+		jest.useRealTimers();
+	}
 });

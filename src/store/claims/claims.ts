@@ -31,7 +31,7 @@ export const CLAIMS_SUBFOLDER = 'claims';
 
 /** How claims are kept and judged (production values; tests shorten them). */
 export const DEFAULT_CLAIM_TIMING = {
-	/** How often a held claim is renewed: a file claim touched, a Redis claim's lease extended. */
+	/** How often a held Redis claim's lease is extended (a file claim is touched every quarter of `fileLapseMs`). */
 	heartbeatMs: 2_000,
 	/** A file claim not touched for this long, whose owner cannot be seen alive on this machine, has lapsed. */
 	fileLapseMs: 20_000,

@@ -24,6 +24,13 @@ export function claimFileName(key: string): string {
 	return `${SAFE_NAME.test(key) ? key : createHash('sha256').update(key).digest('hex')}.claim`;
 }
 
+/**
+ * How often a held file claim is touched: four times per lapse (5 s in production), never more often than the
+ * heartbeat. Each touch is two filesystem calls per claim; at the heartbeat's 2 s, thirty claims of jobs of about
+ * two seconds were all touched at once, right when their results came in.
+ */
+export const fileTouchMs = (timing: ClaimTiming): number => Math.max(timing.heartbeatMs, timing.fileLapseMs / 4);
+
 export class FileClaims {
 	private readonly held = new Map<string, HeldLock>();
 	private readonly lock: FolderLock;
@@ -39,7 +46,7 @@ export class FileClaims {
 		owner: ClaimOwner = thisOwner(),
 		now: () => number = Date.now,
 	) {
-		this.lock = new FolderLock({ lapseMs: timing.fileLapseMs, touchMs: timing.heartbeatMs, makeFolder: ensureStoreFolder }, owner, now);
+		this.lock = new FolderLock({ lapseMs: timing.fileLapseMs, touchMs: fileTouchMs(timing), makeFolder: ensureStoreFolder }, owner, now);
 	}
 
 	/**
