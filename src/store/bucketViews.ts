@@ -9,10 +9,14 @@
  * to others of the same length without the size changing and within one tick of the file clock, or before the
  * file grew (tampering, not anything the journal's writers do). A paid job reads its key's bucket four times in a
  * few milliseconds, and a bucket holds the journal's history: reading it whole each time parsed every line.
+ * A file a compaction rewrote is read again until the compaction has carried over the lines appended meanwhile
+ * (its `done` mark, compactionMarks.ts; at most COMPACTION_WAIT, for a compactor that died before it).
  */
 import { promises as fs, type BigIntStats } from 'node:fs';
 
+import { backoff } from '../coordination/wakeups';
 import { readKept, readToEnd } from './appendFiles';
+import { isCompactionMark, pendingCompaction } from './compactionMarks';
 import { codeOf } from './fsErrors';
 import { laterEntry, parseBucket, type LogEntry } from './journalLog';
 
@@ -33,6 +37,10 @@ interface Kept {
 	tail: Buffer;
 	latest: Map<string, LogEntry>;
 	damaged: number;
+	/** A compaction that rewrote the file and is still carrying lines over (its `begun` mark read, not its `done`). */
+	compacting?: string;
+	/** A compaction waited for in vain (its compactor died before its `done`): not waited for again. */
+	gaveUp?: string;
 }
 
 const MAX_VIEWS = 64;
@@ -44,18 +52,41 @@ const identityOf = (info: BigIntStats): string => `${info.dev}:${info.ino}:${inf
 const changedOf = (info: BigIntStats): string => `${info.mtimeNs}:${info.ctimeNs}`;
 const unchanged = (kept: Kept, info: BigIntStats): boolean => kept.size === info.size && kept.identity === identityOf(info) && kept.changed === changedOf(info);
 
+/** How long a read waits, at most, for a compaction to carry its lines over (it takes milliseconds), and how often it looks. */
+const COMPACTION_WAIT = { maxMs: 2_000, minPauseMs: 2, maxPauseMs: 50 };
+
 export class BucketViews {
 	private readonly views = new Map<string, Kept>();
 
-	/** The bucket file's view (see the file's comment); an absent file is empty. Rejects with the filesystem's error. */
+	/**
+	 * The bucket file's view (see the file's comment); an absent file is empty. A file a compaction rewrote is read
+	 * again until the compaction's `done` mark is in it (compactionMarks.ts). Rejects with the filesystem's error.
+	 */
 	async read(file: string): Promise<BucketView> {
+		const pause = backoff(COMPACTION_WAIT.minPauseMs, COMPACTION_WAIT.maxPauseMs);
+		for (let waited = 0; ; ) {
+			const view = await this.readOnce(file);
+			if (view === undefined) return EMPTY;
+			if (view.compacting === undefined || view.compacting === view.gaveUp) return view;
+			if (waited >= COMPACTION_WAIT.maxMs) {
+				view.gaveUp = view.compacting;
+				return view;
+			}
+			const ms = pause();
+			await new Promise((resolve) => setTimeout(resolve, ms));
+			waited += ms;
+		}
+	}
+
+	/** One look: the view as the file is now (undefined: there is no file). */
+	private async readOnce(file: string): Promise<Kept | undefined> {
 		const info = await fs.stat(file, { bigint: true }).catch((error: unknown) => {
 			if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return undefined;
 			throw error;
 		});
 		const kept = this.views.get(file);
 		this.views.delete(file);
-		if (!info) return EMPTY;
+		if (!info) return undefined;
 		if (kept && unchanged(kept, info)) return this.keep(file, kept);
 		const grown = kept !== undefined && kept.identity === identityOf(info) && info.size > kept.size;
 		let view = grown ? kept : fresh(info);
@@ -63,17 +94,18 @@ export class BucketViews {
 		// it was cut or changed in place before it grew, and it is read whole.
 		const from = Math.max(0, view.readTo - OVERLAP);
 		let bytes = await this.readFrom(file, info, from);
-		if (bytes === undefined) return EMPTY; // removed meanwhile
+		if (bytes === undefined) return undefined; // removed meanwhile
 		if (bytes.subarray(0, view.readTo - from).equals(view.tail)) bytes = bytes.subarray(view.readTo - from);
 		else {
 			view = fresh(info);
 			bytes = await this.readFrom(file, info, 0);
-			if (bytes === undefined) return EMPTY;
+			if (bytes === undefined) return undefined;
 		}
 		const complete = bytes.lastIndexOf(10) + 1;
 		view.tail = Buffer.concat([view.tail, bytes.subarray(0, complete)]).subarray(-OVERLAP);
 		const { entries, damaged } = parseBucket(bytes.toString('utf8'));
-		for (const entry of entries) view.latest.set(entry.name, laterEntry(view.latest.get(entry.name), entry) as LogEntry);
+		view.compacting = pendingCompaction(entries, view.compacting);
+		for (const entry of entries) if (!isCompactionMark(entry)) view.latest.set(entry.name, laterEntry(view.latest.get(entry.name), entry) as LogEntry);
 		view.damaged += damaged;
 		view.readTo += complete;
 		view.size = info.size;
@@ -85,7 +117,7 @@ export class BucketViews {
 		return (await readKept(file, info, from)) ?? (await readFile(file, info, from));
 	}
 
-	private keep(file: string, view: Kept): BucketView {
+	private keep(file: string, view: Kept): Kept {
 		this.views.set(file, view);
 		for (const oldest of this.views.keys()) {
 			if (this.views.size <= MAX_VIEWS) break;

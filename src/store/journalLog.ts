@@ -8,7 +8,9 @@
  * checksum or JSON is wrong is damaged (counted); the last piece of a file without its newline is an append in
  * progress and is skipped. `compact` rewrites a bucket whole and durably (src/coordination/atomicFile.ts); an
  * append that raced the rename landed in the replaced file, which its appender notices (the bucket is another
- * file now) and appends again, so no line is lost. Knows nothing of records: values are opaque JSON.
+ * file now) and appends again, so no line is lost; the lines appended to the old file after the compaction read
+ * it are carried over to the new one, between its `begun` and `done` marks (compactionMarks.ts: a reader waits for
+ * the `done`, so it never sees a line disappear for a moment). Knows nothing of records: values are opaque JSON.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -18,6 +20,7 @@ import { crc32 } from 'node:zlib';
 import { sweepTemporaries, writeAtomic } from '../coordination/atomicFile';
 import { appendToFile, closeKept, readToEnd } from './appendFiles';
 import { BucketViews } from './bucketViews';
+import { compactionMarks, isCompactionMark } from './compactionMarks';
 import { AheadLog, diskSync, type DiskSync } from './journalAhead';
 import { unless } from './fsErrors';
 
@@ -204,16 +207,25 @@ export class JournalLog {
 			// Up to the last newline: a piece after it is an append in progress, read again below with what follows.
 			const read = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1));
 			const { entries, damaged } = parseBucket(text);
-			const kept = keep([...latestByName(entries).values()]);
-			const out = Buffer.concat(kept.map(encode));
+			const kept = keep([...latestByName(entries.filter((entry) => !isCompactionMark(entry))).values()]);
+			// Readers wait from the `begun` mark to the `done` one: until then the new file lacks the lines carried below.
+			const marks = compactionMarks(Date.now());
+			const out = Buffer.concat([marks.begun, ...kept].map(encode));
 			// It replaces lines that may be durable: on disk before the rename.
 			await writeAtomic(file, out, { durable: true, sync: this.sync });
 			closeKept(file); // the replaced file's handle (its late lines are carried over below, to the new file)
-			// Lines appended to the old file after it was read: their appenders may not notice the rename (it came
-			// after their check), so they are carried over here (a line carried twice is the same line twice).
-			const late = (await readToEnd(handle, read)).toString('utf8');
-			for (const entry of parseBucket(late).entries) await this.append(entry);
-			return { before: Buffer.byteLength(text), after: out.length, damaged };
+			let after = out.length;
+			try {
+				// Lines appended to the old file after it was read: their appenders may not notice the rename (it came
+				// after their check), so they are carried over here (a line carried twice is the same line twice).
+				const late = (await readToEnd(handle, read)).toString('utf8');
+				for (const entry of parseBucket(late).entries) if (!isCompactionMark(entry)) after += await this.append(entry);
+			} finally {
+				const done = encode(marks.done); // to this bucket (a mark's own name would hash to another)
+				await this.appendToBucket(bucket, done);
+				after += done.length;
+			}
+			return { before: Buffer.byteLength(text), after, damaged };
 		} finally {
 			await handle.close();
 		}

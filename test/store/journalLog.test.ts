@@ -3,10 +3,11 @@
  * line is counted (never read as a record), a last line still being written is skipped, and a crash's torn line
  * never glues onto the next append (test/store/journalLogProcesses.integration.test.ts: compaction beside two appending processes).
  */
-import { appendFileSync, readdirSync, readFileSync, readlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, readlinkSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 import * as appendFiles from '../../src/store/appendFiles';
+import { diskSync, type DiskSync } from '../../src/coordination/atomicFile';
 import { bucketOf, JournalLog } from '../../src/store/journalLog';
 import { until } from '../support/until';
 import { useTempDir } from './tempStore';
@@ -59,7 +60,9 @@ describe('JournalLog', () => {
 		const scan = await log.scan(bucket);
 		expect(scan).toMatchObject({ damaged: 0 });
 		expect(scan.entries.filter((e) => e.name === 'key:keep')).toEqual([{ name: 'key:keep', time: 4, value: 4 }]);
-		expect(kept.after).toBeLessThan(kept.before);
+		// The records kept, and the compaction's two marks (compactionMarks.ts), and nothing else; `after` is the file's size.
+		expect(scan.entries.map((e) => e.name).sort()).toEqual(['\u0000compaction', '\u0000compaction', 'key:keep']);
+		expect(kept.after).toBe(statSync(log.fileOf(bucket)).size);
 	});
 
 	it('a durable line reaches the write-ahead file only after its bucket (a reader never takes it for a line the bucket lost)', async () => {
@@ -102,5 +105,36 @@ describe('JournalLog', () => {
 		});
 		expect(deleted).toEqual([]);
 		expect((await log.latest('key:k')).entry?.value).toBe(2);
+	});
+
+	it('a compaction never hides a line for a moment: a reader in another process waits until the lines appended meanwhile are carried over', async () => {
+		const dir = path.join(temp.dir, 'journal');
+		// The compaction's syncs, held one at a time: its new file's data (it has read the old file by then), then the folder (after the rename).
+		const gates: Record<'file' | 'folder', { held?: Promise<void>; release?: () => void; reached: boolean }> = { file: { reached: false }, folder: { reached: false } };
+		const hold = (what: 'file' | 'folder') => void (gates[what].held = new Promise<void>((resolve) => (gates[what].release = resolve)));
+		const sync: DiskSync = async (target, what) => {
+			gates[what].reached = true;
+			await gates[what].held;
+			await diskSync(target, what);
+		};
+		const compactor = new JournalLog(dir, sync);
+		const writer = new JournalLog(dir);
+		const bucket = bucketOf('key:k');
+		await writer.append({ name: 'key:k', time: 1, rev: 1, value: 'submitting' });
+		const before = statSync(writer.fileOf(bucket)).ino;
+		hold('file');
+		hold('folder');
+		const compacting = compactor.compact(bucket, (latest) => latest);
+		await until(() => gates.file.reached, 'the compaction read the bucket and wrote its new file');
+		// Appended after the compaction read the old file, done before the rename: the compaction carries it over.
+		await writer.append({ name: 'key:k', time: 2, rev: 2, value: 'submitted' });
+		gates.file.release!();
+		await until(() => gates.folder.reached && statSync(writer.fileOf(bucket)).ino !== before, 'the new file was renamed over the old one');
+		const reader = new JournalLog(dir); // another process: it reads the new file whole
+		const reading = reader.latest('key:k');
+		gates.folder.release!();
+		expect((await reading).entry).toMatchObject({ rev: 2, value: 'submitted' });
+		await compacting;
+		expect((await new JournalLog(dir).latest('key:k')).entry).toMatchObject({ rev: 2, value: 'submitted' });
 	});
 });
