@@ -9,7 +9,7 @@
  * file replaced or removed meanwhile holds its disk space until its path is appended to again, more than MAX_OPEN
  * files are kept, or its owner closes it (closeKept: the journal's compaction and rotation do).
  */
-import { promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import { codeOf } from './fsErrors';
@@ -53,10 +53,11 @@ export interface WrittenFile {
 
 /**
  * One write of `bytes` to `file`'s kept handle, without asking whether the path still names that file: the caller
- * asks later, once for many writes (the write-ahead file's group commit). Rejects as appendToFile does.
+ * asks later, once for many writes (the write-ahead file's group commit). `create: false`: a missing file is not
+ * made (rejects ENOENT; e.g. a generation of the write-ahead file a rotation removed). Rejects as appendToFile does.
  */
-export async function writeKept(file: string, bytes: Buffer, madeFolder: () => Promise<void> = async () => undefined): Promise<WrittenFile> {
-	const entry = await use(file, madeFolder);
+export async function writeKept(file: string, bytes: Buffer, madeFolder: () => Promise<void> = async () => undefined, create = true): Promise<WrittenFile> {
+	const entry = await use(file, madeFolder, create);
 	try {
 		const { bytesWritten } = await entry.handle.write(bytes);
 		if (bytesWritten !== bytes.length) throw Object.assign(new Error(`short write to ${file} (${bytesWritten} of ${bytes.length} bytes)`), { code: 'ENOSPC' });
@@ -113,7 +114,7 @@ export function closeKept(file: string): void {
 }
 
 /** The kept handle of `file` (opened for appending when there is none, or only a stale one), counted busy. */
-async function use(file: string, madeFolder: () => Promise<void>): Promise<Kept> {
+async function use(file: string, madeFolder: () => Promise<void>, create = true): Promise<Kept> {
 	for (;;) {
 		const entry = kept.get(file);
 		if (entry && !entry.stale) {
@@ -124,7 +125,7 @@ async function use(file: string, madeFolder: () => Promise<void>): Promise<Kept>
 		}
 		let pending = opening.get(file);
 		if (!pending) {
-			pending = open(file, madeFolder).finally(() => opening.delete(file));
+			pending = open(file, madeFolder, create).finally(() => opening.delete(file));
 			opening.set(file, pending);
 			const made = await pending;
 			if (entry) drop(file, entry);
@@ -137,10 +138,10 @@ async function use(file: string, madeFolder: () => Promise<void>): Promise<Kept>
 	}
 }
 
-async function open(file: string, madeFolder: () => Promise<void>): Promise<Kept> {
-	// Read and append: the journal's reader reads what was appended since through it (readKept).
-	const handle = await fs.open(file, 'a+', 0o600).catch(async (error: unknown) => {
-		if (codeOf(error) !== 'ENOENT') throw error;
+/** Opened to read and append (the journal's reader reads what was appended since through it: readKept); made when missing only with `create`. */
+async function open(file: string, madeFolder: () => Promise<void>, create: boolean): Promise<Kept> {
+	const handle = await fs.open(file, create ? 'a+' : fsConstants.O_RDWR | fsConstants.O_APPEND, 0o600).catch(async (error: unknown) => {
+		if (!create || codeOf(error) !== 'ENOENT') throw error;
 		await ensureStoreFolder(path.dirname(file));
 		await madeFolder();
 		return await fs.open(file, 'a+', 0o600);

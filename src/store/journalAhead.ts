@@ -13,7 +13,7 @@ import * as path from 'node:path';
 
 import { diskSync, type DiskSync } from '../coordination/atomicFile';
 import { closeKept, writeKept } from './appendFiles';
-import { unless } from './fsErrors';
+import { codeOf, unless } from './fsErrors';
 import { parseBucket, type LogEntry } from './journalLog';
 
 export { diskSync, type DiskSync } from '../coordination/atomicFile';
@@ -57,8 +57,6 @@ export class AheadLog {
 	private current?: number;
 	private readonly groups = new Map<number, GroupSync<AfterSync>>();
 	private readonly folderSync = new GroupSync(() => this.sync(this.dir, 'folder'));
-	/** Files this process knows exist (a new one gets its folder synced). */
-	private readonly known = new Set<string>();
 
 	constructor(
 		readonly dir: string,
@@ -68,12 +66,18 @@ export class AheadLog {
 	/** Appends `bytes` (whole lines) and resolves once they are on disk. Rejects with the filesystem's error. */
 	async append(bytes: Buffer): Promise<void> {
 		for (;;) {
-			const generation = this.current ?? (this.current = (await this.generations()).at(-1) ?? 0);
-			const { kept, rotated } = await this.appendTo(generation, bytes);
+			this.current ??= await this.newest();
+			// None yet (a new folder, or one deleted): generation 0 is made; an existing generation is never made again.
+			const generation = this.current ?? 0;
+			const written = await this.appendTo(generation, bytes, this.current === undefined);
+			if (written === 'missing') {
+				this.current = await this.newest(); // rotated away (or the folder deleted) since this process last wrote
+				continue;
+			}
 			// A rotation began (it makes the next generation first): the line may not be carried over, so it goes to the
 			// newest generation too; so does a line whose file was removed meanwhile (rotated away, or with the folder).
-			if (kept && !rotated) return;
-			this.current = Math.max((await this.generations()).at(-1) ?? 0, generation + (kept ? 1 : 0));
+			if (written.kept && !written.rotated) return;
+			this.current = Math.max((await this.newest()) ?? 0, generation + (written.kept ? 1 : 0));
 			if (this.current !== generation) closeKept(this.fileOf(generation)); // rotated away: its space is freed once closed
 		}
 	}
@@ -133,23 +137,31 @@ export class AheadLog {
 	}
 
 	/**
-	 * One write of `bytes` to the generation's file, then the group's sync (and the folder's, when the file is new);
-	 * `kept`: the path still named the file written once it was synced (false: removed by a rotation, or with the
-	 * folder); `rotated`: a rotation had begun by then. Both are asked once per sync, for all the writes it covers.
+	 * One write of `bytes` to the generation's file, then the group's sync (and, when `create` made the file, the
+	 * folder's); `kept`: the path still named the file written once it was synced (false: removed by a rotation, or
+	 * with the folder); `rotated`: a rotation had begun by then (both asked once per sync, for all the writes it
+	 * covers). 'missing': the file is gone and was not made (a generation is made only when none exists: one a
+	 * rotation removed, made again, would be a file no rotation folds).
 	 */
-	private async appendTo(generation: number, bytes: Buffer): Promise<{ kept: boolean; rotated: boolean }> {
+	private async appendTo(generation: number, bytes: Buffer, create: boolean): Promise<{ kept: boolean; rotated: boolean } | 'missing'> {
 		const file = this.fileOf(generation);
-		let created = false;
-		if (!this.known.has(file)) created = !(await fs.stat(file).then(() => true, () => false));
-		const written = await writeKept(file, bytes, () => this.sync(path.dirname(this.dir), 'folder'));
+		const written = await writeKept(file, bytes, () => this.sync(path.dirname(this.dir), 'folder'), create).catch((error: unknown) => {
+			if (!create && MISSING.includes(codeOf(error) as string)) return 'missing' as const;
+			throw error;
+		});
+		if (written === 'missing') return written;
 		const after = await this.groupOf(generation).request();
 		if (!written.isAt(after.file)) {
 			written.forget();
 			return { kept: false, rotated: after.rotated };
 		}
-		if (created) await this.folderSync.request();
-		this.known.add(file);
+		if (create) await this.folderSync.request();
 		return { kept: true, rotated: after.rotated };
+	}
+
+	/** The newest generation in the folder, or undefined when there is none. */
+	private async newest(): Promise<number | undefined> {
+		return (await this.generations()).at(-1);
 	}
 
 	/** The sync group of a generation: its file synced, then what its path names and whether the next generation exists. */

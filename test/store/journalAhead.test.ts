@@ -1,14 +1,17 @@
 /**
  * The write-ahead file's group commit (src/store/journalAhead.ts) on real files: whether the path still names the
  * file written and whether a rotation began are asked once per sync, after it, for every write it covers; a write
- * whose generation was rotated away while its sync waited lands in the newest generation, so no synced line is lost.
+ * whose generation was rotated away while its sync waited lands in the newest generation, so no synced line is lost;
+ * a generation a rotation removed is never made again (a file no rotation would fold); one made anew in a deleted
+ * folder has the folder synced.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 
 import { diskSync, type DiskSync } from '../../src/coordination/atomicFile';
+import { closeKept } from '../../src/store/appendFiles';
 import { AheadLog } from '../../src/store/journalAhead';
 import { parseBucket, type LogEntry } from '../../src/store/journalLog';
 import { until } from '../support/until';
@@ -73,4 +76,36 @@ it('a write whose generation is rotated away while its sync is held is appended 
 	expect(folded.sort()).toEqual([...late, 'warm-up']); // written before the rotation read the old generation
 	expect(await namesIn(path.join(dir, 'ahead-1.log'))).toEqual(late); // and, unconfirmed by their sync, written again
 	expect((await log.entries()).map((entry) => entry.name).sort()).toEqual(late);
+});
+
+it('a writer idle through two rotations never makes a rotated-away generation again: its next line goes to the newest one, where the next rotation folds it', async () => {
+	const dir = path.join(temp.dir, 'journal');
+	const writer = new AheadLog(dir);
+	await writer.append(line('early'));
+	closeKept(path.join(dir, 'ahead-0.log')); // its handle closed meanwhile (the process keeps at most 128 open)
+	const pruner = new AheadLog(dir); // another process's prune
+	for (let i = 0; i < 2; i++) await pruner.rotate(async () => undefined);
+	expect(readdirSync(dir)).toEqual(['ahead-2.log']);
+	await writer.append(line('after'));
+	expect(readdirSync(dir)).toEqual(['ahead-2.log']);
+	expect(await namesIn(path.join(dir, 'ahead-2.log'))).toEqual(['after']);
+	const folded: string[] = [];
+	await pruner.rotate(async (entries) => void folded.push(...entries.map((entry) => entry.name)));
+	expect(folded).toEqual(['after']);
+});
+
+it('a write-ahead file made again after its folder was deleted has the folder synced (its name survives a power cut)', async () => {
+	const dir = path.join(temp.dir, 'journal');
+	const syncs: string[] = [];
+	const log = new AheadLog(dir, async (target, what) => {
+		syncs.push(`${what} ${path.relative(temp.dir, target)}`);
+		await diskSync(target, what);
+	});
+	await log.append(line('first'));
+	expect(syncs).toContain('folder journal');
+	rmSync(dir, { recursive: true, force: true });
+	syncs.length = 0;
+	await log.append(line('again'));
+	expect(await namesIn(path.join(dir, 'ahead-0.log'))).toEqual(['again']);
+	expect(syncs).toEqual(expect.arrayContaining(['file journal/ahead-0.log', 'folder journal']));
 });
