@@ -9,8 +9,6 @@
  * completion adds `1 / effective` (one slot per round of completions), up to the configured limit.
  * Knows nothing of FLUX, n8n or Redis.
  */
-import type { RateLimitHint } from './rateLimitHeaders';
-
 export interface AdaptiveLimitOptions {
 	/** The configured limit: `effective` starts here and never grows past it. */
 	limit: number;
@@ -28,15 +26,6 @@ export interface Grant {
 /** How a granted job ended upstream: `ready` (a clean completion), `failed`, or `ended` (unknown). */
 export type GrantOutcome = 'ready' | 'failed' | 'ended';
 
-export type AdaptiveLimitStats = ReturnType<AdaptiveLimit['stats']>;
-
-interface Waiter {
-	resolve: (grant: Grant) => void;
-	reject: (reason: unknown) => void;
-	signal?: AbortSignal;
-	onAbort: () => void;
-}
-
 export const DEFAULT_DECREASE = 0.9;
 
 export class AdaptiveLimit {
@@ -47,15 +36,14 @@ export class AdaptiveLimit {
 	private waveCeiling = 1;
 	/** After a 429: closed until one of our accepted tasks finishes. */
 	private waitingForCompletion = false;
-	private readonly waiters: Waiter[] = [];
+	/** Each hands its job a grant (and stops listening for its abort). */
+	private readonly waiters: Array<(grant: Grant) => void> = [];
 	private rateLimitedCount = 0;
 	private decreases = 0;
-	private readonly decrease: number;
 
 	constructor(private readonly options: AdaptiveLimitOptions) {
 		if (!(options.limit >= 1)) throw new RangeError(`limit must be at least 1 (got ${options.limit})`);
 		this.effective = Math.floor(options.limit);
-		this.decrease = options.decrease ?? DEFAULT_DECREASE;
 	}
 
 	/** Resolves with a grant once the job may submit; rejects with the signal's reason when it aborts first. */
@@ -63,8 +51,16 @@ export class AdaptiveLimit {
 		if (signal?.aborted) return Promise.reject(signal.reason);
 		if (this.waiters.length === 0 && this.isOpen()) return Promise.resolve(this.grant());
 		return new Promise<Grant>((resolve, reject) => {
-			const waiter: Waiter = { resolve, reject, signal, onAbort: () => this.dropWaiter(waiter) };
-			signal?.addEventListener('abort', waiter.onAbort, { once: true });
+			const onAbort = () => {
+				const at = this.waiters.indexOf(waiter);
+				if (at >= 0) this.waiters.splice(at, 1);
+				reject(signal?.reason);
+			};
+			const waiter = (grant: Grant) => {
+				signal?.removeEventListener('abort', onAbort);
+				resolve(grant);
+			};
+			signal?.addEventListener('abort', onAbort, { once: true });
 			this.waiters.push(waiter);
 		});
 	}
@@ -81,13 +77,13 @@ export class AdaptiveLimit {
 	 * True: one of our tasks is active, new grants wait for it to finish (acquire again to wait your turn).
 	 * False: none of ours is active, nothing to wait for: back off by yourself (e.g. Retry-After), then acquire.
 	 */
-	rateLimited(grant: Grant, hint: RateLimitHint = {}): boolean {
+	rateLimited(grant: Grant, statedLimit?: number): boolean {
 		if (grant.done) return false;
 		this.end(grant);
 		this.rateLimitedCount++;
 		// None of ours active: the account is full of other work, our limit is not what to cut.
 		if (this.acceptedCount > 0) {
-			this.cut(grant.epoch, hint);
+			this.cut(grant.epoch, statedLimit);
 			this.waitingForCompletion = true;
 		}
 		this.pump();
@@ -134,12 +130,11 @@ export class AdaptiveLimit {
 	}
 
 	/** Once per wave: cut to our accepted tasks, at most `decrease` × effective; later refusals of the wave may raise it back to what was accepted meanwhile. */
-	private cut(grantEpoch: number, hint: RateLimitHint): void {
-		const stated = hint.limit ?? Number.POSITIVE_INFINITY;
+	private cut(grantEpoch: number, statedLimit = Number.POSITIVE_INFINITY): void {
 		if (grantEpoch === this.epoch) {
 			this.epoch++;
 			this.decreases++;
-			this.waveCeiling = Math.max(1, Math.min(stated, Math.ceil(Math.floor(this.effective) * this.decrease)));
+			this.waveCeiling = Math.max(1, Math.min(statedLimit, Math.ceil(Math.floor(this.effective) * (this.options.decrease ?? DEFAULT_DECREASE))));
 			this.effective = Math.max(1, Math.min(this.waveCeiling, this.acceptedCount));
 		} else if (grantEpoch === this.epoch - 1) {
 			this.effective = Math.max(this.effective, Math.max(1, Math.min(this.waveCeiling, this.acceptedCount)));
@@ -147,16 +142,6 @@ export class AdaptiveLimit {
 	}
 
 	private pump(): void {
-		while (this.waiters.length > 0 && this.isOpen()) {
-			const waiter = this.waiters.shift() as Waiter;
-			waiter.signal?.removeEventListener('abort', waiter.onAbort);
-			waiter.resolve(this.grant());
-		}
-	}
-
-	private dropWaiter(waiter: Waiter): void {
-		const at = this.waiters.indexOf(waiter);
-		if (at >= 0) this.waiters.splice(at, 1);
-		waiter.reject(waiter.signal?.reason);
+		while (this.waiters.length > 0 && this.isOpen()) this.waiters.shift()?.(this.grant());
 	}
 }

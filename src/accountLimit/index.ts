@@ -1,5 +1,4 @@
 /** Account-wide limits: adaptive (AIMD on 429s) in every process, shared across processes through Redis leases. */
-export { type Grant, type GrantOutcome, type AdaptiveLimitOptions, type AdaptiveLimitStats, AdaptiveLimit, DEFAULT_DECREASE } from './adaptiveLimit';
-export { type HeaderBag, type RateLimitHint, MAX_HINT_WAIT_MS, readRateLimitHint } from './rateLimitHeaders';
-export { LIMIT_KEY_PREFIX, LIMIT_REDIS_KEY_PREFIX, limitName } from './limitName';
-export { type AccountLimiterOptions, AccountLimiter, createAccountLimiter } from './accountLimiter';
+export { type Grant, type GrantOutcome, type AdaptiveLimitOptions, AdaptiveLimit, DEFAULT_DECREASE } from './adaptiveLimit';
+export { LIMIT_REDIS_KEY_PREFIX } from './redisLeases';
+export { type HeaderBag, AccountLimiter, createAccountLimiter, limitName, statedLimit } from './accountLimiter';

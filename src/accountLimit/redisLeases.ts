@@ -11,7 +11,11 @@ import { Semaphore } from 'redis-semaphore';
 
 import { holdLease } from '../coordination/heartbeat';
 import type { SharedRedis } from '../redis';
-import { LIMIT_KEY_PREFIX } from './limitName';
+
+/** Prefix of every limit name this package hands to redis-semaphore. */
+export const LIMIT_KEY_PREFIX = 'flux-concurrent:limit:';
+/** The Redis key of a limit: redis-semaphore prefixes its sorted set with `semaphore:`. */
+export const LIMIT_REDIS_KEY_PREFIX = `semaphore:${LIMIT_KEY_PREFIX}`;
 
 export interface LeaseTiming {
 	/** A lease not refreshed for this long lapses (a crashed holder frees its slot after at most this). */
@@ -31,7 +35,7 @@ export interface Lease {
 
 export class RedisLeases {
 	constructor(
-		private readonly redis: SharedRedis,
+		readonly redis: SharedRedis,
 		private readonly timing: LeaseTiming = DEFAULT_LEASE_TIMING,
 		private readonly onLapsed: (why: string) => void = () => undefined,
 	) {}

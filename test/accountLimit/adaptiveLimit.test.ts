@@ -96,7 +96,7 @@ describe('AdaptiveLimit', () => {
 		const limit = new AdaptiveLimit({ limit: 30 });
 		const grants = await take(limit, 30);
 		for (const g of grants.slice(0, 20)) limit.accepted(g);
-		limit.rateLimited(grants[29], { limit: 8 });
+		limit.rateLimited(grants[29], 8);
 		expect(limit.stats().effective).toBe(8);
 	});
 

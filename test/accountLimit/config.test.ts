@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { accountId } from '../../src/account';
-import { limitName, readRateLimitHint } from '../../src/accountLimit';
+import { limitName, statedLimit } from '../../src/accountLimit';
 import { RedisConfigError, readRedisTarget, readSettings, redisAddress } from '../../src/config';
 
 describe('readRedisTarget', () => {
@@ -70,14 +70,13 @@ describe('readRedisTarget: hostile values', () => {
 	});
 });
 
-describe('readRateLimitHint', () => {
-	const now = Date.parse('2026-01-01T00:00:00Z');
-	it('Retry-After in seconds or as a date, X-RateLimit-* counts, reset as a fallback', () => {
-		expect(readRateLimitHint({ 'retry-after': '2', 'x-ratelimit-limit': '24', 'x-ratelimit-remaining': '0' }, now)).toEqual({ retryAfterMs: 2000, limit: 24, remaining: 0 });
-		expect(readRateLimitHint({ 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' }, now)).toEqual({ retryAfterMs: 5000 });
-		expect(readRateLimitHint({ 'x-ratelimit-reset': String(now / 1000 + 3) }, now)).toEqual({ retryAfterMs: 3000 });
-		expect(readRateLimitHint({ 'retry-after': 'soon', 'x-ratelimit-limit': '-1' }, now)).toEqual({});
-		expect(readRateLimitHint({ 'retry-after': '999999' }, now).retryAfterMs).toBe(60_000);
+describe('statedLimit', () => {
+	it('reads X-RateLimit-Limit, ignoring what does not parse', () => {
+		expect(statedLimit({ 'retry-after': '2', 'x-ratelimit-limit': '24', 'x-ratelimit-remaining': '0' })).toBe(24);
+		expect(statedLimit({ 'x-ratelimit-limit': [' 12 ', '30'] })).toBe(12);
+		expect(statedLimit({ 'x-ratelimit-limit': '-1' })).toBeUndefined();
+		expect(statedLimit({ 'x-ratelimit-limit': '0' })).toBeUndefined();
+		expect(statedLimit({ 'retry-after': 'soon' })).toBeUndefined();
 	});
 });
 
