@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/accountLimit knows nothing of n8n nodes: an abort's reason goes back to the FLUX job, whose caller turns it into a node error. */
 /**
  * Leases of a limit shared through Redis: redis-semaphore's `Semaphore` (a sorted set per limit, one member per
  * holder scored by its last refresh; an atomic Lua script admits while fewer than `limit` members are younger than
@@ -50,13 +49,9 @@ export class RedisLeases {
 			retryInterval: this.timing.retryIntervalMs,
 			acquireTimeout: Number.POSITIVE_INFINITY,
 		});
-		let acquired;
-		try {
-			acquired = await this.redis.run(async () => await semaphore.acquire(signal));
-		} catch (error) {
-			if (signal?.aborted) throw signal.reason;
-			throw error;
-		}
+		const acquired = await this.redis.run(async () => await semaphore.acquire(signal)).catch((error: unknown) => {
+			throw signal?.aborted ? signal.reason : error;
+		});
 		if (!acquired.ok) {
 			if (signal?.aborted) throw signal.reason;
 			return undefined; // Redis failed while waiting: the caller goes on per process

@@ -3,6 +3,6 @@
  * gone, silent or refusing the credentials (see sharedRedis.ts). Used by the account limit, the journal's mirror,
  * the claims and the spend ledger.
  */
-export { type RedisResult, type SharedRedisOptions, CONNECT_WAIT_MS, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_PROBE_EVERY_MS, RECENT_OUTAGE_MS, SharedRedis } from './sharedRedis';
+export { type RedisResult, type SharedRedisOptions, SharedRedis } from './sharedRedis';
 export { processRedis, redisWarnings } from './processRedis';
-export { RestartWatch, type ServerInfoRedis } from './serverRestart';
+export { RestartWatch } from './serverRestart';

@@ -4,18 +4,13 @@
  * that never reached the old server), a server up for less than the grace its users give a restart. INFO server
  * is read through the connection's `run` (one bounded command); a server that does not answer says nothing.
  */
-import type { Redis } from 'ioredis';
-
-/** What the watch needs of the connection: one bounded command (SharedRedis.run). */
-export interface ServerInfoRedis {
-	run<T>(command: (client: Redis) => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }>;
-}
+import type { SharedRedis } from './sharedRedis';
 
 export class RestartWatch {
 	private runId?: string;
 
 	constructor(
-		private readonly redis: ServerInfoRedis,
+		private readonly redis: Pick<SharedRedis, 'run'>,
 		/** A server up for less than this at the first look counts as just restarted. */
 		private readonly graceMs: number,
 		private readonly now: () => number = Date.now,

@@ -17,11 +17,11 @@ import { redisAddress, type RedisTarget } from '../config';
 import { holdLease } from '../coordination/heartbeat';
 
 /** Deadline of every command (ms). */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
 /** How often Redis is probed while it is not usable (ms). */
-export const DEFAULT_PROBE_EVERY_MS = 1000;
+const DEFAULT_PROBE_EVERY_MS = 1000;
 /** How long a first connection may take before callers stop waiting for it (ms). */
-export const CONNECT_WAIT_MS = 2000;
+const CONNECT_WAIT_MS = 2000;
 /**
  * How long `close()` lets a socket end before destroying it (ms). ioredis arms this ref'd timer even for a
  * socket already closed (Redis gone): its 2 s default kept a closing process (and jest) alive for 2 s.
@@ -29,12 +29,10 @@ export const CONNECT_WAIT_MS = 2000;
 const DISCONNECT_TIMEOUT_MS = 100;
 /** Longest pause between reconnection attempts (ms). */
 const MAX_RECONNECT_DELAY_MS = 1000;
-/** ioredis's message for a command that got no reply within `commandTimeout`. */
-const TIMED_OUT = 'Command timed out';
 const CONNECTION_MESSAGES = [/connection is closed/i, /stream isn't writeable/i, /max retries per request/i];
 const CREDENTIAL_REPLIES = /^(NOAUTH|WRONGPASS)\b|invalid password|invalid username-password/i;
 /** How long after Redis returned its absence is still reported. */
-export const RECENT_OUTAGE_MS = 10 * 60_000;
+const RECENT_OUTAGE_MS = 10 * 60_000;
 
 /** Why Redis is not used: gone, connected but silent past the deadline, or refusing the credentials. */
 interface RedisProblem {
@@ -68,8 +66,7 @@ export class SharedRedis {
 	readonly where: string;
 	/** Set during an outage; the last one and when it ended, for the report's "recent outage" warning. */
 	private problem?: RedisProblem;
-	private lastProblem?: RedisProblem;
-	private lastOutageEnd?: number;
+	private lastOutage?: { problem: RedisProblem; endedAt: number };
 	private readonly commandTimeoutMs: number;
 	private readonly createdAt = Date.now();
 	private readonly upListeners: Array<() => void> = [];
@@ -154,8 +151,9 @@ export class SharedRedis {
 	/** The report's warnings: one while Redis is not usable, or shortly after it came back. */
 	warnings(): string[] {
 		if (this.problem !== undefined) return [this.message(this.problem)];
-		if (this.lastProblem !== undefined && this.lastOutageEnd !== undefined && (this.options.now ?? Date.now)() - this.lastOutageEnd < RECENT_OUTAGE_MS) {
-			const why = this.lastProblem.kind === 'credentials' ? 'it refused the credentials' : this.lastProblem.detail;
+		const last = this.lastOutage;
+		if (last !== undefined && (this.options.now ?? Date.now)() - last.endedAt < RECENT_OUTAGE_MS) {
+			const why = last.problem.kind === 'credentials' ? 'it refused the credentials' : last.problem.detail;
 			return [`Redis at ${this.where} was unreachable for a while (${why}): jobs meanwhile ran on per-process limits; it is back and the limit is shared again.`];
 		}
 		return [];
@@ -184,7 +182,6 @@ export class SharedRedis {
 		if (this.closing) return;
 		if (this.problem === undefined) {
 			this.problem = problem;
-			this.lastProblem = problem;
 			this.options.warn?.(this.message(problem));
 		}
 		this.startProbe();
@@ -194,8 +191,8 @@ export class SharedRedis {
 		this.wasReady = true;
 		this.endProbe();
 		if (this.problem === undefined) return;
+		this.lastOutage = { problem: this.problem, endedAt: (this.options.now ?? Date.now)() };
 		this.problem = undefined;
-		this.lastOutageEnd = (this.options.now ?? Date.now)();
 		this.options.info?.(`Redis at ${this.where} answers again: the account-wide limit and the journal are shared across processes again.`);
 		for (const listener of this.upListeners) listener();
 	}
@@ -208,21 +205,19 @@ export class SharedRedis {
 		return `Redis at ${this.where} ${state} (${problem.detail}): ${FALLBACK} until it answers again; nothing is lost or paid twice.`;
 	}
 
+	/** A bounded PING on the open connection (a lost socket is ioredis's to reconnect: its `ready` ends the outage). */
 	private startProbe(): void {
 		if (this.stopProbe !== undefined || this.closing) return;
-		this.stopProbe = holdLease(async () => await this.probeOnce(), this.options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS);
+		const probe = async () => {
+			if (this.closing || this.client.status !== 'ready') return;
+			await this.client.ping().then(() => this.answered(), () => undefined); // still silent or gone: the next probe tries again
+		};
+		this.stopProbe = holdLease(probe, this.options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS);
 	}
 
 	private endProbe(): void {
 		this.stopProbe?.();
 		this.stopProbe = undefined;
-	}
-
-	/** A bounded PING on the open connection (a lost socket is ioredis's to reconnect: its `ready` ends the outage). */
-	private async probeOnce(): Promise<void> {
-		if (this.closing || this.client.status !== 'ready') return;
-		// Still silent or gone: the next probe tries again.
-		await this.client.ping().then(() => this.answered(), () => undefined);
 	}
 }
 
@@ -236,7 +231,7 @@ function classifyRedisError(error: unknown): 'unreachable' | 'stalled' | 'creden
 	if (typeof error !== 'object' || error === null) return 'other';
 	const { name, message, code } = error as { name?: unknown; message?: unknown; code?: unknown };
 	if (typeof message !== 'string') return 'other';
-	if (message === TIMED_OUT) return 'stalled';
+	if (message === 'Command timed out') return 'stalled'; // ioredis's message: no reply within `commandTimeout`
 	if (name === 'ReplyError') return CREDENTIAL_REPLIES.test(message) ? 'credentials' : 'reply';
 	if (name === 'MaxRetriesPerRequestError') return 'unreachable';
 	if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return 'unreachable';
@@ -245,8 +240,7 @@ function classifyRedisError(error: unknown): 'unreachable' | 'stalled' | 'creden
 
 /** An ioredis error's code or message, without anything that could carry a password. */
 function safeReason(error: unknown): string {
-	const code = (error as { code?: unknown }).code;
+	const { code, message } = error as { code?: unknown; message?: unknown };
 	if (typeof code === 'string') return code;
-	const message = typeof (error as { message?: unknown })?.message === 'string' ? (error as { message: string }).message : String(error);
-	return message.replace(/\/\/[^@\s]*@/g, '//***@').slice(0, 200);
+	return (typeof message === 'string' ? message : String(error)).replace(/\/\/[^@\s]*@/g, '//***@').slice(0, 200);
 }
