@@ -12,7 +12,7 @@
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
-import { codeOf } from './fsErrors';
+import { codeOf, unless } from './fsErrors';
 import { ensureStoreFolder } from './storeFolder';
 
 interface Kept {
@@ -76,12 +76,12 @@ export async function writeKept(file: string, bytes: Buffer, madeFolder: () => P
  * and inode, as a stat of the path just found them, with the size it found: the read is sized for it); undefined
  * when no handle of that file is kept.
  */
-export async function readKept(file: string, id: { dev: bigint; ino: bigint; size?: bigint }, offset: number): Promise<Buffer | undefined> {
+export async function readKept(file: string, id: { dev: bigint; ino: bigint; size: bigint }, offset: number): Promise<Buffer | undefined> {
 	const entry = kept.get(file);
 	if (!entry || entry.stale || entry.dev !== id.dev || entry.ino !== id.ino) return undefined;
 	entry.busy += 1;
 	try {
-		return await readToEnd(entry.handle, offset, id.size === undefined ? undefined : Number(id.size) - offset);
+		return await readToEnd(entry.handle, offset, Number(id.size) - offset);
 	} finally {
 		entry.busy -= 1;
 		if (entry.stale) drop(file, entry);
@@ -104,6 +104,17 @@ export async function readToEnd(handle: fs.FileHandle, offset: number, expected 
 		chunks.push(chunk.subarray(0, bytesRead));
 		position += bytesRead;
 		if (bytesRead < chunk.length) return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks); // a regular file reads short only at its end
+	}
+}
+
+/** The bytes of `file` from `offset` to its end (`expected`: as readToEnd's), opened for this read; undefined when the open fails with one of `missing`. */
+export async function readFile(file: string, offset = 0, expected?: number, missing: readonly string[] = ['ENOENT']): Promise<Buffer | undefined> {
+	const handle = await unless(fs.open(file, 'r'), missing, undefined);
+	if (!handle) return undefined;
+	try {
+		return await readToEnd(handle, offset, expected);
+	} finally {
+		await handle.close();
 	}
 }
 

@@ -15,7 +15,7 @@
 import { promises as fs, type BigIntStats } from 'node:fs';
 
 import { backoff } from '../coordination/wakeups';
-import { readKept, readToEnd } from './appendFiles';
+import { readFile, readKept } from './appendFiles';
 import { isCompactionMark, pendingCompaction } from './compactionMarks';
 import { codeOf } from './fsErrors';
 import { laterEntry, parseBucket, type LogEntry } from './journalLog';
@@ -93,12 +93,13 @@ export class BucketViews {
 		// A grown file is read from a little before where the last reading stopped: bytes there that changed mean
 		// it was cut or changed in place before it grew, and it is read whole.
 		const from = Math.max(0, view.readTo - OVERLAP);
-		let bytes = await this.readFrom(file, info, from);
+		const readFrom = async (offset: number) => (await readKept(file, info, offset)) ?? (await readFile(file, offset, Number(info.size) - offset));
+		let bytes = await readFrom(from);
 		if (bytes === undefined) return undefined; // removed meanwhile
 		if (bytes.subarray(0, view.readTo - from).equals(view.tail)) bytes = bytes.subarray(view.readTo - from);
 		else {
 			view = fresh(info);
-			bytes = await this.readFrom(file, info, 0);
+			bytes = await readFrom(0);
 			if (bytes === undefined) return undefined;
 		}
 		const complete = bytes.lastIndexOf(10) + 1;
@@ -113,10 +114,6 @@ export class BucketViews {
 		return this.keep(file, view);
 	}
 
-	private async readFrom(file: string, info: BigIntStats, from: number): Promise<Buffer | undefined> {
-		return (await readKept(file, info, from)) ?? (await readFile(file, info, from));
-	}
-
 	private keep(file: string, view: Kept): Kept {
 		this.views.set(file, view);
 		for (const oldest of this.views.keys()) {
@@ -124,19 +121,5 @@ export class BucketViews {
 			this.views.delete(oldest);
 		}
 		return view;
-	}
-}
-
-/** The bytes of `file` from `offset` to its end (`info`: its stat), or undefined when it is gone. */
-async function readFile(file: string, info: BigIntStats, offset: number): Promise<Buffer | undefined> {
-	const handle = await fs.open(file, 'r').catch((error: unknown) => {
-		if (codeOf(error) === 'ENOENT') return undefined;
-		throw error;
-	});
-	if (!handle) return undefined;
-	try {
-		return await readToEnd(handle, offset, Number(info.size) - offset);
-	} finally {
-		await handle.close();
 	}
 }

@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { z } from 'zod';
 
+import { sweepTemporaries } from '../coordination/atomicFile';
 import { ReplayQueue } from '../coordination/replayQueue';
 import { redact } from '../redact';
 import { logWarning } from '../logger';
@@ -231,7 +232,7 @@ export class JobJournal {
 				if (result.damaged > 0) this.noteDamaged(this.log.fileOf(bucket), result.damaged, true);
 				this.compacted.set(bucket, { bytes: result.after, oldest });
 			}
-			await this.log.sweepTemp(now, TEMP_KEPT_MS);
+			await sweepTemporaries(this.cacheDir, TEMP_KEPT_MS, now); // a killed compaction's temp files
 			return removed;
 		} catch (error) {
 			if (codeOf(error) === 'ENOENT') return 0;

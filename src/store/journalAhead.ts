@@ -12,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import { diskSync, type DiskSync } from '../coordination/atomicFile';
-import { closeKept, writeKept } from './appendFiles';
+import { closeKept, readFile, writeKept } from './appendFiles';
 import { codeOf, unless } from './fsErrors';
 import { parseBucket, type LogEntry } from './journalLog';
 
@@ -180,4 +180,4 @@ export class AheadLog {
 	}
 }
 
-const readBytes = (file: string): Promise<Buffer> => unless(fs.readFile(file), ['ENOENT'], Buffer.alloc(0));
+const readBytes = async (file: string): Promise<Buffer> => (await readFile(file)) ?? Buffer.alloc(0);

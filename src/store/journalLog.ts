@@ -17,8 +17,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 
-import { sweepTemporaries, writeAtomic } from '../coordination/atomicFile';
-import { appendToFile, closeKept, readToEnd } from './appendFiles';
+import { writeAtomic } from '../coordination/atomicFile';
+import { appendToFile, closeKept, readFile, readToEnd } from './appendFiles';
 import { BucketViews } from './bucketViews';
 import { compactionMarks, isCompactionMark } from './compactionMarks';
 import { AheadLog, diskSync, type DiskSync } from './journalAhead';
@@ -44,13 +44,6 @@ export function laterEntry(a: LogEntry | undefined, b: LogEntry | undefined): Lo
 	return compareEntries(b, a) >= 0 ? b : a;
 }
 
-/** What one bucket holds: its entries in file order, how many lines were damaged, its size in bytes. */
-export interface BucketScan {
-	entries: LogEntry[];
-	damaged: number;
-	bytes: number;
-}
-
 /** A bucket's name for an entry name: 2 hex characters. */
 export function bucketOf(name: string): string {
 	return createHash('sha256').update(name).digest('hex').slice(0, 2);
@@ -62,17 +55,16 @@ const BUCKET_FILE = /^[0-9a-f]{2}\.log$/;
 const APPEND_TRIES = 4;
 const MISSING = ['ENOENT', 'ENOTDIR'];
 
+const checksum = (json: string): string => (crc32(json) >>> 0).toString(16).padStart(8, '0');
+
 function encode(entry: LogEntry): Buffer {
 	const json = JSON.stringify({ n: entry.name, t: entry.time, r: entry.rev, v: entry.value });
-	const sum = (crc32(json) >>> 0).toString(16).padStart(8, '0');
-	return Buffer.from(`\n${sum} ${json}\n`, 'utf8');
+	return Buffer.from(`\n${checksum(json)} ${json}\n`, 'utf8');
 }
 
 function decode(line: string): LogEntry | undefined {
-	const space = line.indexOf(' ');
-	if (space !== 8) return undefined;
 	const json = line.slice(9);
-	if ((crc32(json) >>> 0).toString(16).padStart(8, '0') !== line.slice(0, 8)) return undefined;
+	if (line.indexOf(' ') !== 8 || checksum(json) !== line.slice(0, 8)) return undefined;
 	try {
 		const { n, t, r, v } = JSON.parse(json) as { n?: unknown; t?: unknown; r?: unknown; v?: unknown };
 		if (typeof n !== 'string' || typeof t !== 'number' || !Number.isFinite(t)) return undefined;
@@ -95,6 +87,25 @@ export function parseBucket(text: string): { entries: LogEntry[]; damaged: numbe
 		else damaged += 1;
 	}
 	return { entries, damaged };
+}
+
+/**
+ * An entry kept outside the logs, as JSON `{ time, rev, <valueField>: value }` (the Redis mirror calls the value
+ * `metadata`, the spare folder `value`), and back (undefined for anything that is not one).
+ */
+export function storedEntryText(entry: LogEntry, valueField: 'value' | 'metadata'): string {
+	return JSON.stringify({ time: entry.time, rev: entry.rev, [valueField]: entry.value });
+}
+
+export function parseStoredEntry(name: string, text: string | undefined, valueField: 'value' | 'metadata'): LogEntry | undefined {
+	if (text === undefined) return undefined;
+	try {
+		const { time, rev, [valueField]: value } = JSON.parse(text) as Record<string, unknown>;
+		if (typeof time !== 'number') return undefined;
+		return typeof rev === 'number' ? { name, time, rev, value } : { name, time, value };
+	} catch {
+		return undefined;
+	}
 }
 
 /** The latest entry of each name (compareEntries; a tie: the later one), in first-seen order. */
@@ -186,10 +197,9 @@ export class JournalLog {
 		return found;
 	}
 
-	/** One bucket's entries (file order), damaged lines and size. */
-	async scan(bucket: string): Promise<BucketScan> {
-		const text = await unless(fs.readFile(this.fileOf(bucket), 'utf8'), MISSING, '');
-		return { ...parseBucket(text), bytes: Buffer.byteLength(text) };
+	/** One bucket's entries (file order) and damaged lines. */
+	async scan(bucket: string): Promise<{ entries: LogEntry[]; damaged: number }> {
+		return parseBucket((await readFile(this.fileOf(bucket), 0, undefined, MISSING))?.toString('utf8') ?? '');
 	}
 
 	/**
@@ -229,11 +239,6 @@ export class JournalLog {
 		} finally {
 			await handle.close();
 		}
-	}
-
-	/** Removes the folder's temp files left by a compaction that was killed (older than `olderThanMs`). */
-	async sweepTemp(now: number, olderThanMs: number): Promise<void> {
-		await sweepTemporaries(this.dir, olderThanMs, now);
 	}
 
 	/**
