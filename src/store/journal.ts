@@ -141,8 +141,7 @@ export class JobJournal {
 		// The record and the job's link together (they sit in different logs, and share one sync): on the way to the POST.
 		// Durable: lost in a power cut, a re-run would find the key as it was before and pay again. The later states
 		// are not: losing one leaves an earlier state (`submitting`: maybe paid, `submitted`: re-attached), never a resend.
-		const durable = { durable: true };
-		return await this.appendRecord(record, durable, [this.entryOf(JOB_PREFIX + jobId, { jobKey: key })]);
+		return await this.appendRecord(record, { durable: true }, [this.entryOf(JOB_PREFIX + jobId, { jobKey: key })]);
 	}
 
 	/** Links another pool job id to `key` (a job served from the store, re-attached, or sharing a flight). */
@@ -198,7 +197,7 @@ export class JobJournal {
 	/** The journal's bytes on disk (its logs). */
 	async bytes(): Promise<number> {
 		try {
-			return (await this.log.buckets()).reduce((sum, bucket) => sum + bucket.bytes, await this.log.aheadBytes());
+			return (await this.log.buckets()).reduce((sum, bucket) => sum + bucket.bytes, await this.log.ahead.bytes());
 		} catch {
 			return 0;
 		}
@@ -290,10 +289,6 @@ export class JobJournal {
 		return { name, time: this.now(), rev, value };
 	}
 
-	private seen(entry: LogEntry | undefined): void {
-		if (entry && (entry.rev ?? 0) > (this.revisions.get(entry.name) ?? 0)) this.revisions.set(entry.name, entry.rev ?? 0);
-	}
-
 	/** Writes `entries` (one durable sync for all of them); false on failure (then each is in the spare folder). */
 	private async write(all: readonly LogEntry[], options: { durable?: boolean } = {}): Promise<boolean> {
 		try {
@@ -323,10 +318,11 @@ export class JobJournal {
 			this.options.mirror?.get(name).catch(() => undefined),
 			this.options.spare?.get(name).catch(() => undefined),
 		]);
-		for (const entry of [local.entry, mirrored, spare]) this.seen(entry);
+		for (const entry of [local.entry, mirrored, spare]) {
+			if (entry && (entry.rev ?? 0) > (this.revisions.get(entry.name) ?? 0)) this.revisions.set(entry.name, entry.rev ?? 0); // the highest seen
+		}
 		const newer = [mirrored, spare].reduce<LogEntry | undefined>((best, entry) => laterEntry(entry, best), local.entry);
-		const live = newer && !this.isExpired(newer.time) ? newer.value : undefined;
-		return { value: live, damaged: local.damaged };
+		return { value: newer && !this.isExpired(newer.time) ? newer.value : undefined, damaged: local.damaged };
 	}
 
 	private async readLocal(name: string): Promise<{ entry?: LogEntry; damaged: boolean }> {
@@ -356,13 +352,11 @@ export class JobJournal {
 
 	/** Once per process: notice a lost journal, move a cacache journal of an earlier version into the logs. */
 	private ready(): Promise<void> {
-		this.opened ??= this.open();
+		this.opened ??= (async () => {
+			await this.checkMarkers().catch(() => undefined);
+			await this.moveLegacyJournal().catch((error: unknown) => this.faults.fault(describeStoreError('reading the journal of an earlier version', this.rootDir, error)));
+		})();
 		return this.opened;
-	}
-
-	private async open(): Promise<void> {
-		await this.checkMarkers().catch(() => undefined);
-		await this.moveLegacyJournal().catch((error: unknown) => this.faults.fault(describeStoreError('reading the journal of an earlier version', this.rootDir, error)));
 	}
 
 	/** The store folder says it had a journal, but the journal folder does not have it: it was lost (deleted). */

@@ -151,12 +151,10 @@ export class AheadLog {
 		});
 		if (written === 'missing') return written;
 		const after = await this.groupOf(generation).request();
-		if (!written.isAt(after.file)) {
-			written.forget();
-			return { kept: false, rotated: after.rotated };
-		}
-		if (create) await this.folderSync.request();
-		return { kept: true, rotated: after.rotated };
+		const kept = written.isAt(after.file);
+		if (!kept) written.forget();
+		else if (create) await this.folderSync.request();
+		return { kept, rotated: after.rotated };
 	}
 
 	/** The newest generation in the folder, or undefined when there is none. */

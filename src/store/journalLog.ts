@@ -49,7 +49,6 @@ export function bucketOf(name: string): string {
 	return createHash('sha256').update(name).digest('hex').slice(0, 2);
 }
 
-const FILE_SUFFIX = '.log';
 const BUCKET_FILE = /^[0-9a-f]{2}\.log$/;
 /** An append that keeps landing in a replaced file (a compaction each time) gives up after this many tries. */
 const APPEND_TRIES = 4;
@@ -116,7 +115,8 @@ export function latestByName(entries: readonly LogEntry[]): Map<string, LogEntry
 }
 
 export class JournalLog {
-	private readonly ahead: AheadLog;
+	/** The write-ahead file of the durable appends. */
+	readonly ahead: AheadLog;
 	/** What was last read of each bucket (latest reads only the lines appended since). */
 	private readonly views = new BucketViews();
 	/** The write-ahead file's entries the buckets did not have when this log was first read (a power cut cut them). */
@@ -131,7 +131,7 @@ export class JournalLog {
 
 	/** The file of a bucket. */
 	fileOf(bucket: string): string {
-		return path.join(this.dir, bucket + FILE_SUFFIX);
+		return path.join(this.dir, `${bucket}.log`);
 	}
 
 	/**
@@ -151,11 +151,6 @@ export class JournalLog {
 		// After the buckets: a line a reader finds in the write-ahead file and not in its bucket was lost there (readAhead).
 		await this.ahead.append(Buffer.concat(lines));
 		return 2 * bytes;
-	}
-
-	/** The write-ahead file's bytes. */
-	aheadBytes(): Promise<number> {
-		return this.ahead.bytes();
 	}
 
 	/** Folds the write-ahead file into the buckets (synced) and starts it anew (the store's prune, under its lock). */
