@@ -43,20 +43,14 @@ export async function appendToFile(file: string, bytes: Buffer, madeFolder: () =
 	return false;
 }
 
-/** Which file a write of `writeKept` went to. */
-export interface WrittenFile {
-	/** Whether `info` (a later stat of the path) is that file. */
-	isAt(info: { dev: bigint; ino: bigint } | undefined): boolean;
-	/** The path names another file now: no more appends through that handle (closed once idle). */
-	forget(): void;
-}
-
 /**
  * One write of `bytes` to `file`'s kept handle, without asking whether the path still names that file: the caller
- * asks later, once for many writes (the write-ahead file's group commit). `create: false`: a missing file is not
- * made (rejects ENOENT; e.g. a generation of the write-ahead file a rotation removed). Rejects as appendToFile does.
+ * asks later, once for many writes (the write-ahead file's group commit): `isAt(info)`, whether `info` (a later stat
+ * of the path) is the file written; if not, `forget()`: no more appends through that handle (closed once idle).
+ * `create: false`: a missing file is not made (rejects ENOENT; e.g. a generation of the write-ahead file a rotation
+ * removed). Rejects as appendToFile does.
  */
-export async function writeKept(file: string, bytes: Buffer, madeFolder: () => Promise<void> = async () => undefined, create = true): Promise<WrittenFile> {
+export async function writeKept(file: string, bytes: Buffer, madeFolder: () => Promise<void> = async () => undefined, create = true): Promise<{ isAt(info: { dev: bigint; ino: bigint } | undefined): boolean; forget(): void }> {
 	const entry = await use(file, madeFolder, create);
 	try {
 		const { bytesWritten } = await entry.handle.write(bytes);
@@ -142,7 +136,11 @@ async function use(file: string, madeFolder: () => Promise<void>, create = true)
 			if (entry) drop(file, entry);
 			kept.set(file, made);
 			made.busy += 1;
-			evict();
+			// The least recently used beyond MAX_OPEN are closed (one still in use: after its last append).
+			for (const [oldest, old] of kept) {
+				if (kept.size <= MAX_OPEN) break;
+				drop(oldest, old);
+			}
 			return made;
 		}
 		await pending.catch(() => undefined); // another caller opens it: use that one
@@ -169,12 +167,4 @@ function drop(file: string, entry: Kept): void {
 	entry.stale = true;
 	if (kept.get(file) === entry) kept.delete(file);
 	if (entry.busy === 0) void entry.handle.close().catch(() => undefined);
-}
-
-/** Closes the least recently used handles beyond MAX_OPEN (one still in use: after its last append). */
-function evict(): void {
-	for (const [file, entry] of kept) {
-		if (kept.size <= MAX_OPEN) return;
-		drop(file, entry);
-	}
 }

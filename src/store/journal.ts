@@ -122,11 +122,9 @@ export class JobJournal {
 		this.faults = options.faults ?? new StoreFaults(logWarning);
 		this.replays = options.replays ?? new ReplayQueue();
 		const mirror = options.mirror;
-		if (mirror) {
-			this.replays.onReturn(() => {
-				for (const entry of this.unfinished.values()) if (!this.replays.has(`journal:${entry.name}`)) this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
-			});
-		}
+		if (mirror) this.replays.onReturn(() => {
+			for (const entry of this.unfinished.values()) if (!this.replays.has(`journal:${entry.name}`)) this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
+		});
 	}
 
 	health(): StoreHealth {
@@ -186,9 +184,8 @@ export class JobJournal {
 	}
 
 	/**
-	 * Replays now what the replay queue replays each time Redis answers again: entries written while it was away (a
-	 * waiting claimant elsewhere must not read a stale `submitting`), and this process's unfinished jobs (Redis
-	 * restarted empty).
+	 * Replays now what is replayed each time Redis answers again: entries written while it was away (a waiting
+	 * claimant elsewhere must not read a stale `submitting`), this process's unfinished jobs (Redis restarted empty).
 	 */
 	async remirror(): Promise<void> {
 		await this.replays.replay();
@@ -396,11 +393,5 @@ export class JobJournal {
 	}
 }
 
-async function readId(file: string): Promise<string | undefined> {
-	try {
-		const text = (await fs.readFile(file, 'utf8')).trim();
-		return text === '' ? undefined : text;
-	} catch {
-		return undefined;
-	}
-}
+/** A marker's id; undefined when it is missing, unreadable or empty. */
+const readId = async (file: string): Promise<string | undefined> => (await fs.readFile(file, 'utf8').catch(() => '')).trim() || undefined;

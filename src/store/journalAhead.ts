@@ -46,16 +46,11 @@ class GroupSync<T> {
 	}
 }
 
-/** After a generation's sync: the file its path names, and whether a rotation began (the next generation exists). */
-interface AfterSync {
-	file?: { dev: bigint; ino: bigint };
-	rotated: boolean;
-}
-
 export class AheadLog {
 	/** The generation this process appends to (the newest it has seen). */
 	private current?: number;
-	private readonly groups = new Map<number, GroupSync<AfterSync>>();
+	/** Per generation, its syncs: then the file its path names, and whether a rotation began (the next generation exists). */
+	private readonly groups = new Map<number, GroupSync<{ file?: { dev: bigint; ino: bigint }; rotated: boolean }>>();
 	private readonly folderSync = new GroupSync(() => this.sync(this.dir, 'folder'));
 
 	constructor(
@@ -163,7 +158,7 @@ export class AheadLog {
 	}
 
 	/** The sync group of a generation: its file synced, then what its path names and whether the next generation exists. */
-	private groupOf(generation: number): GroupSync<AfterSync> {
+	private groupOf(generation: number) {
 		let group = this.groups.get(generation);
 		if (!group) {
 			const file = this.fileOf(generation);

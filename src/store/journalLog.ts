@@ -129,7 +129,6 @@ export class JournalLog {
 		this.ahead = new AheadLog(dir, sync);
 	}
 
-	/** The file of a bucket. */
 	fileOf(bucket: string): string {
 		return path.join(this.dir, `${bucket}.log`);
 	}
@@ -200,13 +199,12 @@ export class JournalLog {
 	/**
 	 * Rewrites a bucket with only the entries `keep` returns (given the latest entry of each name), through a temp
 	 * file renamed over it; lines appended meanwhile are carried over. Only one process may compact a folder at a
-	 * time (the caller holds the store's prune lock). Resolves with the sizes before and after, and the damaged
-	 * lines dropped.
+	 * time (the caller holds the store's prune lock). Resolves with the size after, and the damaged lines dropped.
 	 */
-	async compact(bucket: string, keep: (latest: LogEntry[]) => LogEntry[]): Promise<{ before: number; after: number; damaged: number }> {
+	async compact(bucket: string, keep: (latest: LogEntry[]) => LogEntry[]): Promise<{ after: number; damaged: number }> {
 		const file = this.fileOf(bucket);
 		const handle = await unless(fs.open(file, 'r'), ['ENOENT'], undefined);
-		if (!handle) return { before: 0, after: 0, damaged: 0 };
+		if (!handle) return { after: 0, damaged: 0 };
 		try {
 			const text = (await readToEnd(handle, 0)).toString('utf8');
 			// Up to the last newline: a piece after it is an append in progress, read again below with what follows.
@@ -230,7 +228,7 @@ export class JournalLog {
 				await this.appendToBucket(bucket, done);
 				after += done.length;
 			}
-			return { before: Buffer.byteLength(text), after, damaged };
+			return { after, damaged };
 		} finally {
 			await handle.close();
 		}
