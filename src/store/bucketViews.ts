@@ -17,7 +17,7 @@ import { promises as fs, type BigIntStats } from 'node:fs';
 import { backoff } from '../coordination/wakeups';
 import { readFile, readKept } from './appendFiles';
 import { isCompactionMark, pendingCompaction } from './compactionMarks';
-import { codeOf } from './fsErrors';
+import { unless } from './fsErrors';
 import { laterEntry, parseBucket, type LogEntry } from './journalLog';
 
 /** A bucket as read: the latest entry of each name (a tie: the later line) and how many lines were damaged. */
@@ -58,10 +58,7 @@ const COMPACTION_WAIT = { maxMs: 2_000, minPauseMs: 2, maxPauseMs: 50 };
 export class BucketViews {
 	private readonly views = new Map<string, Kept>();
 
-	/**
-	 * The bucket file's view (see the file's comment); an absent file is empty. A file a compaction rewrote is read
-	 * again until the compaction's `done` mark is in it (compactionMarks.ts). Rejects with the filesystem's error.
-	 */
+	/** The bucket file's view (see the file's comment); an absent file is empty. Rejects with the filesystem's error. */
 	async read(file: string): Promise<BucketView> {
 		const pause = backoff(COMPACTION_WAIT.minPauseMs, COMPACTION_WAIT.maxPauseMs);
 		for (let waited = 0; ; ) {
@@ -80,18 +77,13 @@ export class BucketViews {
 
 	/** One look: the view as the file is now (undefined: there is no file). */
 	private async readOnce(file: string): Promise<Kept | undefined> {
-		const info = await fs.stat(file, { bigint: true }).catch((error: unknown) => {
-			if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return undefined;
-			throw error;
-		});
+		const info = await unless(fs.stat(file, { bigint: true }), ['ENOENT', 'ENOTDIR'], undefined);
 		const kept = this.views.get(file);
 		this.views.delete(file);
 		if (!info) return undefined;
 		if (kept && unchanged(kept, info)) return this.keep(file, kept);
 		const grown = kept !== undefined && kept.identity === identityOf(info) && info.size > kept.size;
 		let view = grown ? kept : fresh(info);
-		// A grown file is read from a little before where the last reading stopped: bytes there that changed mean
-		// it was cut or changed in place before it grew, and it is read whole.
 		const from = Math.max(0, view.readTo - OVERLAP);
 		const readFrom = async (offset: number) => (await readKept(file, info, offset)) ?? (await readFile(file, offset, Number(info.size) - offset));
 		let bytes = await readFrom(from);
