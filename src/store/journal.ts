@@ -136,9 +136,8 @@ export class JobJournal {
 		const at = this.now();
 		const { jobId, apiStyle, baseUrl, model, apiKeyHash } = start;
 		const record: JournalRecord = { jobKey: key, state: 'submitting', jobId, apiStyle, baseUrl, model, apiKeyHash, createdAt: at, updatedAt: at };
-		// The record and the job's link together (they sit in different logs, and share one sync): on the way to the POST.
-		// Durable: lost in a power cut, a re-run would find the key as it was before and pay again. The later states
-		// are not: losing one leaves an earlier state (`submitting`: maybe paid, `submitted`: re-attached), never a resend.
+		// The record and the job's link share one sync (they sit in different logs). Durable: lost in a power cut, a
+		// re-run would find the key as it was before and pay again (the later states are not: see the file's comment).
 		return await this.appendRecord(record, { durable: true }, [this.entryOf(JOB_PREFIX + jobId, { jobKey: key })]);
 	}
 
@@ -380,7 +379,6 @@ export class JobJournal {
 		}
 	}
 
-	/** Entries of the cacache journal of earlier versions become log lines; its folders are removed. */
 	private async moveLegacyJournal(): Promise<void> {
 		const legacy = path.join(this.cacheDir, LEGACY_FOLDERS[0]);
 		if (!(await fs.stat(legacy).then(() => true, () => false))) return;
