@@ -21,37 +21,33 @@ export { diskSync, type DiskSync } from '../coordination/atomicFile';
 const GENERATION = /^ahead-(\d{1,15})\.log$/;
 const MISSING = ['ENOENT', 'ENOTDIR'];
 
-/** Syncs of one target shared by concurrent writers: `request` resolves with the outcome of a sync that started after the call. */
-class GroupSync<T> {
-	private running?: Promise<T>;
-	private queued?: Promise<T>;
-
-	constructor(private readonly syncOnce: () => Promise<T>) {}
-
-	request(): Promise<T> {
-		if (!this.running) return this.start();
-		this.queued ??= this.running.catch(() => undefined).then(() => {
-			this.queued = undefined;
-			return this.start();
+/** Syncs of one target shared by concurrent writers: a call resolves with the outcome of a sync that started after it. */
+function groupSync<T>(syncOnce: () => Promise<T>): () => Promise<T> {
+	let running: Promise<T> | undefined;
+	let queued: Promise<T> | undefined;
+	const start = (): Promise<T> => {
+		const run: Promise<T> = syncOnce().finally(() => {
+			if (running === run) running = undefined;
 		});
-		return this.queued;
-	}
-
-	private start(): Promise<T> {
-		const run: Promise<T> = this.syncOnce().finally(() => {
-			if (this.running === run) this.running = undefined;
-		});
-		this.running = run;
+		running = run;
 		return run;
-	}
+	};
+	return () => {
+		if (!running) return start();
+		queued ??= running.catch(() => undefined).then(() => {
+			queued = undefined;
+			return start();
+		});
+		return queued;
+	};
 }
 
 export class AheadLog {
 	/** The generation this process appends to (the newest it has seen). */
 	private current?: number;
 	/** Per generation, its syncs: then the file its path names, and whether a rotation began (the next generation exists). */
-	private readonly groups = new Map<number, GroupSync<{ file?: { dev: bigint; ino: bigint }; rotated: boolean }>>();
-	private readonly folderSync = new GroupSync(() => this.sync(this.dir, 'folder'));
+	private readonly groups = new Map<number, () => Promise<{ file?: { dev: bigint; ino: bigint }; rotated: boolean }>>();
+	private readonly folderSync = groupSync(() => this.sync(this.dir, 'folder'));
 
 	constructor(
 		readonly dir: string,
@@ -145,10 +141,10 @@ export class AheadLog {
 			throw error;
 		});
 		if (written === 'missing') return written;
-		const after = await this.groupOf(generation).request();
+		const after = await this.groupOf(generation)();
 		const kept = written.isAt(after.file);
 		if (!kept) written.forget();
-		else if (create) await this.folderSync.request();
+		else if (create) await this.folderSync();
 		return { kept, rotated: after.rotated };
 	}
 
@@ -162,7 +158,7 @@ export class AheadLog {
 		let group = this.groups.get(generation);
 		if (!group) {
 			const file = this.fileOf(generation);
-			group = new GroupSync(async () => {
+			group = groupSync(async () => {
 				const synced = await unless(this.sync(file, 'file').then(() => true), MISSING, false);
 				const [now, next] = await Promise.all([synced ? fs.stat(file, { bigint: true }).catch(() => undefined) : undefined, fs.stat(this.fileOf(generation + 1)).then(() => true, () => false)]);
 				return { file: now, rotated: next };
