@@ -12,7 +12,7 @@
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
-import { codeOf } from './fsErrors';
+import { codeOf, unless } from './fsErrors';
 import { ensureStoreFolder } from './storeFolder';
 
 interface Kept {
@@ -43,20 +43,14 @@ export async function appendToFile(file: string, bytes: Buffer, madeFolder: () =
 	return false;
 }
 
-/** Which file a write of `writeKept` went to. */
-export interface WrittenFile {
-	/** Whether `info` (a later stat of the path) is that file. */
-	isAt(info: { dev: bigint; ino: bigint } | undefined): boolean;
-	/** The path names another file now: no more appends through that handle (closed once idle). */
-	forget(): void;
-}
-
 /**
  * One write of `bytes` to `file`'s kept handle, without asking whether the path still names that file: the caller
- * asks later, once for many writes (the write-ahead file's group commit). `create: false`: a missing file is not
- * made (rejects ENOENT; e.g. a generation of the write-ahead file a rotation removed). Rejects as appendToFile does.
+ * asks later, once for many writes (the write-ahead file's group commit): `isAt(info)`, whether `info` (a later stat
+ * of the path) is the file written; if not, `forget()`: no more appends through that handle (closed once idle).
+ * `create: false`: a missing file is not made (rejects ENOENT; e.g. a generation of the write-ahead file a rotation
+ * removed). Rejects as appendToFile does.
  */
-export async function writeKept(file: string, bytes: Buffer, madeFolder: () => Promise<void> = async () => undefined, create = true): Promise<WrittenFile> {
+export async function writeKept(file: string, bytes: Buffer, madeFolder: () => Promise<void> = async () => undefined, create = true): Promise<{ isAt(info: { dev: bigint; ino: bigint } | undefined): boolean; forget(): void }> {
 	const entry = await use(file, madeFolder, create);
 	try {
 		const { bytesWritten } = await entry.handle.write(bytes);
@@ -76,12 +70,12 @@ export async function writeKept(file: string, bytes: Buffer, madeFolder: () => P
  * and inode, as a stat of the path just found them, with the size it found: the read is sized for it); undefined
  * when no handle of that file is kept.
  */
-export async function readKept(file: string, id: { dev: bigint; ino: bigint; size?: bigint }, offset: number): Promise<Buffer | undefined> {
+export async function readKept(file: string, id: { dev: bigint; ino: bigint; size: bigint }, offset: number): Promise<Buffer | undefined> {
 	const entry = kept.get(file);
 	if (!entry || entry.stale || entry.dev !== id.dev || entry.ino !== id.ino) return undefined;
 	entry.busy += 1;
 	try {
-		return await readToEnd(entry.handle, offset, id.size === undefined ? undefined : Number(id.size) - offset);
+		return await readToEnd(entry.handle, offset, Number(id.size) - offset);
 	} finally {
 		entry.busy -= 1;
 		if (entry.stale) drop(file, entry);
@@ -104,6 +98,17 @@ export async function readToEnd(handle: fs.FileHandle, offset: number, expected 
 		chunks.push(chunk.subarray(0, bytesRead));
 		position += bytesRead;
 		if (bytesRead < chunk.length) return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks); // a regular file reads short only at its end
+	}
+}
+
+/** The bytes of `file` from `offset` to its end (`expected`: as readToEnd's), opened for this read; undefined when the open fails with one of `missing`. */
+export async function readFile(file: string, offset = 0, expected?: number, missing: readonly string[] = ['ENOENT']): Promise<Buffer | undefined> {
+	const handle = await unless(fs.open(file, 'r'), missing, undefined);
+	if (!handle) return undefined;
+	try {
+		return await readToEnd(handle, offset, expected);
+	} finally {
+		await handle.close();
 	}
 }
 
@@ -131,7 +136,11 @@ async function use(file: string, madeFolder: () => Promise<void>, create = true)
 			if (entry) drop(file, entry);
 			kept.set(file, made);
 			made.busy += 1;
-			evict();
+			// The least recently used beyond MAX_OPEN are closed (one still in use: after its last append).
+			for (const [oldest, old] of kept) {
+				if (kept.size <= MAX_OPEN) break;
+				drop(oldest, old);
+			}
 			return made;
 		}
 		await pending.catch(() => undefined); // another caller opens it: use that one
@@ -158,12 +167,4 @@ function drop(file: string, entry: Kept): void {
 	entry.stale = true;
 	if (kept.get(file) === entry) kept.delete(file);
 	if (entry.busy === 0) void entry.handle.close().catch(() => undefined);
-}
-
-/** Closes the least recently used handles beyond MAX_OPEN (one still in use: after its last append). */
-function evict(): void {
-	for (const [file, entry] of kept) {
-		if (kept.size <= MAX_OPEN) return;
-		drop(file, entry);
-	}
 }

@@ -15,9 +15,9 @@
 import { promises as fs, type BigIntStats } from 'node:fs';
 
 import { backoff } from '../coordination/wakeups';
-import { readKept, readToEnd } from './appendFiles';
+import { readFile, readKept } from './appendFiles';
 import { isCompactionMark, pendingCompaction } from './compactionMarks';
-import { codeOf } from './fsErrors';
+import { unless } from './fsErrors';
 import { laterEntry, parseBucket, type LogEntry } from './journalLog';
 
 /** A bucket as read: the latest entry of each name (a tie: the later line) and how many lines were damaged. */
@@ -58,10 +58,7 @@ const COMPACTION_WAIT = { maxMs: 2_000, minPauseMs: 2, maxPauseMs: 50 };
 export class BucketViews {
 	private readonly views = new Map<string, Kept>();
 
-	/**
-	 * The bucket file's view (see the file's comment); an absent file is empty. A file a compaction rewrote is read
-	 * again until the compaction's `done` mark is in it (compactionMarks.ts). Rejects with the filesystem's error.
-	 */
+	/** The bucket file's view (see the file's comment); an absent file is empty. Rejects with the filesystem's error. */
 	async read(file: string): Promise<BucketView> {
 		const pause = backoff(COMPACTION_WAIT.minPauseMs, COMPACTION_WAIT.maxPauseMs);
 		for (let waited = 0; ; ) {
@@ -80,25 +77,21 @@ export class BucketViews {
 
 	/** One look: the view as the file is now (undefined: there is no file). */
 	private async readOnce(file: string): Promise<Kept | undefined> {
-		const info = await fs.stat(file, { bigint: true }).catch((error: unknown) => {
-			if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return undefined;
-			throw error;
-		});
+		const info = await unless(fs.stat(file, { bigint: true }), ['ENOENT', 'ENOTDIR'], undefined);
 		const kept = this.views.get(file);
 		this.views.delete(file);
 		if (!info) return undefined;
 		if (kept && unchanged(kept, info)) return this.keep(file, kept);
 		const grown = kept !== undefined && kept.identity === identityOf(info) && info.size > kept.size;
 		let view = grown ? kept : fresh(info);
-		// A grown file is read from a little before where the last reading stopped: bytes there that changed mean
-		// it was cut or changed in place before it grew, and it is read whole.
 		const from = Math.max(0, view.readTo - OVERLAP);
-		let bytes = await this.readFrom(file, info, from);
+		const readFrom = async (offset: number) => (await readKept(file, info, offset)) ?? (await readFile(file, offset, Number(info.size) - offset));
+		let bytes = await readFrom(from);
 		if (bytes === undefined) return undefined; // removed meanwhile
 		if (bytes.subarray(0, view.readTo - from).equals(view.tail)) bytes = bytes.subarray(view.readTo - from);
 		else {
 			view = fresh(info);
-			bytes = await this.readFrom(file, info, 0);
+			bytes = await readFrom(0);
 			if (bytes === undefined) return undefined;
 		}
 		const complete = bytes.lastIndexOf(10) + 1;
@@ -113,10 +106,6 @@ export class BucketViews {
 		return this.keep(file, view);
 	}
 
-	private async readFrom(file: string, info: BigIntStats, from: number): Promise<Buffer | undefined> {
-		return (await readKept(file, info, from)) ?? (await readFile(file, info, from));
-	}
-
 	private keep(file: string, view: Kept): Kept {
 		this.views.set(file, view);
 		for (const oldest of this.views.keys()) {
@@ -124,19 +113,5 @@ export class BucketViews {
 			this.views.delete(oldest);
 		}
 		return view;
-	}
-}
-
-/** The bytes of `file` from `offset` to its end (`info`: its stat), or undefined when it is gone. */
-async function readFile(file: string, info: BigIntStats, offset: number): Promise<Buffer | undefined> {
-	const handle = await fs.open(file, 'r').catch((error: unknown) => {
-		if (codeOf(error) === 'ENOENT') return undefined;
-		throw error;
-	});
-	if (!handle) return undefined;
-	try {
-		return await readToEnd(handle, offset, Number(info.size) - offset);
-	} finally {
-		await handle.close();
 	}
 }

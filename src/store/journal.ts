@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { z } from 'zod';
 
+import { sweepTemporaries } from '../coordination/atomicFile';
 import { ReplayQueue } from '../coordination/replayQueue';
 import { redact } from '../redact';
 import { logWarning } from '../logger';
@@ -121,11 +122,9 @@ export class JobJournal {
 		this.faults = options.faults ?? new StoreFaults(logWarning);
 		this.replays = options.replays ?? new ReplayQueue();
 		const mirror = options.mirror;
-		if (mirror) {
-			this.replays.onReturn(() => {
-				for (const entry of this.unfinished.values()) if (!this.replays.has(`journal:${entry.name}`)) this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
-			});
-		}
+		if (mirror) this.replays.onReturn(() => {
+			for (const entry of this.unfinished.values()) if (!this.replays.has(`journal:${entry.name}`)) this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
+		});
 	}
 
 	health(): StoreHealth {
@@ -137,11 +136,9 @@ export class JobJournal {
 		const at = this.now();
 		const { jobId, apiStyle, baseUrl, model, apiKeyHash } = start;
 		const record: JournalRecord = { jobKey: key, state: 'submitting', jobId, apiStyle, baseUrl, model, apiKeyHash, createdAt: at, updatedAt: at };
-		// The record and the job's link together (they sit in different logs, and share one sync): on the way to the POST.
-		// Durable: lost in a power cut, a re-run would find the key as it was before and pay again. The later states
-		// are not: losing one leaves an earlier state (`submitting`: maybe paid, `submitted`: re-attached), never a resend.
-		const durable = { durable: true };
-		return await this.appendRecord(record, durable, [this.entryOf(JOB_PREFIX + jobId, { jobKey: key })]);
+		// The record and the job's link share one sync (they sit in different logs). Durable: lost in a power cut, a
+		// re-run would find the key as it was before and pay again (the later states are not: see the file's comment).
+		return await this.appendRecord(record, { durable: true }, [this.entryOf(JOB_PREFIX + jobId, { jobKey: key })]);
 	}
 
 	/** Links another pool job id to `key` (a job served from the store, re-attached, or sharing a flight). */
@@ -186,9 +183,8 @@ export class JobJournal {
 	}
 
 	/**
-	 * Replays now what the replay queue replays each time Redis answers again: entries written while it was away (a
-	 * waiting claimant elsewhere must not read a stale `submitting`), and this process's unfinished jobs (Redis
-	 * restarted empty).
+	 * Replays now what is replayed each time Redis answers again: entries written while it was away (a waiting
+	 * claimant elsewhere must not read a stale `submitting`), this process's unfinished jobs (Redis restarted empty).
 	 */
 	async remirror(): Promise<void> {
 		await this.replays.replay();
@@ -197,7 +193,7 @@ export class JobJournal {
 	/** The journal's bytes on disk (its logs). */
 	async bytes(): Promise<number> {
 		try {
-			return (await this.log.buckets()).reduce((sum, bucket) => sum + bucket.bytes, await this.log.aheadBytes());
+			return (await this.log.buckets()).reduce((sum, bucket) => sum + bucket.bytes, await this.log.ahead.bytes());
 		} catch {
 			return 0;
 		}
@@ -231,7 +227,7 @@ export class JobJournal {
 				if (result.damaged > 0) this.noteDamaged(this.log.fileOf(bucket), result.damaged, true);
 				this.compacted.set(bucket, { bytes: result.after, oldest });
 			}
-			await this.log.sweepTemp(now, TEMP_KEPT_MS);
+			await sweepTemporaries(this.cacheDir, TEMP_KEPT_MS, now); // a killed compaction's temp files
 			return removed;
 		} catch (error) {
 			if (codeOf(error) === 'ENOENT') return 0;
@@ -289,10 +285,6 @@ export class JobJournal {
 		return { name, time: this.now(), rev, value };
 	}
 
-	private seen(entry: LogEntry | undefined): void {
-		if (entry && (entry.rev ?? 0) > (this.revisions.get(entry.name) ?? 0)) this.revisions.set(entry.name, entry.rev ?? 0);
-	}
-
 	/** Writes `entries` (one durable sync for all of them); false on failure (then each is in the spare folder). */
 	private async write(all: readonly LogEntry[], options: { durable?: boolean } = {}): Promise<boolean> {
 		try {
@@ -322,10 +314,11 @@ export class JobJournal {
 			this.options.mirror?.get(name).catch(() => undefined),
 			this.options.spare?.get(name).catch(() => undefined),
 		]);
-		for (const entry of [local.entry, mirrored, spare]) this.seen(entry);
+		for (const entry of [local.entry, mirrored, spare]) {
+			if (entry && (entry.rev ?? 0) > (this.revisions.get(entry.name) ?? 0)) this.revisions.set(entry.name, entry.rev ?? 0); // the highest seen
+		}
 		const newer = [mirrored, spare].reduce<LogEntry | undefined>((best, entry) => laterEntry(entry, best), local.entry);
-		const live = newer && !this.isExpired(newer.time) ? newer.value : undefined;
-		return { value: live, damaged: local.damaged };
+		return { value: newer && !this.isExpired(newer.time) ? newer.value : undefined, damaged: local.damaged };
 	}
 
 	private async readLocal(name: string): Promise<{ entry?: LogEntry; damaged: boolean }> {
@@ -355,13 +348,11 @@ export class JobJournal {
 
 	/** Once per process: notice a lost journal, move a cacache journal of an earlier version into the logs. */
 	private ready(): Promise<void> {
-		this.opened ??= this.open();
+		this.opened ??= (async () => {
+			await this.checkMarkers().catch(() => undefined);
+			await this.moveLegacyJournal().catch((error: unknown) => this.faults.fault(describeStoreError('reading the journal of an earlier version', this.rootDir, error)));
+		})();
 		return this.opened;
-	}
-
-	private async open(): Promise<void> {
-		await this.checkMarkers().catch(() => undefined);
-		await this.moveLegacyJournal().catch((error: unknown) => this.faults.fault(describeStoreError('reading the journal of an earlier version', this.rootDir, error)));
 	}
 
 	/** The store folder says it had a journal, but the journal folder does not have it: it was lost (deleted). */
@@ -388,7 +379,6 @@ export class JobJournal {
 		}
 	}
 
-	/** Entries of the cacache journal of earlier versions become log lines; its folders are removed. */
 	private async moveLegacyJournal(): Promise<void> {
 		const legacy = path.join(this.cacheDir, LEGACY_FOLDERS[0]);
 		if (!(await fs.stat(legacy).then(() => true, () => false))) return;
@@ -401,11 +391,5 @@ export class JobJournal {
 	}
 }
 
-async function readId(file: string): Promise<string | undefined> {
-	try {
-		const text = (await fs.readFile(file, 'utf8')).trim();
-		return text === '' ? undefined : text;
-	} catch {
-		return undefined;
-	}
-}
+/** A marker's id; undefined when it is missing, unreadable or empty. */
+const readId = async (file: string): Promise<string | undefined> => (await fs.readFile(file, 'utf8').catch(() => '')).trim() || undefined;

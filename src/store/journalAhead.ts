@@ -12,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import { diskSync, type DiskSync } from '../coordination/atomicFile';
-import { closeKept, writeKept } from './appendFiles';
+import { closeKept, readFile, writeKept } from './appendFiles';
 import { codeOf, unless } from './fsErrors';
 import { parseBucket, type LogEntry } from './journalLog';
 
@@ -21,42 +21,33 @@ export { diskSync, type DiskSync } from '../coordination/atomicFile';
 const GENERATION = /^ahead-(\d{1,15})\.log$/;
 const MISSING = ['ENOENT', 'ENOTDIR'];
 
-/** Syncs of one target shared by concurrent writers: `request` resolves with the outcome of a sync that started after the call. */
-class GroupSync<T> {
-	private running?: Promise<T>;
-	private queued?: Promise<T>;
-
-	constructor(private readonly syncOnce: () => Promise<T>) {}
-
-	request(): Promise<T> {
-		if (!this.running) return this.start();
-		this.queued ??= this.running.catch(() => undefined).then(() => {
-			this.queued = undefined;
-			return this.start();
+/** Syncs of one target shared by concurrent writers: a call resolves with the outcome of a sync that started after it. */
+function groupSync<T>(syncOnce: () => Promise<T>): () => Promise<T> {
+	let running: Promise<T> | undefined;
+	let queued: Promise<T> | undefined;
+	const start = (): Promise<T> => {
+		const run: Promise<T> = syncOnce().finally(() => {
+			if (running === run) running = undefined;
 		});
-		return this.queued;
-	}
-
-	private start(): Promise<T> {
-		const run: Promise<T> = this.syncOnce().finally(() => {
-			if (this.running === run) this.running = undefined;
-		});
-		this.running = run;
+		running = run;
 		return run;
-	}
-}
-
-/** After a generation's sync: the file its path names, and whether a rotation began (the next generation exists). */
-interface AfterSync {
-	file?: { dev: bigint; ino: bigint };
-	rotated: boolean;
+	};
+	return () => {
+		if (!running) return start();
+		queued ??= running.catch(() => undefined).then(() => {
+			queued = undefined;
+			return start();
+		});
+		return queued;
+	};
 }
 
 export class AheadLog {
 	/** The generation this process appends to (the newest it has seen). */
 	private current?: number;
-	private readonly groups = new Map<number, GroupSync<AfterSync>>();
-	private readonly folderSync = new GroupSync(() => this.sync(this.dir, 'folder'));
+	/** Per generation, its syncs: then the file its path names, and whether a rotation began (the next generation exists). */
+	private readonly groups = new Map<number, () => Promise<{ file?: { dev: bigint; ino: bigint }; rotated: boolean }>>();
+	private readonly folderSync = groupSync(() => this.sync(this.dir, 'folder'));
 
 	constructor(
 		readonly dir: string,
@@ -150,13 +141,11 @@ export class AheadLog {
 			throw error;
 		});
 		if (written === 'missing') return written;
-		const after = await this.groupOf(generation).request();
-		if (!written.isAt(after.file)) {
-			written.forget();
-			return { kept: false, rotated: after.rotated };
-		}
-		if (create) await this.folderSync.request();
-		return { kept: true, rotated: after.rotated };
+		const after = await this.groupOf(generation)();
+		const kept = written.isAt(after.file);
+		if (!kept) written.forget();
+		else if (create) await this.folderSync();
+		return { kept, rotated: after.rotated };
 	}
 
 	/** The newest generation in the folder, or undefined when there is none. */
@@ -165,11 +154,11 @@ export class AheadLog {
 	}
 
 	/** The sync group of a generation: its file synced, then what its path names and whether the next generation exists. */
-	private groupOf(generation: number): GroupSync<AfterSync> {
+	private groupOf(generation: number) {
 		let group = this.groups.get(generation);
 		if (!group) {
 			const file = this.fileOf(generation);
-			group = new GroupSync(async () => {
+			group = groupSync(async () => {
 				const synced = await unless(this.sync(file, 'file').then(() => true), MISSING, false);
 				const [now, next] = await Promise.all([synced ? fs.stat(file, { bigint: true }).catch(() => undefined) : undefined, fs.stat(this.fileOf(generation + 1)).then(() => true, () => false)]);
 				return { file: now, rotated: next };
@@ -180,4 +169,4 @@ export class AheadLog {
 	}
 }
 
-const readBytes = (file: string): Promise<Buffer> => unless(fs.readFile(file), ['ENOENT'], Buffer.alloc(0));
+const readBytes = async (file: string): Promise<Buffer> => (await readFile(file)) ?? Buffer.alloc(0);

@@ -17,8 +17,8 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 
-import { sweepTemporaries, writeAtomic } from '../coordination/atomicFile';
-import { appendToFile, closeKept, readToEnd } from './appendFiles';
+import { writeAtomic } from '../coordination/atomicFile';
+import { appendToFile, closeKept, readFile, readToEnd } from './appendFiles';
 import { BucketViews } from './bucketViews';
 import { compactionMarks, isCompactionMark } from './compactionMarks';
 import { AheadLog, diskSync, type DiskSync } from './journalAhead';
@@ -44,35 +44,26 @@ export function laterEntry(a: LogEntry | undefined, b: LogEntry | undefined): Lo
 	return compareEntries(b, a) >= 0 ? b : a;
 }
 
-/** What one bucket holds: its entries in file order, how many lines were damaged, its size in bytes. */
-export interface BucketScan {
-	entries: LogEntry[];
-	damaged: number;
-	bytes: number;
-}
-
 /** A bucket's name for an entry name: 2 hex characters. */
 export function bucketOf(name: string): string {
 	return createHash('sha256').update(name).digest('hex').slice(0, 2);
 }
 
-const FILE_SUFFIX = '.log';
 const BUCKET_FILE = /^[0-9a-f]{2}\.log$/;
 /** An append that keeps landing in a replaced file (a compaction each time) gives up after this many tries. */
 const APPEND_TRIES = 4;
 const MISSING = ['ENOENT', 'ENOTDIR'];
 
+const checksum = (json: string): string => (crc32(json) >>> 0).toString(16).padStart(8, '0');
+
 function encode(entry: LogEntry): Buffer {
 	const json = JSON.stringify({ n: entry.name, t: entry.time, r: entry.rev, v: entry.value });
-	const sum = (crc32(json) >>> 0).toString(16).padStart(8, '0');
-	return Buffer.from(`\n${sum} ${json}\n`, 'utf8');
+	return Buffer.from(`\n${checksum(json)} ${json}\n`, 'utf8');
 }
 
 function decode(line: string): LogEntry | undefined {
-	const space = line.indexOf(' ');
-	if (space !== 8) return undefined;
 	const json = line.slice(9);
-	if ((crc32(json) >>> 0).toString(16).padStart(8, '0') !== line.slice(0, 8)) return undefined;
+	if (line.indexOf(' ') !== 8 || checksum(json) !== line.slice(0, 8)) return undefined;
 	try {
 		const { n, t, r, v } = JSON.parse(json) as { n?: unknown; t?: unknown; r?: unknown; v?: unknown };
 		if (typeof n !== 'string' || typeof t !== 'number' || !Number.isFinite(t)) return undefined;
@@ -97,6 +88,25 @@ export function parseBucket(text: string): { entries: LogEntry[]; damaged: numbe
 	return { entries, damaged };
 }
 
+/**
+ * An entry kept outside the logs, as JSON `{ time, rev, <valueField>: value }` (the Redis mirror calls the value
+ * `metadata`, the spare folder `value`), and back (undefined for anything that is not one).
+ */
+export function storedEntryText(entry: LogEntry, valueField: 'value' | 'metadata'): string {
+	return JSON.stringify({ time: entry.time, rev: entry.rev, [valueField]: entry.value });
+}
+
+export function parseStoredEntry(name: string, text: string | undefined, valueField: 'value' | 'metadata'): LogEntry | undefined {
+	if (text === undefined) return undefined;
+	try {
+		const { time, rev, [valueField]: value } = JSON.parse(text) as Record<string, unknown>;
+		if (typeof time !== 'number') return undefined;
+		return typeof rev === 'number' ? { name, time, rev, value } : { name, time, value };
+	} catch {
+		return undefined;
+	}
+}
+
 /** The latest entry of each name (compareEntries; a tie: the later one), in first-seen order. */
 export function latestByName(entries: readonly LogEntry[]): Map<string, LogEntry> {
 	const latest = new Map<string, LogEntry>();
@@ -105,7 +115,8 @@ export function latestByName(entries: readonly LogEntry[]): Map<string, LogEntry
 }
 
 export class JournalLog {
-	private readonly ahead: AheadLog;
+	/** The write-ahead file of the durable appends. */
+	readonly ahead: AheadLog;
 	/** What was last read of each bucket (latest reads only the lines appended since). */
 	private readonly views = new BucketViews();
 	/** The write-ahead file's entries the buckets did not have when this log was first read (a power cut cut them). */
@@ -118,9 +129,8 @@ export class JournalLog {
 		this.ahead = new AheadLog(dir, sync);
 	}
 
-	/** The file of a bucket. */
 	fileOf(bucket: string): string {
-		return path.join(this.dir, bucket + FILE_SUFFIX);
+		return path.join(this.dir, `${bucket}.log`);
 	}
 
 	/**
@@ -140,11 +150,6 @@ export class JournalLog {
 		// After the buckets: a line a reader finds in the write-ahead file and not in its bucket was lost there (readAhead).
 		await this.ahead.append(Buffer.concat(lines));
 		return 2 * bytes;
-	}
-
-	/** The write-ahead file's bytes. */
-	aheadBytes(): Promise<number> {
-		return this.ahead.bytes();
 	}
 
 	/** Folds the write-ahead file into the buckets (synced) and starts it anew (the store's prune, under its lock). */
@@ -186,22 +191,20 @@ export class JournalLog {
 		return found;
 	}
 
-	/** One bucket's entries (file order), damaged lines and size. */
-	async scan(bucket: string): Promise<BucketScan> {
-		const text = await unless(fs.readFile(this.fileOf(bucket), 'utf8'), MISSING, '');
-		return { ...parseBucket(text), bytes: Buffer.byteLength(text) };
+	/** One bucket's entries (file order) and damaged lines. */
+	async scan(bucket: string): Promise<{ entries: LogEntry[]; damaged: number }> {
+		return parseBucket((await readFile(this.fileOf(bucket), 0, undefined, MISSING))?.toString('utf8') ?? '');
 	}
 
 	/**
 	 * Rewrites a bucket with only the entries `keep` returns (given the latest entry of each name), through a temp
 	 * file renamed over it; lines appended meanwhile are carried over. Only one process may compact a folder at a
-	 * time (the caller holds the store's prune lock). Resolves with the sizes before and after, and the damaged
-	 * lines dropped.
+	 * time (the caller holds the store's prune lock). Resolves with the size after, and the damaged lines dropped.
 	 */
-	async compact(bucket: string, keep: (latest: LogEntry[]) => LogEntry[]): Promise<{ before: number; after: number; damaged: number }> {
+	async compact(bucket: string, keep: (latest: LogEntry[]) => LogEntry[]): Promise<{ after: number; damaged: number }> {
 		const file = this.fileOf(bucket);
 		const handle = await unless(fs.open(file, 'r'), ['ENOENT'], undefined);
-		if (!handle) return { before: 0, after: 0, damaged: 0 };
+		if (!handle) return { after: 0, damaged: 0 };
 		try {
 			const text = (await readToEnd(handle, 0)).toString('utf8');
 			// Up to the last newline: a piece after it is an append in progress, read again below with what follows.
@@ -225,15 +228,10 @@ export class JournalLog {
 				await this.appendToBucket(bucket, done);
 				after += done.length;
 			}
-			return { before: Buffer.byteLength(text), after, damaged };
+			return { after, damaged };
 		} finally {
 			await handle.close();
 		}
-	}
-
-	/** Removes the folder's temp files left by a compaction that was killed (older than `olderThanMs`). */
-	async sweepTemp(now: number, olderThanMs: number): Promise<void> {
-		await sweepTemporaries(this.dir, olderThanMs, now);
 	}
 
 	/**

@@ -7,21 +7,10 @@
  */
 import { RedisRecords, type RecordsRedis } from '../coordination/redisRecords';
 import type { JournalMirror } from './journal';
-import type { LogEntry } from './journalLog';
+import { parseStoredEntry, storedEntryText } from './journalLog';
 
 /** Prefix of the journal's Redis keys. */
-export const JOURNAL_REDIS_PREFIX = 'flux-concurrent:journal:';
-
-function parseEntry(name: string, text: string | undefined): LogEntry | undefined {
-	if (text === undefined) return undefined;
-	try {
-		const { time, rev, metadata } = JSON.parse(text) as { time?: unknown; rev?: unknown; metadata?: unknown };
-		if (typeof time !== 'number') return undefined;
-		return typeof rev === 'number' ? { name, time, rev, value: metadata } : { name, time, value: metadata };
-	} catch {
-		return undefined;
-	}
-}
+const JOURNAL_REDIS_PREFIX = 'flux-concurrent:journal:';
 
 /** A mirror of the journal in `redis`, entries kept `ttlMs`. */
 export function redisJournalMirror(redis: RecordsRedis, ttlMs: number): JournalMirror {
@@ -29,11 +18,8 @@ export function redisJournalMirror(redis: RecordsRedis, ttlMs: number): JournalM
 	return {
 		get: async (name) => {
 			const found = await records.read(name).catch(() => undefined);
-			return found?.ok ? parseEntry(name, found.value) : undefined;
+			return found?.ok ? parseStoredEntry(name, found.value, 'metadata') : undefined;
 		},
-		put: async (entry) => {
-			const text = JSON.stringify({ time: entry.time, rev: entry.rev, metadata: entry.value });
-			return (await records.put(entry.name, text, ttlMs).catch(() => undefined))?.ok === true;
-		},
+		put: async (entry) => (await records.put(entry.name, storedEntryText(entry, 'metadata'), ttlMs).catch(() => undefined))?.ok === true,
 	};
 }

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 
 import { writeAtomic } from '../coordination/atomicFile';
 import type { JournalMirror } from './journal';
-import type { LogEntry } from './journalLog';
+import { parseStoredEntry, storedEntryText } from './journalLog';
 
 /** The spare folder of `storeDir` (nothing is created until it is used). */
 export function spareFolder(storeDir: string): string {
@@ -30,18 +30,12 @@ export function spareJournal(dir: string): JournalMirror {
 		get: async (name) => {
 			// Almost always absent (the store folder works): one stat, not a failed open and its error, per journal read.
 			if (!existsSync(dir)) return undefined;
-			try {
-				const { time, rev, value } = JSON.parse(await fs.readFile(fileOf(dir, name), 'utf8')) as { time?: unknown; rev?: unknown; value?: unknown };
-				if (typeof time !== 'number') return undefined;
-				return typeof rev === 'number' ? ({ name, time, rev, value } satisfies LogEntry) : { name, time, value };
-			} catch {
-				return undefined;
-			}
+			return parseStoredEntry(name, await fs.readFile(fileOf(dir, name), 'utf8').catch(() => undefined), 'value');
 		},
 		put: async (entry) => {
 			try {
 				await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-				await writeAtomic(fileOf(dir, entry.name), JSON.stringify({ time: entry.time, rev: entry.rev, value: entry.value }), { durable: false });
+				await writeAtomic(fileOf(dir, entry.name), storedEntryText(entry, 'value'), { durable: false });
 				return true;
 			} catch {
 				return false;

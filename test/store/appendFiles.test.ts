@@ -13,7 +13,7 @@ const temp = useTempDir();
 const line = (text: string) => Buffer.from(`${text}\n`);
 const idOf = (file: string) => {
 	const info = statSync(file, { bigint: true });
-	return { dev: info.dev, ino: info.ino };
+	return { dev: info.dev, ino: info.ino, size: info.size };
 };
 
 it('appends land in order, and a missing folder is made (madeFolder told once)', async () => {

@@ -80,10 +80,10 @@ describe('JournalLog', () => {
 			const writing = log.append({ name: 'key:k', time: 1, rev: 1, value: { state: 'submitting' } }, { durable: true });
 			await until(() => append.mock.calls.some(([file]) => file === bucketFile), 'the bucket write started');
 			// Each look is a few filesystem calls: ample time for a write-ahead append racing the bucket's to land.
-			for (let look = 0; look < 20; look++) expect(await log.aheadBytes()).toBe(0);
+			for (let look = 0; look < 20; look++) expect(await log.ahead.bytes()).toBe(0);
 			letGo();
 			await writing;
-			expect(await log.aheadBytes()).toBeGreaterThan(0);
+			expect(await log.ahead.bytes()).toBeGreaterThan(0);
 		} finally {
 			append.mockRestore();
 		}
