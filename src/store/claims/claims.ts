@@ -46,16 +46,12 @@ export const DEFAULT_CLAIM_TIMING = {
 
 export type ClaimTiming = typeof DEFAULT_CLAIM_TIMING;
 
-/** A job key's claim. */
-export interface ClaimHandle {
+/** A job key's claim; its `release` lets the key go (a waiting claimant takes it) and never rejects. */
+export interface ClaimHandle extends HeldClaim {
 	/** True when another owner held the key first: its outcome is in the store and the journal now. */
 	readonly waited: boolean;
 	/** Where the claim holds: the folder, Redis as well, or nowhere (the folder could not hold one). */
 	readonly through: { folder: boolean; redis: boolean };
-	/** False once the claim was taken over (this process was silent past its lapse). */
-	held(): boolean;
-	/** Lets the key go (a waiting claimant takes it); never rejects. */
-	release(): Promise<void>;
 }
 
 export interface ClaimsOptions {

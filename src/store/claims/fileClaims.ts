@@ -13,9 +13,8 @@ import * as path from 'node:path';
 import { FolderLock, type HeldLock } from '../../coordination/folderLock';
 import { type ProcessOwner as ClaimOwner, thisOwner } from '../../coordination/ownerLiveness';
 import { ensureStoreFolder } from '../storeFolder';
-import type { ClaimTiming } from './claims';
+import type { ClaimTiming, HeldClaim } from './claims';
 import { backoff, type Wakeups } from '../../coordination/wakeups';
-import type { HeldClaim } from './claims';
 
 const SAFE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 
