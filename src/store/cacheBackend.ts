@@ -9,7 +9,7 @@ import * as cacache from 'cacache';
 import * as ssri from 'ssri';
 import { mkdir, rmdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { type CacheEntry, listCacheIndex } from './cacheIndexList';
+import { type CacheEntry, entryIndex, listCacheIndex } from './cacheIndexList';
 import { codeOf } from './fsErrors';
 import { placeContentFile } from './placeContentFile';
 
@@ -22,8 +22,6 @@ const HASH = 'sha256';
 // cacache's own content layout (content-v2/<algorithm>/<2 hex>/<2 hex>/<rest>), not re-implemented here.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const contentPathOf = require('cacache/lib/content/path') as (cache: string, integrity: string) => string;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const bucketPathOf = (require('cacache/lib/entry-index') as { bucketPath: (cache: string, key: string) => string }).bucketPath;
 
 export type { CacheEntry };
 
@@ -115,7 +113,7 @@ export const cacacheBackend: CacheBackend = {
 		// removeFully drops the bucket instead of appending a tombstone (the @types omit the option).
 		const rmEntry = cacache.rm.entry as (c: string, k: string, o: { removeFully: boolean }) => Promise<unknown>;
 		await rmEntry(cache, key, { removeFully: true });
-		await removeEmptyFolders(cache, bucketPathOf(cache, key));
+		await removeEmptyFolders(cache, entryIndex.bucketPath(cache, key));
 	},
 	rmContent: async (cache, integrity) => {
 		await cacache.rm.content(cache, integrity);

@@ -20,11 +20,12 @@ export interface CacheEntry {
 type RawEntry = Omit<CacheEntry, 'integrity'> & { integrity?: string | null };
 interface EntryIndexModule {
 	bucketDir(cache: string): string;
+	bucketPath(cache: string, key: string): string;
 	bucketEntries(bucket: string): Promise<RawEntry[]>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const entryIndex = require('cacache/lib/entry-index') as EntryIndexModule;
+export const entryIndex = require('cacache/lib/entry-index') as EntryIndexModule;
 
 /** The names in `dir`, none when it is gone (a folder removed as empty meanwhile: cacheBackend.ts). */
 const namesIn = (dir: string): Promise<string[]> => unless(fs.readdir(dir), ['ENOENT', 'ENOTDIR'], []);

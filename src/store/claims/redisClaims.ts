@@ -112,11 +112,6 @@ export class RedisClaims {
 		}
 	}
 
-	/** How many claims this process holds in Redis. */
-	get size(): number {
-		return this.held.size;
-	}
-
 	/** False when this process held `key` and Redis shows another owner now (renewed and checked now); true otherwise (Redis silent: the folder claim decides). */
 	async stillHeld(key: string): Promise<boolean> {
 		const held = [...this.held].find((h) => h.key === key);
