@@ -142,11 +142,7 @@ export class ResultStore {
 		return stored;
 	}
 
-	/**
-	 * One write of `byteLength` bytes into the store (`write` stores them with their metadata, stamped `time`): the
-	 * caller's `meta` checked first (a TypeError naming `method` and the field: a caller bug), then faults become
-	 * false (logged once), growth may prune.
-	 */
+	/** One write of `byteLength` bytes (`write` stores them with their metadata, stamped `time`), as `put` says; growth may prune. */
 	private async write(method: string, meta: NewResultMeta, byteLength: number, write: (metadata: StoredResultMeta, time: number) => Promise<unknown>): Promise<boolean> {
 		const parsed = newMetaSchema.safeParse(meta);
 		if (!parsed.success) {
@@ -222,10 +218,8 @@ export class ResultStore {
 			const entry = await this.info(key);
 			if (entry === undefined) return true;
 			await this.backend.rmEntry(this.cacheDir, entry.key);
-			const live = await this.backend.ls(this.cacheDir);
-			if (!Object.values(live).some((e) => e.integrity === entry.integrity)) {
-				await this.backend.rmContent(this.cacheDir, entry.integrity);
-			}
+			const shared = Object.values(await this.backend.ls(this.cacheDir)).some((e) => e.integrity === entry.integrity);
+			if (!shared) await this.backend.rmContent(this.cacheDir, entry.integrity);
 			return true;
 		} catch (error) {
 			this.fault('removing a result', error);
@@ -246,13 +240,9 @@ export class ResultStore {
 			const { victims, kept } = this.chooseVictims(entries, Math.max(0, budgetBytes));
 			for (const victim of victims) await this.removeIfUnchanged(victim);
 			const keptIntegrities = new Set(kept.map((e) => e.integrity));
-			let freedBytes = 0;
-			for (const victim of uniqueByIntegrity(victims)) {
-				if (keptIntegrities.has(victim.integrity)) continue;
-				await this.backend.rmContent(this.cacheDir, victim.integrity);
-				freedBytes += victim.size ?? 0;
-			}
-			return { removed: victims.length, freedBytes, keptBytes: uniqueBytes(kept) };
+			const freed = uniqueByIntegrity(victims).filter((victim) => !keptIntegrities.has(victim.integrity));
+			for (const victim of freed) await this.backend.rmContent(this.cacheDir, victim.integrity);
+			return { removed: victims.length, freedBytes: uniqueBytes(freed), keptBytes: uniqueBytes(kept) };
 		} catch (error) {
 			if (isMissing(error)) return { removed: 0, freedBytes: 0, keptBytes: 0 };
 			return this.fault('pruning', error);
