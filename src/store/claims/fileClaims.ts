@@ -64,8 +64,7 @@ export class FileClaims {
 
 	/** Claim files whose owner is gone (a process killed while holding them), and takeover locks killed processes left; for the store's prune. */
 	async sweep(): Promise<void> {
-		const names = await fs.readdir(this.dir).catch(() => [] as string[]);
-		for (const name of names) {
+		for (const name of await fs.readdir(this.dir).catch(() => [] as string[])) {
 			if (name.endsWith('.claim')) await this.lock.sweep(path.join(this.dir, name));
 			else if (name.endsWith('.claim.takeover')) await this.lock.sweep(path.join(this.dir, name.slice(0, -'.takeover'.length)));
 		}
