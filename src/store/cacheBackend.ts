@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/store knows nothing of n8n nodes: filesystem errors reach the store's health. */
 /**
  * The few cacache operations the store uses, behind one seam so tests can inject faults (disk full, a broken
  * index) that a read-only chmod cannot produce when the tests run as root.
@@ -6,11 +7,11 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import * as cacache from 'cacache';
 import * as ssri from 'ssri';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rmdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { type CacheEntry, listCacheIndex } from './cacheIndexList';
+import { type CacheEntry, entryIndex, listCacheIndex } from './cacheIndexList';
+import { codeOf } from './fsErrors';
 import { placeContentFile } from './placeContentFile';
-import { againIfFolderVanished, removeEmptyFolders } from './emptyFolders';
 
 /**
  * The hash of new content: sha256 (SHA-NI makes it about twice as fast as sha512 here). Entries written with
@@ -21,8 +22,6 @@ const HASH = 'sha256';
 // cacache's own content layout (content-v2/<algorithm>/<2 hex>/<2 hex>/<rest>), not re-implemented here.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const contentPathOf = require('cacache/lib/content/path') as (cache: string, integrity: string) => string;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const bucketPathOf = (require('cacache/lib/entry-index') as { bucketPath: (cache: string, key: string) => string }).bucketPath;
 
 export type { CacheEntry };
 
@@ -50,6 +49,36 @@ export interface CacheBackend {
 	rmEntry(cache: string, key: string): Promise<void>;
 	/** Removes content by integrity. */
 	rmContent(cache: string, integrity: string): Promise<void>;
+}
+
+/*
+ * cacache fans its index and content out into two levels of folders (`<2 hex>/<2 hex>/`) and never removes one:
+ * after thousands of distinct jobs the empty folders alone take more disk than the store's bound (4 KiB each).
+ * `removeEmptyFolders` removes a removed file's folder and its parent when they are empty; a writer that made
+ * such a folder a moment before and lost it meanwhile gets ENOENT, and `againIfFolderVanished` writes once more.
+ */
+
+/** Removes `file`'s folder and the `levels - 1` folders above it, each only when empty, never `root` or above. */
+export async function removeEmptyFolders(root: string, file: string, levels = 2): Promise<void> {
+	let folder = path.dirname(file);
+	for (let level = 0; level < levels && folder.startsWith(root + path.sep); level++, folder = path.dirname(folder)) {
+		try {
+			await rmdir(folder);
+		} catch (error) {
+			if (codeOf(error) === 'ENOENT') continue; // gone already
+			return; // ENOTEMPTY / EEXIST: in use; anything else: leave it
+		}
+	}
+}
+
+/** Runs `write`; when it fails with ENOENT (its folder was removed as empty while it wrote), runs it once more. */
+export async function againIfFolderVanished<T>(write: () => Promise<T>): Promise<T> {
+	try {
+		return await write();
+	} catch (error) {
+		if (codeOf(error) !== 'ENOENT') throw error;
+		return await write();
+	}
 }
 
 /** Chunk size of reads from the store: large, so n8n's binary store writes a 16 MB image in 16 writes, not 256; small beside a clip. */
@@ -84,7 +113,7 @@ export const cacacheBackend: CacheBackend = {
 		// removeFully drops the bucket instead of appending a tombstone (the @types omit the option).
 		const rmEntry = cacache.rm.entry as (c: string, k: string, o: { removeFully: boolean }) => Promise<unknown>;
 		await rmEntry(cache, key, { removeFully: true });
-		await removeEmptyFolders(cache, bucketPathOf(cache, key));
+		await removeEmptyFolders(cache, entryIndex.bucketPath(cache, key));
 	},
 	rmContent: async (cache, integrity) => {
 		await cacache.rm.content(cache, integrity);

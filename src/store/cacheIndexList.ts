@@ -20,13 +20,14 @@ export interface CacheEntry {
 type RawEntry = Omit<CacheEntry, 'integrity'> & { integrity?: string | null };
 interface EntryIndexModule {
 	bucketDir(cache: string): string;
+	bucketPath(cache: string, key: string): string;
 	bucketEntries(bucket: string): Promise<RawEntry[]>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const entryIndex = require('cacache/lib/entry-index') as EntryIndexModule;
+export const entryIndex = require('cacache/lib/entry-index') as EntryIndexModule;
 
-/** The names in `dir`, none when it is gone (a folder removed as empty meanwhile: emptyFolders.ts). */
+/** The names in `dir`, none when it is gone (a folder removed as empty meanwhile: cacheBackend.ts). */
 const namesIn = (dir: string): Promise<string[]> => unless(fs.readdir(dir), ['ENOENT', 'ENOTDIR'], []);
 
 /** Buckets sit three levels down: <2 hex>/<2 hex>/<rest of the key's hash>; walked a level at a time, so a folder removed during the walk is skipped, not the end of it. */

@@ -2,7 +2,7 @@
 export { type JobKeyInput, canonicalJson, contentDigest, jobKey } from './jobKey';
 export { type CacheBackend, type CacheEntry, cacacheBackend } from './cacheBackend';
 export { StoreFaults } from './storeHealth';
-export { type NewResultMeta, type ResultStoreOptions, type StoredResult, type StoredResultMeta, ResultStore, partKey } from './resultStore';
+export { type NewResultMeta, type ResultStoreOptions, type StoredResultMeta, ResultStore, partKey } from './resultStore';
 export { type JobJournalOptions, type JobStart, type JournalMirror, type JournalRecord, type JournalState, JobJournal } from './journal';
 export { redisJournalMirror } from './journalMirror';
 export { CLAIMS_SUBFOLDER, Claims, type ClaimHandle, type ClaimsOptions, DEFAULT_CLAIM_TIMING, type ClaimTiming } from './claims/claims';

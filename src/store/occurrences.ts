@@ -37,9 +37,8 @@ export class ExecutionOccurrences {
 	next(executionId: string, digest: string): number {
 		const now = this.now();
 		this.forgetIdle(now);
-		let execution = this.executions.get(executionId);
-		if (execution) this.executions.delete(executionId);
-		else execution = { counts: new Map(), lastUsed: now };
+		const execution = this.executions.get(executionId) ?? { counts: new Map<string, number>(), lastUsed: now };
+		this.executions.delete(executionId); // re-inserted last: the most recently active
 		execution.lastUsed = now;
 		this.executions.set(executionId, execution);
 		const key = digest.slice(0, KEY_CHARS);

@@ -40,11 +40,6 @@ export const partKey = (key: string, part: string): string => `${key}.${part}`;
 /** What the store keeps with the bytes. */
 export type StoredResultMeta = z.infer<typeof storedMetaSchema>;
 
-export interface StoredResult {
-	bytes: Buffer;
-	meta: StoredResultMeta;
-}
-
 export interface ResultStoreOptions {
 	maxBytes: number;
 	ttlMs: number;
@@ -72,6 +67,7 @@ const KEY_PREFIX = 'result:';
 export { READ_CHUNK_BYTES };
 const CORRUPT_CODES = new Set(['EINTEGRITY', 'EBADSIZE']);
 const MISSING_CODES = new Set(['ENOENT', 'ENOTDIR']);
+const isMissing = (error: unknown): boolean => MISSING_CODES.has(codeOf(error) as string);
 
 export class ResultStore {
 	/** The cacache folder of the results. */
@@ -96,7 +92,7 @@ export class ResultStore {
 	}
 
 	/** The stored result, read whole through its integrity check, or undefined (as `check`). */
-	async get(key: string): Promise<StoredResult | undefined> {
+	async get(key: string): Promise<{ bytes: Buffer; meta: StoredResultMeta } | undefined> {
 		const chunks: Buffer[] = [];
 		const meta = await this.check(key, (chunk) => chunks.push(chunk));
 		return meta && { bytes: Buffer.concat(chunks), meta };
@@ -113,9 +109,8 @@ export class ResultStore {
 			for await (const chunk of opened.stream) onChunk?.(chunk as Buffer);
 		} catch (error) {
 			if (CORRUPT_CODES.has(codeOf(error) as string)) return this.dropCorrupt(key, 'content failed its integrity check');
-			if (MISSING_CODES.has(codeOf(error) as string)) return this.dropCorrupt(key, 'its content file is missing');
-			this.faults.fault(describeStoreError('reading a result', this.rootDir, error));
-			return undefined;
+			if (isMissing(error)) return this.dropCorrupt(key, 'its content file is missing');
+			return this.fault('reading a result', error);
 		}
 		return opened.meta;
 	}
@@ -147,11 +142,7 @@ export class ResultStore {
 		return stored;
 	}
 
-	/**
-	 * One write of `byteLength` bytes into the store (`write` stores them with their metadata, stamped `time`): the
-	 * caller's `meta` checked first (a TypeError naming `method` and the field: a caller bug), then faults become
-	 * false (logged once), growth may prune.
-	 */
+	/** One write of `byteLength` bytes (`write` stores them with their metadata, stamped `time`), as `put` says; growth may prune. */
 	private async write(method: string, meta: NewResultMeta, byteLength: number, write: (metadata: StoredResultMeta, time: number) => Promise<unknown>): Promise<boolean> {
 		const parsed = newMetaSchema.safeParse(meta);
 		if (!parsed.success) {
@@ -164,16 +155,13 @@ export class ResultStore {
 			const storedAt = this.now();
 			await write({ ...parsed.data, storedAt, byteLength, ...writer }, storedAt);
 		} catch (error) {
-			this.faults.fault(describeStoreError('writing a result', this.rootDir, error));
+			this.fault('writing a result', error);
 			return false;
 		}
 		this.faults.recovered();
-		if (this.options.onGrowth) {
-			this.options.onGrowth(byteLength);
-			return true;
-		}
 		this.bytesSincePrune += byteLength;
-		if (this.bytesSincePrune > this.options.maxBytes / 8) await this.prune();
+		if (this.options.onGrowth) this.options.onGrowth(byteLength);
+		else if (this.bytesSincePrune > this.options.maxBytes / 8) await this.prune();
 		return true;
 	}
 
@@ -192,8 +180,7 @@ export class ResultStore {
 				: createReadStream(this.backend.contentPath(this.cacheDir, entry.integrity), { highWaterMark: READ_CHUNK_BYTES });
 			return { stream, meta };
 		} catch (error) {
-			this.faults.fault(describeStoreError('reading a result', this.rootDir, error));
-			return undefined;
+			return this.fault('reading a result', error);
 		}
 	}
 
@@ -215,8 +202,7 @@ export class ResultStore {
 		try {
 			return (await this.backend.hasContent(this.cacheDir, entry.integrity)) ? { entry, meta: meta.data } : await this.dropCorrupt(key, 'its content file is missing');
 		} catch (error) {
-			this.faults.fault(describeStoreError('reading a result', this.rootDir, error));
-			return undefined;
+			return this.fault('reading a result', error);
 		}
 	}
 
@@ -232,13 +218,11 @@ export class ResultStore {
 			const entry = await this.info(key);
 			if (entry === undefined) return true;
 			await this.backend.rmEntry(this.cacheDir, entry.key);
-			const live = await this.backend.ls(this.cacheDir);
-			if (!Object.values(live).some((e) => e.integrity === entry.integrity)) {
-				await this.backend.rmContent(this.cacheDir, entry.integrity);
-			}
+			const shared = Object.values(await this.backend.ls(this.cacheDir)).some((e) => e.integrity === entry.integrity);
+			if (!shared) await this.backend.rmContent(this.cacheDir, entry.integrity);
 			return true;
 		} catch (error) {
-			this.faults.fault(describeStoreError('removing a result', this.rootDir, error));
+			this.fault('removing a result', error);
 			return false;
 		}
 	}
@@ -256,17 +240,12 @@ export class ResultStore {
 			const { victims, kept } = this.chooseVictims(entries, Math.max(0, budgetBytes));
 			for (const victim of victims) await this.removeIfUnchanged(victim);
 			const keptIntegrities = new Set(kept.map((e) => e.integrity));
-			let freedBytes = 0;
-			for (const victim of uniqueByIntegrity(victims)) {
-				if (keptIntegrities.has(victim.integrity)) continue;
-				await this.backend.rmContent(this.cacheDir, victim.integrity);
-				freedBytes += victim.size ?? 0;
-			}
-			return { removed: victims.length, freedBytes, keptBytes: uniqueBytes(kept) };
+			const freed = uniqueByIntegrity(victims).filter((victim) => !keptIntegrities.has(victim.integrity));
+			for (const victim of freed) await this.backend.rmContent(this.cacheDir, victim.integrity);
+			return { removed: victims.length, freedBytes: uniqueBytes(freed), keptBytes: uniqueBytes(kept) };
 		} catch (error) {
-			if (MISSING_CODES.has(codeOf(error) as string)) return { removed: 0, freedBytes: 0, keptBytes: 0 };
-			this.faults.fault(describeStoreError('pruning', this.rootDir, error));
-			return undefined;
+			if (isMissing(error)) return { removed: 0, freedBytes: 0, keptBytes: 0 };
+			return this.fault('pruning', error);
 		}
 	}
 
@@ -297,9 +276,7 @@ export class ResultStore {
 		const key = entry.key.slice(KEY_PREFIX.length);
 		if (this.options.inUse?.(key)) return true;
 		if (entry.time < this.now() - (this.options.spareRecentMs ?? 0)) return false;
-		if (this.options.writer === undefined) return true;
-		const writer = (entry.metadata as { writer?: unknown } | undefined)?.writer;
-		return writer !== this.options.writer;
+		return this.options.writer === undefined || (entry.metadata as { writer?: unknown } | undefined)?.writer !== this.options.writer;
 	}
 
 	/** Removes an entry unless another process re-wrote the key after it was listed. */
@@ -320,7 +297,7 @@ export class ResultStore {
 			await this.backend.rmEntry(this.cacheDir, KEY_PREFIX + key);
 			if (entry) await this.backend.rmContent(this.cacheDir, entry.integrity);
 		} catch (error) {
-			this.faults.fault(describeStoreError('removing a corrupt result', this.rootDir, error));
+			this.fault('removing a corrupt result', error);
 		}
 		return undefined;
 	}
@@ -329,11 +306,14 @@ export class ResultStore {
 		try {
 			return (await this.backend.info(this.cacheDir, KEY_PREFIX + key)) ?? undefined;
 		} catch (error) {
-			if (!MISSING_CODES.has(codeOf(error) as string)) {
-				this.faults.fault(describeStoreError('reading the index', this.rootDir, error));
-			}
-			return undefined;
+			return isMissing(error) ? undefined : this.fault('reading the index', error);
 		}
+	}
+
+	/** Records a fault of `operation` (logged once per outage, see StoreFaults); undefined, what a failed read gives. */
+	private fault(operation: string, error: unknown): undefined {
+		this.faults.fault(describeStoreError(operation, this.rootDir, error));
+		return undefined;
 	}
 
 	private isExpired(time: number): boolean {

@@ -22,8 +22,6 @@ export const PRUNE_EVERY_MS = 10 * 60_000;
 const SETTLED_KEPT_MS = 60_000;
 const PRUNE_LOCK = 'store-prune';
 
-export type StoreBoundParts = Pick<Store, 'config' | 'results' | 'journal' | 'claims' | 'inUse'> & { faults: StoreFaults; now: () => number };
-
 /** What the last prune found (tests and the benchmark). */
 export type StoreSize = Awaited<ReturnType<StoreBound['fit']>>;
 
@@ -38,7 +36,7 @@ export class StoreBound {
 	private lastPrune: number;
 	private running?: Promise<StoreSize | undefined>;
 
-	constructor(private readonly parts: StoreBoundParts) {
+	constructor(private readonly parts: Pick<Store, 'config' | 'results' | 'journal' | 'claims' | 'inUse'> & { faults: StoreFaults; now: () => number }) {
 		this.lastPrune = parts.now();
 	}
 

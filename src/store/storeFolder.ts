@@ -37,15 +37,9 @@ async function explainMkdirFailure(dir: string, error: unknown): Promise<unknown
  */
 export async function ensureStoreFolder(dir: string): Promise<void> {
 	if (await fs.stat(dir).then((stat) => stat.isDirectory(), () => false)) return;
-	let created: string | undefined;
-	try {
-		created = await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-	} catch (error) {
+	const created = await fs.mkdir(dir, { recursive: true, mode: 0o700 }).catch(async (error: unknown) => {
 		throw await explainMkdirFailure(dir, error);
-	}
+	});
 	if (created !== undefined) await fs.chmod(dir, 0o700);
-	const stat = await fs.stat(dir);
-	if (!stat.isDirectory()) {
-		throw Object.assign(new Error(`${dir} is not a folder`), { code: 'ENOTDIR' });
-	}
+	if (!(await fs.stat(dir)).isDirectory()) throw Object.assign(new Error(`${dir} is not a folder`), { code: 'ENOTDIR' });
 }

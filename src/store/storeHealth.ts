@@ -36,8 +36,6 @@ export function describeStoreError(operation: string, dir: string, error: unknow
 	return redact(`The result store at ${dir} could not be used: ${operation} failed${hint}: ${cause}`, [], 400);
 }
 
-const clockTime = (at: number) => `${new Date(at).toISOString().slice(11, 19)} UTC`;
-
 export class StoreFaults {
 	private current: string | undefined;
 	private last: { reason: string; at: number } | undefined;
@@ -92,7 +90,7 @@ export class StoreFaults {
 		if (this.current !== undefined) {
 			out.push(`${this.current}. Jobs still ran and were delivered, but results were not kept: a re-run pays again.`);
 		} else if (this.last !== undefined && now - this.last.at < this.recentMs) {
-			out.push(`${this.last.reason} (last at ${clockTime(this.last.at)}). It works again since, but results of jobs that ended then were not kept: a re-run pays again for those.`);
+			out.push(`${this.last.reason} (last at ${new Date(this.last.at).toISOString().slice(11, 19)} UTC). It works again since, but results of jobs that ended then were not kept: a re-run pays again for those.`);
 		}
 		for (const [key, note] of this.notes) {
 			if (now - note.at < this.recentMs) out.push(note.message);

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
-import { againIfFolderVanished, removeEmptyFolders } from '../../src/store/emptyFolders';
+import { againIfFolderVanished, removeEmptyFolders } from '../../src/store/cacheBackend';
 import { useTempDir } from './tempStore';
 
 const temp = useTempDir();

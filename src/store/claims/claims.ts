@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/claims knows nothing of n8n nodes: an abort rejects with the signal's own reason. */
 /**
  * One paid job, one owner: an atomic claim per job key, taken before anything about the job is decided or sent,
  * held until its outcome is in the store and the journal. Always through the store folder (every process of a
@@ -46,16 +45,12 @@ export const DEFAULT_CLAIM_TIMING = {
 
 export type ClaimTiming = typeof DEFAULT_CLAIM_TIMING;
 
-/** A job key's claim. */
-export interface ClaimHandle {
+/** A job key's claim; its `release` lets the key go (a waiting claimant takes it) and never rejects. */
+export interface ClaimHandle extends HeldClaim {
 	/** True when another owner held the key first: its outcome is in the store and the journal now. */
 	readonly waited: boolean;
 	/** Where the claim holds: the folder, Redis as well, or nowhere (the folder could not hold one). */
 	readonly through: { folder: boolean; redis: boolean };
-	/** False once the claim was taken over (this process was silent past its lapse). */
-	held(): boolean;
-	/** Lets the key go (a waiting claimant takes it); never rejects. */
-	release(): Promise<void>;
 }
 
 export interface ClaimsOptions {
@@ -71,7 +66,6 @@ export interface ClaimsOptions {
 
 export class Claims {
 	readonly dir: string;
-	readonly timing: ClaimTiming;
 	private readonly files: FileClaims;
 	/** The machine's claims while the store folder cannot hold one. */
 	private readonly spareFiles: FileClaims;
@@ -79,13 +73,13 @@ export class Claims {
 
 	constructor(storeDir: string, options: ClaimsOptions = {}) {
 		this.dir = path.join(storeDir, CLAIMS_SUBFOLDER);
-		this.timing = { ...DEFAULT_CLAIM_TIMING, ...options.timing };
+		const timing = { ...DEFAULT_CLAIM_TIMING, ...options.timing };
 		const wakeups = new Wakeups();
 		const onLost = options.onLost ?? (() => undefined);
 		const onFault = options.onFault ?? (() => undefined);
-		this.files = new FileClaims(this.dir, this.timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);
-		this.spareFiles = new FileClaims(path.join(spareFolder(storeDir), CLAIMS_SUBFOLDER), this.timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);
-		if (options.redis) this.redis = new RedisClaims(options.redis, this.timing, wakeups, (key) => onLost(key, 'redis'), options.owner, options.now);
+		this.files = new FileClaims(this.dir, timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);
+		this.spareFiles = new FileClaims(path.join(spareFolder(storeDir), CLAIMS_SUBFOLDER), timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);
+		if (options.redis) this.redis = new RedisClaims(options.redis, timing, wakeups, (key) => onLost(key, 'redis'), options.owner, options.now);
 	}
 
 	/** Claims `key`: the folder first, then Redis (when configured). Rejects with the signal's reason (nothing held). */
@@ -95,13 +89,10 @@ export class Claims {
 			const spare = await this.spareFiles.acquire(key, signal);
 			folder = { claim: spare.claim, waited: folder.waited || spare.waited };
 		}
-		let redis: { claim?: HeldClaim; waited: boolean } = { waited: false };
-		try {
-			if (this.redis) redis = await this.redis.acquire(key, signal);
-		} catch (error) {
-			await folder.claim?.release();
+		const redis = (await this.redis?.acquire(key, signal).catch(async (error: unknown) => {
+			await folder.claim?.release(); // rejects holding nothing
 			throw error;
-		}
+		})) ?? { claim: undefined, waited: false };
 		const parts = [redis.claim, folder.claim].filter((c): c is HeldClaim => c !== undefined);
 		return {
 			waited: folder.waited || redis.waited,
@@ -144,8 +135,8 @@ export class Claims {
 		await this.spareFiles.sweep();
 	}
 
-	/** How many claims this process holds (folder, Redis). */
-	stats(): { folder: number; redis: number } {
-		return { folder: this.files.size + this.spareFiles.size, redis: this.redis?.size ?? 0 };
+	/** How many folder claims this process holds. */
+	stats(): { folder: number } {
+		return { folder: this.files.size + this.spareFiles.size };
 	}
 }

@@ -13,9 +13,8 @@ import * as path from 'node:path';
 import { FolderLock, type HeldLock } from '../../coordination/folderLock';
 import { type ProcessOwner as ClaimOwner, thisOwner } from '../../coordination/ownerLiveness';
 import { ensureStoreFolder } from '../storeFolder';
-import type { ClaimTiming } from './claims';
+import type { ClaimTiming, HeldClaim } from './claims';
 import { backoff, type Wakeups } from '../../coordination/wakeups';
-import type { HeldClaim } from './claims';
 
 const SAFE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -65,8 +64,7 @@ export class FileClaims {
 
 	/** Claim files whose owner is gone (a process killed while holding them), and takeover locks killed processes left; for the store's prune. */
 	async sweep(): Promise<void> {
-		const names = await fs.readdir(this.dir).catch(() => [] as string[]);
-		for (const name of names) {
+		for (const name of await fs.readdir(this.dir).catch(() => [] as string[])) {
 			if (name.endsWith('.claim')) await this.lock.sweep(path.join(this.dir, name));
 			else if (name.endsWith('.claim.takeover')) await this.lock.sweep(path.join(this.dir, name.slice(0, -'.takeover'.length)));
 		}

@@ -18,9 +18,8 @@ import { holdLease } from '../../coordination/heartbeat';
 import { type ProcessOwner as ClaimOwner, processAlive, parseOwner, thisOwner } from '../../coordination/ownerLiveness';
 import { RedisRecords } from '../../coordination/redisRecords';
 import { replayQueueOf, type ReplayQueue } from '../../coordination/replayQueue';
-import type { ClaimTiming } from './claims';
+import type { ClaimTiming, HeldClaim } from './claims';
 import { backoff, type Wakeups } from '../../coordination/wakeups';
-import type { HeldClaim } from './claims';
 
 /** Prefix of the claims' Redis keys (after `mutex:`, the prefix of the redis-semaphore Mutex of earlier versions). */
 export const CLAIM_REDIS_PREFIX = 'flux-concurrent:claim:';
@@ -113,11 +112,6 @@ export class RedisClaims {
 		}
 	}
 
-	/** How many claims this process holds in Redis. */
-	get size(): number {
-		return this.held.size;
-	}
-
 	/** False when this process held `key` and Redis shows another owner now (renewed and checked now); true otherwise (Redis silent: the folder claim decides). */
 	async stillHeld(key: string): Promise<boolean> {
 		const held = [...this.held].find((h) => h.key === key);
@@ -140,15 +134,11 @@ export class RedisClaims {
 				held.stop();
 				this.held.delete(held);
 				if (held.lost) return;
-				const release = async () => (await this.release(key, id)).ok;
+				// Deletes the claim if it is still the one `id` names.
+				const release = async () => (await this.records.update(key, (text) => ({ text: text !== undefined && readClaim(text).id === id ? undefined : text, result: undefined })).catch(() => ({ ok: false }))).ok;
 				if (!(await release())) this.replays.put(`claim:${key}`, release); // released when Redis answers again (else it lapses after its lease)
 			},
 		};
-	}
-
-	/** Deletes the claim if it is still the one `id` names. */
-	private async release(key: string, id: string): Promise<{ ok: boolean }> {
-		return await this.records.update(key, (text) => ({ text: text !== undefined && readClaim(text).id === id ? undefined : text, result: undefined })).catch(() => ({ ok: false }));
 	}
 
 	/** Extends the lease; a claim Redis no longer has (lapsed, or Redis restarted empty) is asserted again; another owner's: lost. */
