@@ -10,7 +10,7 @@
  */
 import { FolderRecordError, FolderRecords } from '../coordination/folderRecords';
 import { ensureStoreFolder } from '../store/storeFolder';
-import { emptyLedger, parseLedger, type LedgerState } from './ledgerState';
+import { emptyLedger, ledgerStateSchema, type LedgerState } from './ledgerState';
 
 /** The `code` of a LedgerUnusableError (matched by code: another copy of the package may have thrown it). */
 export const LEDGER_UNUSABLE = 'LEDGER_UNUSABLE';
@@ -56,7 +56,8 @@ export class FileLedger {
 
 	/** The account's ledger as it is now (no lock: files are replaced whole). */
 	async read(account: string): Promise<LedgerState> {
-		return await parsed(this.fileOf(account), this.records.read(`${account}.json`).then((answer) => (answer.ok ? answer.value : undefined)));
+		const answer = await this.records.read(`${account}.json`).catch(unusable);
+		return parseLedger(answer.ok ? answer.value : undefined, this.fileOf(account), 'remove it');
 	}
 
 	/**
@@ -67,7 +68,7 @@ export class FileLedger {
 		const file = this.fileOf(account);
 		return await this.records
 			.locked(`${account}.json`, async (record) => {
-				const read = async () => await parsed(file, record.read());
+				const read = async () => parseLedger(await record.read().catch(unusable), file, 'remove it');
 				const write = async (state: LedgerState) => await record.write(JSON.stringify(state)).catch(unusable);
 				return await work({
 					read,
@@ -84,14 +85,12 @@ export class FileLedger {
 	}
 }
 
-/** The ledger in a file's text (none: empty); rejects with LedgerUnusableError when it cannot be read or parsed. */
-async function parsed(file: string, text: Promise<string | undefined>): Promise<LedgerState> {
-	const found = await text.catch(unusable);
-	if (found === undefined) return emptyLedger();
+/** The ledger as stored (JSON text; none: empty); throws LedgerUnusableError when it is not one (the caller fails closed). */
+export function parseLedger(text: string | undefined, where: string, remedy: string): LedgerState {
 	try {
-		return parseLedger(found);
+		return text === undefined ? emptyLedger() : ledgerStateSchema.parse(JSON.parse(text));
 	} catch {
-		throw new LedgerUnusableError(`the spend ledger ${file} is damaged (not a ledger this version can read): remove it to start counting again from zero`);
+		throw new LedgerUnusableError(`the spend ledger ${where} is damaged (not a ledger this version can read): ${remedy} to start counting again from zero`);
 	}
 }
 

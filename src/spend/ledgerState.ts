@@ -86,10 +86,7 @@ export function hasDailyLimit(limits: SpendLimits): boolean {
 	return limits.credits !== undefined || limits.jobs !== undefined;
 }
 
-export interface Spent {
-	credits: number;
-	jobs: number;
-}
+export type Spent = ReturnType<typeof spentIn>;
 
 export interface ReserveRequest {
 	id: string;
@@ -128,17 +125,12 @@ export function emptyLedger(): LedgerState {
 	return { v: LEDGER_VERSION, rev: 0, entries: [], prices: {} };
 }
 
-/** The ledger as stored (JSON text); throws when it is not one (a damaged file or key: the caller fails closed). */
-export function parseLedger(text: string): LedgerState {
-	return ledgerStateSchema.parse(JSON.parse(text));
-}
-
 /**
  * The entries still in the 24-hour window, and what they add up to. An entry whose cost was never told (a clip still
  * generating, or an ambiguous submit whose price was unknown) counts at the price learned since for its key, else at
  * the highest price the account has seen, else 0 (it counts as a job either way).
  */
-export function spentIn(state: LedgerState, clock: LedgerClock): Spent {
+export function spentIn(state: LedgerState, clock: LedgerClock) {
 	let credits = 0;
 	let jobs = 0;
 	let highest: number | undefined;
@@ -169,11 +161,6 @@ export function sameLedger(a: LedgerState, b: LedgerState): boolean {
 	return a === b || JSON.stringify({ ...a, rev: 0 }) === JSON.stringify({ ...b, rev: 0 });
 }
 
-/** True while an unpriced entry holds back other unpriced reservations. */
-function blocking(entry: LedgerEntry, clock: LedgerClock, alive: (entry: LedgerEntry) => boolean): boolean {
-	return entry.credits === null && entry.state !== 'final' && (entry.blocksUntil ?? 0) > clock.wall && alive(entry);
-}
-
 /**
  * Reserve one job's share: refused when it would pass the job limit or the credit limit (at its estimate); an
  * unpriced job (no price known) under a credit limit waits while another unpriced one is out, so they go one at a
@@ -194,7 +181,7 @@ export function reserve(
 	const creditLimitEnforced = limits.credits !== undefined && current.noCost?.[modelOf(request.priceKey)] === undefined;
 	// The price this account last saw for the key, else the list price.
 	const estimate = current.prices[request.priceKey]?.credits ?? request.listPrice;
-	let credits: number | null = estimate ?? null;
+	const credits = estimate ?? null;
 	if (creditLimitEnforced) {
 		const limit = limits.credits!;
 		if (estimate !== undefined && spent.credits + estimate > limit + EPSILON) {
@@ -202,10 +189,10 @@ export function reserve(
 		}
 		if (estimate === undefined) {
 			if (spent.credits >= limit - EPSILON) return { state: current, outcome: { kind: 'refused', limit: 'credits', spent } };
-			if (current.entries.some((entry) => blocking(entry, clock, alive))) return { state: current, outcome: { kind: 'wait', spent, reason: 'unpriced' } };
+			// Another unpriced entry still holds back unpriced reservations.
+			const blocking = (entry: LedgerEntry) => entry.credits === null && entry.state !== 'final' && (entry.blocksUntil ?? 0) > clock.wall && alive(entry);
+			if (current.entries.some(blocking)) return { state: current, outcome: { kind: 'wait', spent, reason: 'unpriced' } };
 		}
-	} else if (estimate === undefined) {
-		credits = null;
 	}
 	const entry: LedgerEntry = {
 		id: request.id,
@@ -234,14 +221,6 @@ export function refund(state: LedgerState, id: string, clock: LedgerClock): Ledg
 	};
 }
 
-/** A cost the API reported for an entry: the entry's credits, and the price of its key from now on. */
-function priced(state: LedgerState, entry: LedgerEntry, cost: number, clock: LedgerClock): LedgerState {
-	const prices = { ...state.prices, [entry.priceKey]: { credits: cost, at: clock.wall } };
-	const { [modelOf(entry.priceKey)]: _dropped, ...noCost } = state.noCost ?? {};
-	const { noCost: _all, ...rest } = state;
-	return { ...rest, prices, ...(Object.keys(noCost).length > 0 ? { noCost } : {}) };
-}
-
 /**
  * The submit was acknowledged (`cost` when the answer carried one) or the job ended (`final`; `ready`: it reached
  * Ready). A finished job the API never priced marks the account as not reporting cost. `known`: the entry as the
@@ -267,7 +246,12 @@ export function settle(
 		};
 		if (changed.credits !== null || changed.state === 'final') delete changed.blocksUntil;
 		current = { ...current, entries: current.entries.map((e) => (e.id === entry!.id ? changed : e)) };
-		if (update.cost !== undefined) current = priced(current, entry, update.cost, clock);
+		if (update.cost !== undefined) {
+			// The reported cost is the price of the entry's key from now on, and clears its model's no-cost mark.
+			const { [modelOf(entry.priceKey)]: _dropped, ...noCost } = current.noCost ?? {};
+			const { noCost: _all, ...rest } = current;
+			current = { ...rest, prices: { ...current.prices, [entry.priceKey]: { credits: update.cost, at: clock.wall } }, ...(Object.keys(noCost).length > 0 ? { noCost } : {}) };
+		}
 	}
 	if (update.final && update.cost === undefined && update.ready) {
 		const model = modelOf(entry?.priceKey ?? update.known?.priceKey ?? '');

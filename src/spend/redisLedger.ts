@@ -10,8 +10,8 @@
  */
 import { RedisRecords, type RecordsRedis } from '../coordination/redisRecords';
 import type { RedisResult } from '../redis';
-import { LedgerUnusableError, type LedgerChange } from './fileLedger';
-import { emptyLedger, parseLedger, sameLedger, type LedgerState } from './ledgerState';
+import { parseLedger, type LedgerChange } from './fileLedger';
+import { sameLedger, type LedgerState } from './ledgerState';
 
 /** Prefix of the ledger's Redis keys. */
 export const SPEND_REDIS_PREFIX = 'flux-concurrent:spend:';
@@ -54,12 +54,6 @@ export class RedisLedger {
 	}
 
 	private parse(account: string, text: string | undefined): LedgerState {
-		try {
-			return text === undefined ? emptyLedger() : parseLedger(text);
-		} catch {
-			throw new LedgerUnusableError(
-				`the spend ledger in Redis at ${this.records.where} (key ${RedisLedger.keyOf(account)}) is damaged (not a ledger this version can read): delete that key to start counting again from zero`,
-			);
-		}
+		return parseLedger(text, `in Redis at ${this.records.where} (key ${RedisLedger.keyOf(account)})`, 'delete that key');
 	}
 }

@@ -5,12 +5,14 @@
  */
 import { settings } from '../config';
 import { logWarning } from '../logger';
+import * as path from 'node:path';
+
 import { processWide } from '../processWide';
 import { processRedis } from '../redis';
 import { jobBudget, type SpendHook, type SpendTerms } from './jobBudget';
 import { hasDailyLimit, type SpendLimits } from './ledgerState';
 import { NewJobsPerExecution } from './newJobsPerExecution';
-import { SpendLedger, spendFolder } from './spendLedger';
+import { SpendLedger } from './spendLedger';
 
 /** The account and daily limits of recent jobs (none: the job had no daily limit), by pool job id; bounded (the oldest leave first). */
 export class RecentAccounts {
@@ -43,12 +45,7 @@ export class RecentAccounts {
 
 /** The process's ledger (the store folder's `spend`, and Redis when configured). */
 export function spendLedger(): SpendLedger {
-	return processWide('spendLedger', () => new SpendLedger({ dir: spendFolder(settings().store.dir), redis: processRedis(), warn: logWarning }));
-}
-
-/** The process's counts for Max New Jobs per Execution. */
-export function newJobsPerExecution(): NewJobsPerExecution {
-	return processWide('newJobsPerExecution', () => new NewJobsPerExecution());
+	return processWide('spendLedger', () => new SpendLedger({ dir: path.join(settings().store.dir, 'spend'), redis: processRedis(), warn: logWarning }));
 }
 
 /** The accounts jobs of this process reserved for, with their limits. */
@@ -58,5 +55,5 @@ export function recentAccounts(): RecentAccounts {
 
 /** A job's spend hook for `GenerateOptions.budget`; undefined when no limit applies (then nothing is counted). */
 export function spendBudget(terms: SpendTerms | undefined): SpendHook | undefined {
-	return jobBudget(terms, () => ({ ledger: spendLedger(), perExecution: newJobsPerExecution() }));
+	return jobBudget(terms, () => ({ ledger: spendLedger(), perExecution: processWide('newJobsPerExecution', () => new NewJobsPerExecution()) }));
 }

@@ -289,8 +289,3 @@ export function systemClock(): LedgerClock {
 	const boot = bootId() || undefined;
 	return boot === undefined ? { wall: Date.now() } : { wall: Date.now(), mono: Number(process.hrtime.bigint() / 1_000_000n), boot };
 }
-
-/** The local ledger's folder inside a store folder. */
-export function spendFolder(storeDir: string): string {
-	return path.join(storeDir, 'spend');
-}
