@@ -172,11 +172,11 @@ export function reserve(
 	request: ReserveRequest,
 	clock: LedgerClock,
 	alive: (entry: LedgerEntry) => boolean = () => true,
-): { state: LedgerState; outcome: ReserveOutcome } {
+): { state: LedgerState; result: ReserveOutcome } {
 	const current = pruned(state, clock);
 	const spent = spentIn(current, clock);
 	const { limits } = request;
-	if (limits.jobs !== undefined && spent.jobs + 1 > limits.jobs) return { state: current, outcome: { kind: 'refused', limit: 'jobs', spent } };
+	if (limits.jobs !== undefined && spent.jobs + 1 > limits.jobs) return { state: current, result: { kind: 'refused', limit: 'jobs', spent } };
 	// Not where the API reported no cost for this model's last finished job of the account.
 	const creditLimitEnforced = limits.credits !== undefined && current.noCost?.[modelOf(request.priceKey)] === undefined;
 	// The price this account last saw for the key, else the list price.
@@ -185,13 +185,13 @@ export function reserve(
 	if (creditLimitEnforced) {
 		const limit = limits.credits!;
 		if (estimate !== undefined && spent.credits + estimate > limit + EPSILON) {
-			return { state: current, outcome: { kind: 'refused', limit: 'credits', spent, price: estimate } };
+			return { state: current, result: { kind: 'refused', limit: 'credits', spent, price: estimate } };
 		}
 		if (estimate === undefined) {
-			if (spent.credits >= limit - EPSILON) return { state: current, outcome: { kind: 'refused', limit: 'credits', spent } };
+			if (spent.credits >= limit - EPSILON) return { state: current, result: { kind: 'refused', limit: 'credits', spent } };
 			// Another unpriced entry still holds back unpriced reservations.
 			const blocking = (entry: LedgerEntry) => entry.credits === null && entry.state !== 'final' && (entry.blocksUntil ?? 0) > clock.wall && alive(entry);
-			if (current.entries.some(blocking)) return { state: current, outcome: { kind: 'wait', spent, reason: 'unpriced' } };
+			if (current.entries.some(blocking)) return { state: current, result: { kind: 'wait', spent, reason: 'unpriced' } };
 		}
 	}
 	const entry: LedgerEntry = {
@@ -206,7 +206,7 @@ export function reserve(
 		...(credits === null ? { blocksUntil: clock.wall + request.blockMs } : {}),
 	};
 	const next = { ...current, rev: current.rev + 1, entries: [...current.entries, entry] };
-	return { state: next, outcome: { kind: 'reserved', entry, spent: spentIn(next, clock), creditLimitEnforced } };
+	return { state: next, result: { kind: 'reserved', entry, spent: spentIn(next, clock), creditLimitEnforced } };
 }
 
 /** The reservation `id` goes back (its POST provably created no task). */

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/spend knows nothing of n8n nodes: its errors reach a node through the job (a SpendRefusal, which the glue turns into a FluxError) and the collector or serial node. */
 /**
  * The spend ledger in the shared Redis: one JSON value per account (`flux-concurrent:spend:<accountId>`), a record
  * of src/coordination/redisRecords.ts (changed by single-key compare-and-set). The rules are the same functions as

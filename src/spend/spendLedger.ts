@@ -1,18 +1,11 @@
 /* eslint-disable @n8n/community-nodes/require-node-api-error -- src/spend knows nothing of n8n nodes: its errors reach a node through the job (a SpendRefusal, which the glue turns into a FluxError) and the collector or serial node. */
 /**
  * The process's spend ledger: where reservations, refunds and costs go. Without Redis it is the store folder's
- * ledger (fileLedger.ts), shared by every process on that folder. With the package's Redis it is the ledger in
- * Redis (redisLedger.ts), shared by every process on that Redis, and the folder's ledger is its mirror: each change
- * is made holding the folder ledger's lock and written to both before the lock is let go.
- *
- * Redis away or silent (docs/ARCHITECTURE.md, "Spend"): nothing waits past one Redis deadline
- * and the limit is never lifted. The change goes to the local ledger instead, which holds everything the last Redis
- * state held plus every reservation of this machine: the limit holds per machine until Redis answers, the report
- * says so, and what this machine spent meanwhile is merged into Redis when it answers again (the account is queued
- * in the connection's replay queue, src/coordination/replayQueue.ts, and merged with each change). A Redis that
- * restarted empty (redis/serverRestart.ts: another run_id, or a fresh server at this process's first look) forgot
- * every machine's spend: every account of this machine's folder ledger is then merged into it (through the replay
- * queue), so the limit counts every machine's entries again. A ledger that cannot be used (damaged, unwritable) refuses.
+ * ledger (fileLedger.ts); with the package's Redis it is the ledger in Redis (redisLedger.ts) and the folder's is
+ * its mirror (docs/ARCHITECTURE.md, "Spend"). Redis away or silent: nothing waits past one Redis deadline, the
+ * change goes to the folder's ledger (the limit holds per machine, the report says so) and that account is merged
+ * into Redis when it answers (the replay queue). A Redis that restarted empty (redis/serverRestart.ts) forgot every
+ * machine's spend: every account of the folder is merged into it again. A ledger that cannot be used refuses.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -61,12 +54,7 @@ export class SpendLedger {
 	private readonly inFlight = new Set<Promise<unknown>>();
 	private lastFallback?: { at: number; reason: string };
 	private mirrorWarned = false;
-	/**
-	 * The folder's note that a process of this machine just waited a whole Redis deadline for nothing (a file whose
-	 * age says when): while it is fresh, the others skip Redis under the ledger's lock and use the folder's ledger at
-	 * once, instead of each holding the lock for a deadline of its own (N processes × 2 s, past the lock's wait
-	 * budget). Best effort: a note that cannot be read or written only costs that wait.
-	 */
+	/** The folder's note that a process of this machine found Redis silent (updateShared); best effort. */
 	private readonly silenceFile: string;
 	/** When this process's Redis last answered again after an outage (wall ms; 0: never was away). */
 	private redisBackAt = 0;
@@ -99,10 +87,7 @@ export class SpendLedger {
 		const clock = this.clock();
 		// An owner that cannot be seen (another host or PID namespace, or an entry older than owners) holds others back until blocksUntil.
 		const alive = (entry: LedgerEntry) => ownerAlive(entry.owner, { seenAt: entry.at, lapseMs: (entry.blocksUntil ?? entry.at) - entry.at }, clock.wall, this.owner);
-		const { result, place } = await this.apply(account, (state) => {
-			const { state: next, outcome } = reserve(state, { ...request, owner: this.owner }, clock, alive);
-			return { state: next, result: outcome };
-		});
+		const { result, place } = await this.apply(account, (state) => reserve(state, { ...request, owner: this.owner }, clock, alive));
 		return { ...result, place };
 	}
 
@@ -177,13 +162,10 @@ export class SpendLedger {
 	}
 
 	/**
-	 * With Redis, every change of this machine is made holding the folder ledger's lock, so that the folder's ledger
-	 * always holds every reservation this machine was granted: the change is made in Redis on the Redis state merged
-	 * with the folder's (what this machine spent while Redis was away reaches Redis with its next change), and the
-	 * result is written to the folder before the lock is let go (neither is written when it holds the result already).
-	 * When Redis fails, the change is made on the folder's ledger, which then misses nothing another process of this
-	 * machine was granted in Redis a moment before (a mirror written after the lock, as before, let three processes on
-	 * one folder buy 61 under a limit of 60).
+	 * Holding the folder ledger's lock: the change in Redis on the Redis state merged with the folder's, the result
+	 * written to the folder before the lock is let go; when Redis fails, the change on the folder's ledger, which then
+	 * misses nothing this machine was granted in Redis (a mirror written after the lock let three processes on one
+	 * folder buy 61 under a limit of 60).
 	 */
 	private async applyShared<T>(shared: RedisLedger, account: string, change: LedgerChange<T>): Promise<{ result: T; place: LedgerPlace }> {
 		let locked = false;
