@@ -1,12 +1,10 @@
 /* eslint-disable @n8n/community-nodes/require-node-api-error -- src/spend knows nothing of n8n nodes: its errors reach a node through the job (a SpendRefusal, which the glue turns into a FluxError) and the collector or serial node. */
 /**
- * The spend ledger in the store folder: one JSON file per account (`<store>/spend/<accountId>.json`), a record of
- * a folder store (src/coordination/folderRecords.ts): changed only under the account's folder lock, which every
- * process on that folder honours, and written whole and durably (a reader never sees half a file, a crash or a
- * power cut never leaves one). In one process the changes of an account run one at a time. A file that cannot be
- * read as a ledger, or a folder that cannot be written, is an error the caller turns into a refusal (the limit
- * fails closed; it never silently lifts); so is a change whose lock was taken over before it landed (nothing is
- * written: the state it read may be stale), like a lock live processes held all the wait (`lockBusy`).
+ * The spend ledger in the store folder: one JSON file per account (`<store>/spend/<accountId>.json`), a durable
+ * record of src/coordination/folderRecords.ts (changed under the account's folder lock, written whole). A file that
+ * cannot be read as a ledger, a folder that cannot be written, a lock taken over before the change landed or one
+ * live processes held all the wait (`lockBusy`) is an error the caller turns into a refusal (the limit fails
+ * closed; it never silently lifts).
  */
 import { FolderRecordError, FolderRecords } from '../coordination/folderRecords';
 import { ensureStoreFolder } from '../store/storeFolder';
@@ -60,10 +58,7 @@ export class FileLedger {
 		return parseLedger(answer.ok ? answer.value : undefined, this.fileOf(account), 'remove it');
 	}
 
-	/**
-	 * Runs `work` holding the account's lock, one at a time in this process: `work` may take its time (a Redis call;
-	 * the lock is touched meanwhile) and reads and writes the file itself (`apply`: one change).
-	 */
+	/** Runs `work` holding the account's lock (folderRecords' `locked`): it reads and writes the file itself (`apply`: one change). */
 	async locked<T>(account: string, work: (ledger: LockedLedger) => Promise<T>): Promise<T> {
 		const file = this.fileOf(account);
 		return await this.records

@@ -4,14 +4,10 @@
  * back when that submit provably created no task. Bounded: the counts of the oldest executions are forgotten
  * beyond `maxKeys` (a running execution keeps using its count, which moves it to the newest).
  */
-
-/** How many (execution, node) counts are kept at most. */
-export const MAX_EXECUTION_COUNTS = 10_000;
-
 export class NewJobsPerExecution {
 	private readonly counts = new Map<string, number>();
 
-	constructor(private readonly maxKeys = MAX_EXECUTION_COUNTS) {}
+	constructor(private readonly maxKeys = 10_000) {}
 
 	/** The key of a node in an execution. */
 	static keyOf(executionId: string, nodeName: string): string {

@@ -34,7 +34,6 @@ export type SpendRedis = RecordsRedis & Pick<SharedRedis, 'usable' | 'onUp'>;
 export interface SpendLedgerOptions {
 	/** The folder of the local ledger (the store folder's `spend`). */
 	dir: string;
-	/** The package's Redis, when configured. */
 	redis?: SpendRedis;
 	clock?: () => LedgerClock;
 	warn?: (message: string) => void;
@@ -58,7 +57,6 @@ export class SpendLedger {
 	private readonly silenceFile: string;
 	/** When this process's Redis last answered again after an outage (wall ms; 0: never was away). */
 	private redisBackAt = 0;
-	/** Whether the Redis server restarted since last looked at. */
 	private readonly restarts?: RestartWatch;
 	/** Not looked at yet, or Redis was away since: look before the next change (a restart forgot every machine's spend). */
 	private recheck = true;
@@ -211,10 +209,7 @@ export class SpendLedger {
 	 */
 	private async updateShared<T>(shared: RedisLedger, account: string, change: LedgerChange<T>): Promise<RedisResult<{ result: T; state: LedgerState }>> {
 		const redis = this.options.redis!;
-		const silentAt = await fs.stat(this.silenceFile).then(
-			(info) => info.mtimeMs,
-			() => undefined,
-		);
+		const silentAt = (await fs.stat(this.silenceFile).catch(() => undefined))?.mtimeMs;
 		const age = silentAt === undefined ? Infinity : Date.now() - silentAt;
 		if (silentAt !== undefined && age < SILENCE_SHARED_MS && silentAt > this.redisBackAt) {
 			return { ok: false, reason: `another process of this machine found it silent ${Math.max(0, Math.round(age / 100) / 10)} s ago` };

@@ -6,19 +6,9 @@
 import { hasDailyLimit, type SpendLimits, type Spent } from './ledgerState';
 import { recentAccounts, spendLedger } from './spendControl';
 
-export type SpentInWindow = Spent & { window: '24h' };
-
-export interface DailyLimits {
-	dailyCreditLimit: number | null;
-	dailyJobLimit: number | null;
-}
-
+type AccountSpend = { account: string; spent: Spent & { window: '24h' }; limits: { dailyCreditLimit: number | null; dailyJobLimit: number | null } };
 /** Report fields: `spent` and `limits` for one account; `spentByAccount` when the batch used several. */
-export interface SpendReportFields {
-	spent?: SpentInWindow;
-	limits?: DailyLimits;
-	spentByAccount?: Array<{ account: string; spent: SpentInWindow; limits: DailyLimits }>;
-}
+export type SpendReportFields = Partial<Omit<AccountSpend, 'account'>> & { spentByAccount?: AccountSpend[] };
 
 /**
  * The spend fields and notes of a report over `jobIds`; `fallback` (asked only when this process ran none of the jobs,
@@ -34,7 +24,7 @@ export async function spendReport(
 	if (own && hasDailyLimit(own.limits)) accounts.set(own.account, own.limits);
 	if (accounts.size === 0) return { fields: {}, warnings: [] };
 	const ledger = spendLedger();
-	const rows: Array<{ account: string; spent: SpentInWindow; limits: DailyLimits }> = [];
+	const rows: AccountSpend[] = [];
 	const warnings: string[] = [];
 	for (const [account, limits] of accounts) {
 		try {
