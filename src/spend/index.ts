@@ -9,6 +9,5 @@ export { jobBudget, SpendRefusal, type SpendTerms } from './jobBudget';
 export { NewJobsPerExecution } from './newJobsPerExecution';
 export { priceKey } from './priceBook';
 export { RedisLedger } from './redisLedger';
-export { recentAccounts, spendBudget, spendLedger } from './spendControl';
+export { recentAccounts, spendBudget, spendLedger, spendReport } from './spendControl';
 export { SpendLedger, systemClock } from './spendLedger';
-export { spendReport } from './spendReport';
