@@ -24,12 +24,7 @@ export interface SpendTerms extends Omit<ReserveRequest, 'id' | 'owner'> {
 export const UNPRICED_RETRY_MS = 200;
 
 /** A job's spend hook, called by the FLUX client around each submit (the shape of its `SubmitBudget`, src/flux/budget.ts). */
-export interface SpendHook {
-	reserve(signal: AbortSignal): Promise<void>;
-	unsent(): void;
-	accepted(cost: number | undefined): void;
-	ended(outcome: { cost?: number; ready: boolean }): void;
-}
+export type SpendHook = Pick<JobBudget, 'reserve' | 'unsent' | 'accepted' | 'ended'>;
 
 /** A job a spend limit stopped before it was sent (nothing was paid). */
 export class SpendRefusal extends Error {
@@ -48,7 +43,7 @@ export function jobBudget(terms: SpendTerms | undefined, deps: () => BudgetDeps)
 	return limited ? new JobBudget(terms, deps()) : undefined;
 }
 
-class JobBudget implements SpendHook {
+class JobBudget {
 	private placeTaken = false;
 	private reservation?: LedgerEntry;
 

@@ -1,11 +1,9 @@
 /**
  * The spend ledger in the shared Redis: one JSON value per account (`flux-concurrent:spend:<accountId>`), a record
- * of src/coordination/redisRecords.ts (changed by single-key compare-and-set). The rules are the same functions as
- * the file's (ledgerState.ts). A ledger written by earlier versions (the same value) is read as it is, and every
- * write still counts up the `…:rev` key those versions compare, so while old and new processes share one Redis
- * (a rolling upgrade) neither overwrites the other's change and the limit holds. Redis gone or silent answers
- * `{ ok: false }` within one deadline and the caller falls back; a value that cannot be read as a ledger is an
- * error (the limit fails closed).
+ * of src/coordination/redisRecords.ts (changed by single-key compare-and-set). A ledger written by earlier versions
+ * (the same value) is read as it is, and every write still counts up the `…:rev` key those versions compare, so
+ * while old and new processes share one Redis (a rolling upgrade) neither overwrites the other's change and the
+ * limit holds. A value that cannot be read as a ledger is an error (the limit fails closed).
  */
 import { RedisRecords, type RecordsRedis } from '../coordination/redisRecords';
 import type { RedisResult } from '../redis';

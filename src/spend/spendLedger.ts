@@ -122,9 +122,8 @@ export class SpendLedger {
 	warnings(): string[] {
 		const fallback = this.lastFallback;
 		if (!fallback || this.clock().wall - fallback.at > FALLBACK_REPORTED_MS) return [];
-		const where = this.options.redis?.where ?? 'Redis';
 		return [
-			`The spend ledger in Redis at ${where} could not be used (${fallback.reason}): meanwhile the daily limits of the FLUX API credential hold per machine (the ledger in ${this.options.dir}); what this machine spent is added to the shared ledger when Redis answers again.`,
+			`The spend ledger in Redis at ${this.options.redis?.where ?? 'Redis'} could not be used (${fallback.reason}): meanwhile the daily limits of the FLUX API credential hold per machine (the ledger in ${this.options.dir}); what this machine spent is added to the shared ledger when Redis answers again.`,
 		];
 	}
 
