@@ -114,8 +114,7 @@ const REMOVED_KEPT_MS = 60 * 60_000;
 const REMOVED_KEPT_MAX = 2000;
 /** The model of a price key (`<model>:<digest>`). */
 export function modelOf(priceKey: string): string {
-	const colon = priceKey.indexOf(':');
-	return colon < 0 ? priceKey : priceKey.slice(0, colon);
+	return priceKey.split(':', 1)[0];
 }
 
 /** Credits are compared with this slack (costs like 4.5 add up in binary floating point). */
