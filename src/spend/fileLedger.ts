@@ -1,16 +1,14 @@
 /* eslint-disable @n8n/community-nodes/require-node-api-error -- src/spend knows nothing of n8n nodes: its errors reach a node through the job (a SpendRefusal, which the glue turns into a FluxError) and the collector or serial node. */
 /**
- * The spend ledger in the store folder: one JSON file per account (`<store>/spend/<accountId>.json`), a record of
- * a folder store (src/coordination/folderRecords.ts): changed only under the account's folder lock, which every
- * process on that folder honours, and written whole and durably (a reader never sees half a file, a crash or a
- * power cut never leaves one). In one process the changes of an account run one at a time. A file that cannot be
- * read as a ledger, or a folder that cannot be written, is an error the caller turns into a refusal (the limit
- * fails closed; it never silently lifts); so is a change whose lock was taken over before it landed (nothing is
- * written: the state it read may be stale), like a lock live processes held all the wait (`lockBusy`).
+ * The spend ledger in the store folder: one JSON file per account (`<store>/spend/<accountId>.json`), a durable
+ * record of src/coordination/folderRecords.ts (changed under the account's folder lock, written whole). A file that
+ * cannot be read as a ledger, a folder that cannot be written, a lock taken over before the change landed or one
+ * live processes held all the wait (`lockBusy`) is an error the caller turns into a refusal (the limit fails
+ * closed; it never silently lifts).
  */
 import { FolderRecordError, FolderRecords } from '../coordination/folderRecords';
 import { ensureStoreFolder } from '../store/storeFolder';
-import { emptyLedger, parseLedger, type LedgerState } from './ledgerState';
+import { emptyLedger, ledgerStateSchema, type LedgerState } from './ledgerState';
 
 /** The `code` of a LedgerUnusableError (matched by code: another copy of the package may have thrown it). */
 export const LEDGER_UNUSABLE = 'LEDGER_UNUSABLE';
@@ -56,18 +54,16 @@ export class FileLedger {
 
 	/** The account's ledger as it is now (no lock: files are replaced whole). */
 	async read(account: string): Promise<LedgerState> {
-		return await parsed(this.fileOf(account), this.records.read(`${account}.json`).then((answer) => (answer.ok ? answer.value : undefined)));
+		const answer = await this.records.read(`${account}.json`).catch(unusable);
+		return parseLedger(answer.ok ? answer.value : undefined, this.fileOf(account), 'remove it');
 	}
 
-	/**
-	 * Runs `work` holding the account's lock, one at a time in this process: `work` may take its time (a Redis call;
-	 * the lock is touched meanwhile) and reads and writes the file itself (`apply`: one change).
-	 */
+	/** Runs `work` holding the account's lock (folderRecords' `locked`): it reads and writes the file itself (`apply`: one change). */
 	async locked<T>(account: string, work: (ledger: LockedLedger) => Promise<T>): Promise<T> {
 		const file = this.fileOf(account);
 		return await this.records
 			.locked(`${account}.json`, async (record) => {
-				const read = async () => await parsed(file, record.read());
+				const read = async () => parseLedger(await record.read().catch(unusable), file, 'remove it');
 				const write = async (state: LedgerState) => await record.write(JSON.stringify(state)).catch(unusable);
 				return await work({
 					read,
@@ -84,14 +80,12 @@ export class FileLedger {
 	}
 }
 
-/** The ledger in a file's text (none: empty); rejects with LedgerUnusableError when it cannot be read or parsed. */
-async function parsed(file: string, text: Promise<string | undefined>): Promise<LedgerState> {
-	const found = await text.catch(unusable);
-	if (found === undefined) return emptyLedger();
+/** The ledger as stored (JSON text; none: empty); throws LedgerUnusableError when it is not one (the caller fails closed). */
+export function parseLedger(text: string | undefined, where: string, remedy: string): LedgerState {
 	try {
-		return parseLedger(found);
+		return text === undefined ? emptyLedger() : ledgerStateSchema.parse(JSON.parse(text));
 	} catch {
-		throw new LedgerUnusableError(`the spend ledger ${file} is damaged (not a ledger this version can read): remove it to start counting again from zero`);
+		throw new LedgerUnusableError(`the spend ledger ${where} is damaged (not a ledger this version can read): ${remedy} to start counting again from zero`);
 	}
 }
 

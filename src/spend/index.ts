@@ -5,10 +5,9 @@
  */
 export { FileLedger, LedgerUnusableError } from './fileLedger';
 export * from './ledgerState';
-export { jobBudget, SpendRefusal, UNPRICED_RETRY_MS, type BudgetDeps, type SpendHook, type SpendTerms } from './jobBudget';
-export { NewJobsPerExecution, MAX_EXECUTION_COUNTS } from './newJobsPerExecution';
+export { jobBudget, SpendRefusal, type SpendTerms } from './jobBudget';
+export { NewJobsPerExecution } from './newJobsPerExecution';
 export { priceKey } from './priceBook';
-export { RedisLedger, SPEND_REDIS_PREFIX } from './redisLedger';
-export { newJobsPerExecution, recentAccounts, RecentAccounts, spendBudget, spendLedger } from './spendControl';
-export { FALLBACK_REPORTED_MS, SpendLedger, spendFolder, systemClock, type LedgerPlace, type SpendRedis } from './spendLedger';
-export { spendReport, type DailyLimits, type SpendReportFields, type SpentInWindow } from './spendReport';
+export { RedisLedger } from './redisLedger';
+export { recentAccounts, spendBudget, spendLedger, spendReport } from './spendControl';
+export { SpendLedger, systemClock } from './spendLedger';

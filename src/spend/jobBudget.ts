@@ -1,11 +1,9 @@
 /**
- * One job's spend hook (src/flux/budget.ts) on the spend ledger and the per-execution count: right before each
- * submit POST it takes the node's place in the execution (Max New Jobs per Execution) and reserves the account's
- * share in the ledger (Daily Credit Limit / Daily Job Limit); a POST that provably created no task gives both back;
- * the acknowledgement and the job's end settle the reservation at the cost the API reported. A job without any
- * limit gets no hook at all (nothing changes for it). A job a limit refused before it was sent fails with a `SpendRefusal`
- * (cost 0: nothing was paid; the glue hands it to the FLUX client as its `budget_exceeded` error) naming the limit,
- * what was spent in the window, and where to raise it.
+ * One job's spend hook (src/flux/budget.ts) on the spend ledger and the per-execution count: `reserve` takes the
+ * node's place in the execution (Max New Jobs per Execution) and reserves the account's share in the ledger (Daily
+ * Credit Limit / Daily Job Limit); `unsent` gives both back; `accepted` and `ended` settle at the API's cost. A job
+ * without any limit gets no hook at all. A refused job fails with a `SpendRefusal` (cost 0: nothing was paid; the
+ * glue hands it to the FLUX client as `budget_exceeded`) naming the limit, what was spent and where to raise it.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -26,12 +24,7 @@ export interface SpendTerms extends Omit<ReserveRequest, 'id' | 'owner'> {
 export const UNPRICED_RETRY_MS = 200;
 
 /** A job's spend hook, called by the FLUX client around each submit (the shape of its `SubmitBudget`, src/flux/budget.ts). */
-export interface SpendHook {
-	reserve(signal: AbortSignal): Promise<void>;
-	unsent(): void;
-	accepted(cost: number | undefined): void;
-	ended(outcome: { cost?: number; ready: boolean }): void;
-}
+export type SpendHook = Pick<JobBudget, 'reserve' | 'unsent' | 'accepted' | 'ended'>;
 
 /** A job a spend limit stopped before it was sent (nothing was paid). */
 export class SpendRefusal extends Error {
@@ -50,7 +43,7 @@ export function jobBudget(terms: SpendTerms | undefined, deps: () => BudgetDeps)
 	return limited ? new JobBudget(terms, deps()) : undefined;
 }
 
-class JobBudget implements SpendHook {
+class JobBudget {
 	private placeTaken = false;
 	private reservation?: LedgerEntry;
 
@@ -117,16 +110,14 @@ class JobBudget implements SpendHook {
 const credits = (n: number) => `${Math.round(n * 100) / 100} credit${n === 1 ? '' : 's'}`;
 const jobs = (n: number) => `${n} job${n === 1 ? '' : 's'}`;
 
-/** The credential's Daily Job Limit is reached. */
-export function jobLimitReached(limit: number, spent: Spent): SpendRefusal {
+function jobLimitReached(limit: number, spent: Spent): SpendRefusal {
 	return new SpendRefusal(
 		`Not sent: the daily job limit of the FLUX API credential is reached (${jobs(spent.jobs)} of ${limit} in the last 24 hours, ${credits(spent.credits)} spent). ` +
 			`Raise "Daily Job Limit" on the FLUX API credential, or wait until earlier jobs leave the 24-hour window.`,
 	);
 }
 
-/** The credential's Daily Credit Limit would be passed. */
-export function creditLimitReached(limit: number, spent: Spent, price: number | undefined): SpendRefusal {
+function creditLimitReached(limit: number, spent: Spent, price: number | undefined): SpendRefusal {
 	const costs = price === undefined ? '' : `, and this job costs about ${credits(price)}`;
 	return new SpendRefusal(
 		`Not sent: the daily credit limit of the FLUX API credential would be passed (${credits(spent.credits)} of ${limit} spent in the last 24 hours by ${jobs(spent.jobs)}${costs}). ` +
@@ -134,8 +125,7 @@ export function creditLimitReached(limit: number, spent: Spent, price: number | 
 	);
 }
 
-/** The node's Max New Jobs per Execution is reached. */
-export function executionLimitReached(limit: number, node: string): SpendRefusal {
+function executionLimitReached(limit: number, node: string): SpendRefusal {
 	return new SpendRefusal(
 		`Not sent: node "${node}" may send at most ${jobs(limit)} in one execution, and ${limit} ${limit === 1 ? 'was' : 'were'} sent (new paid jobs; results from the store do not count). ` +
 			`Raise Options → Max New Jobs per Execution on that node (0 = no limit).`,
@@ -143,6 +133,6 @@ export function executionLimitReached(limit: number, node: string): SpendRefusal
 }
 
 /** The ledger could not be used: the daily limits cannot be checked, so the job is not sent (fail closed). */
-export function ledgerUnusable(why: string): SpendRefusal {
+function ledgerUnusable(why: string): SpendRefusal {
 	return new SpendRefusal(`Not sent: the daily limits of the FLUX API credential could not be checked because ${why}. Jobs under a daily limit are not sent until they can be.`);
 }

@@ -86,10 +86,7 @@ export function hasDailyLimit(limits: SpendLimits): boolean {
 	return limits.credits !== undefined || limits.jobs !== undefined;
 }
 
-export interface Spent {
-	credits: number;
-	jobs: number;
-}
+export type Spent = ReturnType<typeof spentIn>;
 
 export interface ReserveRequest {
 	id: string;
@@ -117,8 +114,7 @@ const REMOVED_KEPT_MS = 60 * 60_000;
 const REMOVED_KEPT_MAX = 2000;
 /** The model of a price key (`<model>:<digest>`). */
 export function modelOf(priceKey: string): string {
-	const colon = priceKey.indexOf(':');
-	return colon < 0 ? priceKey : priceKey.slice(0, colon);
+	return priceKey.split(':', 1)[0];
 }
 
 /** Credits are compared with this slack (costs like 4.5 add up in binary floating point). */
@@ -128,17 +124,12 @@ export function emptyLedger(): LedgerState {
 	return { v: LEDGER_VERSION, rev: 0, entries: [], prices: {} };
 }
 
-/** The ledger as stored (JSON text); throws when it is not one (a damaged file or key: the caller fails closed). */
-export function parseLedger(text: string): LedgerState {
-	return ledgerStateSchema.parse(JSON.parse(text));
-}
-
 /**
  * The entries still in the 24-hour window, and what they add up to. An entry whose cost was never told (a clip still
  * generating, or an ambiguous submit whose price was unknown) counts at the price learned since for its key, else at
  * the highest price the account has seen, else 0 (it counts as a job either way).
  */
-export function spentIn(state: LedgerState, clock: LedgerClock): Spent {
+export function spentIn(state: LedgerState, clock: LedgerClock) {
 	let credits = 0;
 	let jobs = 0;
 	let highest: number | undefined;
@@ -169,11 +160,6 @@ export function sameLedger(a: LedgerState, b: LedgerState): boolean {
 	return a === b || JSON.stringify({ ...a, rev: 0 }) === JSON.stringify({ ...b, rev: 0 });
 }
 
-/** True while an unpriced entry holds back other unpriced reservations. */
-function blocking(entry: LedgerEntry, clock: LedgerClock, alive: (entry: LedgerEntry) => boolean): boolean {
-	return entry.credits === null && entry.state !== 'final' && (entry.blocksUntil ?? 0) > clock.wall && alive(entry);
-}
-
 /**
  * Reserve one job's share: refused when it would pass the job limit or the credit limit (at its estimate); an
  * unpriced job (no price known) under a credit limit waits while another unpriced one is out, so they go one at a
@@ -185,27 +171,27 @@ export function reserve(
 	request: ReserveRequest,
 	clock: LedgerClock,
 	alive: (entry: LedgerEntry) => boolean = () => true,
-): { state: LedgerState; outcome: ReserveOutcome } {
+): { state: LedgerState; result: ReserveOutcome } {
 	const current = pruned(state, clock);
 	const spent = spentIn(current, clock);
 	const { limits } = request;
-	if (limits.jobs !== undefined && spent.jobs + 1 > limits.jobs) return { state: current, outcome: { kind: 'refused', limit: 'jobs', spent } };
+	if (limits.jobs !== undefined && spent.jobs + 1 > limits.jobs) return { state: current, result: { kind: 'refused', limit: 'jobs', spent } };
 	// Not where the API reported no cost for this model's last finished job of the account.
 	const creditLimitEnforced = limits.credits !== undefined && current.noCost?.[modelOf(request.priceKey)] === undefined;
 	// The price this account last saw for the key, else the list price.
 	const estimate = current.prices[request.priceKey]?.credits ?? request.listPrice;
-	let credits: number | null = estimate ?? null;
+	const credits = estimate ?? null;
 	if (creditLimitEnforced) {
 		const limit = limits.credits!;
 		if (estimate !== undefined && spent.credits + estimate > limit + EPSILON) {
-			return { state: current, outcome: { kind: 'refused', limit: 'credits', spent, price: estimate } };
+			return { state: current, result: { kind: 'refused', limit: 'credits', spent, price: estimate } };
 		}
 		if (estimate === undefined) {
-			if (spent.credits >= limit - EPSILON) return { state: current, outcome: { kind: 'refused', limit: 'credits', spent } };
-			if (current.entries.some((entry) => blocking(entry, clock, alive))) return { state: current, outcome: { kind: 'wait', spent, reason: 'unpriced' } };
+			if (spent.credits >= limit - EPSILON) return { state: current, result: { kind: 'refused', limit: 'credits', spent } };
+			// Another unpriced entry still holds back unpriced reservations.
+			const blocking = (entry: LedgerEntry) => entry.credits === null && entry.state !== 'final' && (entry.blocksUntil ?? 0) > clock.wall && alive(entry);
+			if (current.entries.some(blocking)) return { state: current, result: { kind: 'wait', spent, reason: 'unpriced' } };
 		}
-	} else if (estimate === undefined) {
-		credits = null;
 	}
 	const entry: LedgerEntry = {
 		id: request.id,
@@ -219,7 +205,7 @@ export function reserve(
 		...(credits === null ? { blocksUntil: clock.wall + request.blockMs } : {}),
 	};
 	const next = { ...current, rev: current.rev + 1, entries: [...current.entries, entry] };
-	return { state: next, outcome: { kind: 'reserved', entry, spent: spentIn(next, clock), creditLimitEnforced } };
+	return { state: next, result: { kind: 'reserved', entry, spent: spentIn(next, clock), creditLimitEnforced } };
 }
 
 /** The reservation `id` goes back (its POST provably created no task). */
@@ -232,14 +218,6 @@ export function refund(state: LedgerState, id: string, clock: LedgerClock): Ledg
 		entries: current.entries.filter((entry) => entry.id !== id),
 		removed: [...(current.removed ?? []), { id, at: clock.wall }].slice(-REMOVED_KEPT_MAX),
 	};
-}
-
-/** A cost the API reported for an entry: the entry's credits, and the price of its key from now on. */
-function priced(state: LedgerState, entry: LedgerEntry, cost: number, clock: LedgerClock): LedgerState {
-	const prices = { ...state.prices, [entry.priceKey]: { credits: cost, at: clock.wall } };
-	const { [modelOf(entry.priceKey)]: _dropped, ...noCost } = state.noCost ?? {};
-	const { noCost: _all, ...rest } = state;
-	return { ...rest, prices, ...(Object.keys(noCost).length > 0 ? { noCost } : {}) };
 }
 
 /**
@@ -267,7 +245,12 @@ export function settle(
 		};
 		if (changed.credits !== null || changed.state === 'final') delete changed.blocksUntil;
 		current = { ...current, entries: current.entries.map((e) => (e.id === entry!.id ? changed : e)) };
-		if (update.cost !== undefined) current = priced(current, entry, update.cost, clock);
+		if (update.cost !== undefined) {
+			// The reported cost is the price of the entry's key from now on, and clears its model's no-cost mark.
+			const { [modelOf(entry.priceKey)]: _dropped, ...noCost } = current.noCost ?? {};
+			const { noCost: _all, ...rest } = current;
+			current = { ...rest, prices: { ...current.prices, [entry.priceKey]: { credits: update.cost, at: clock.wall } }, ...(Object.keys(noCost).length > 0 ? { noCost } : {}) };
+		}
 	}
 	if (update.final && update.cost === undefined && update.ready) {
 		const model = modelOf(entry?.priceKey ?? update.known?.priceKey ?? '');

@@ -4,14 +4,10 @@
  * back when that submit provably created no task. Bounded: the counts of the oldest executions are forgotten
  * beyond `maxKeys` (a running execution keeps using its count, which moves it to the newest).
  */
-
-/** How many (execution, node) counts are kept at most. */
-export const MAX_EXECUTION_COUNTS = 10_000;
-
 export class NewJobsPerExecution {
 	private readonly counts = new Map<string, number>();
 
-	constructor(private readonly maxKeys = MAX_EXECUTION_COUNTS) {}
+	constructor(private readonly maxKeys = 10_000) {}
 
 	/** The key of a node in an execution. */
 	static keyOf(executionId: string, nodeName: string): string {
@@ -22,19 +18,20 @@ export class NewJobsPerExecution {
 	take(key: string, max: number): boolean {
 		const used = this.counts.get(key) ?? 0;
 		if (used >= max) return false;
-		this.set(key, used + 1);
+		setNewest(this.counts, key, used + 1, this.maxKeys);
 		return true;
 	}
 
 	/** Gives a place back (its submit created no task). */
 	giveBack(key: string): void {
 		const used = this.counts.get(key) ?? 0;
-		if (used > 0) this.set(key, used - 1);
+		if (used > 0) setNewest(this.counts, key, used - 1, this.maxKeys);
 	}
+}
 
-	private set(key: string, value: number): void {
-		this.counts.delete(key);
-		this.counts.set(key, value);
-		while (this.counts.size > this.maxKeys) this.counts.delete(this.counts.keys().next().value as string);
-	}
+/** Sets `key` in `map` as its newest; the oldest leave beyond `max`. */
+export function setNewest<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+	map.delete(key);
+	map.set(key, value);
+	while (map.size > max) map.delete(map.keys().next().value as K);
 }

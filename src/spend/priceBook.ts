@@ -1,8 +1,7 @@
 /**
- * The price key of a job: it groups jobs of one model whose parameters set the same price (everything sent but the
- * prompt, the seed and the media's content). A model's list price, where BFL publishes one, is its descriptor's
- * (src/models); a model without one has no estimate until an answer of this account tells it: under a credit
- * limit its jobs go out one at a time until then (ledgerState.ts).
+ * The price key of a job: it groups jobs of one model whose parameters set the same price. A model's list price,
+ * where BFL publishes one, is its descriptor's (src/models); a model without one has no estimate until an answer of
+ * this account tells it: under a credit limit its jobs go out one at a time until then (ledgerState.ts).
  */
 import { createHash } from 'node:crypto';
 

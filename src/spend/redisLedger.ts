@@ -1,17 +1,14 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- src/spend knows nothing of n8n nodes: its errors reach a node through the job (a SpendRefusal, which the glue turns into a FluxError) and the collector or serial node. */
 /**
  * The spend ledger in the shared Redis: one JSON value per account (`flux-concurrent:spend:<accountId>`), a record
- * of src/coordination/redisRecords.ts (changed by single-key compare-and-set). The rules are the same functions as
- * the file's (ledgerState.ts). A ledger written by earlier versions (the same value) is read as it is, and every
- * write still counts up the `…:rev` key those versions compare, so while old and new processes share one Redis
- * (a rolling upgrade) neither overwrites the other's change and the limit holds. Redis gone or silent answers
- * `{ ok: false }` within one deadline and the caller falls back; a value that cannot be read as a ledger is an
- * error (the limit fails closed).
+ * of src/coordination/redisRecords.ts (changed by single-key compare-and-set). A ledger written by earlier versions
+ * (the same value) is read as it is, and every write still counts up the `…:rev` key those versions compare, so
+ * while old and new processes share one Redis (a rolling upgrade) neither overwrites the other's change and the
+ * limit holds. A value that cannot be read as a ledger is an error (the limit fails closed).
  */
 import { RedisRecords, type RecordsRedis } from '../coordination/redisRecords';
 import type { RedisResult } from '../redis';
-import { LedgerUnusableError, type LedgerChange } from './fileLedger';
-import { emptyLedger, parseLedger, sameLedger, type LedgerState } from './ledgerState';
+import { parseLedger, type LedgerChange } from './fileLedger';
+import { sameLedger, type LedgerState } from './ledgerState';
 
 /** Prefix of the ledger's Redis keys. */
 export const SPEND_REDIS_PREFIX = 'flux-concurrent:spend:';
@@ -54,12 +51,6 @@ export class RedisLedger {
 	}
 
 	private parse(account: string, text: string | undefined): LedgerState {
-		try {
-			return text === undefined ? emptyLedger() : parseLedger(text);
-		} catch {
-			throw new LedgerUnusableError(
-				`the spend ledger in Redis at ${this.records.where} (key ${RedisLedger.keyOf(account)}) is damaged (not a ledger this version can read): delete that key to start counting again from zero`,
-			);
-		}
+		return parseLedger(text, `in Redis at ${this.records.where} (key ${RedisLedger.keyOf(account)})`, 'delete that key');
 	}
 }

@@ -1,18 +1,11 @@
 /* eslint-disable @n8n/community-nodes/require-node-api-error -- src/spend knows nothing of n8n nodes: its errors reach a node through the job (a SpendRefusal, which the glue turns into a FluxError) and the collector or serial node. */
 /**
  * The process's spend ledger: where reservations, refunds and costs go. Without Redis it is the store folder's
- * ledger (fileLedger.ts), shared by every process on that folder. With the package's Redis it is the ledger in
- * Redis (redisLedger.ts), shared by every process on that Redis, and the folder's ledger is its mirror: each change
- * is made holding the folder ledger's lock and written to both before the lock is let go.
- *
- * Redis away or silent (docs/ARCHITECTURE.md, "Spend"): nothing waits past one Redis deadline
- * and the limit is never lifted. The change goes to the local ledger instead, which holds everything the last Redis
- * state held plus every reservation of this machine: the limit holds per machine until Redis answers, the report
- * says so, and what this machine spent meanwhile is merged into Redis when it answers again (the account is queued
- * in the connection's replay queue, src/coordination/replayQueue.ts, and merged with each change). A Redis that
- * restarted empty (redis/serverRestart.ts: another run_id, or a fresh server at this process's first look) forgot
- * every machine's spend: every account of this machine's folder ledger is then merged into it (through the replay
- * queue), so the limit counts every machine's entries again. A ledger that cannot be used (damaged, unwritable) refuses.
+ * ledger (fileLedger.ts); with the package's Redis it is the ledger in Redis (redisLedger.ts) and the folder's is
+ * its mirror (docs/ARCHITECTURE.md, "Spend"). Redis away or silent: nothing waits past one Redis deadline, the
+ * change goes to the folder's ledger (the limit holds per machine, the report says so) and that account is merged
+ * into Redis when it answers (the replay queue). A Redis that restarted empty (redis/serverRestart.ts) forgot every
+ * machine's spend: every account of the folder is merged into it again. A ledger that cannot be used refuses.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -41,7 +34,6 @@ export type SpendRedis = RecordsRedis & Pick<SharedRedis, 'usable' | 'onUp'>;
 export interface SpendLedgerOptions {
 	/** The folder of the local ledger (the store folder's `spend`). */
 	dir: string;
-	/** The package's Redis, when configured. */
 	redis?: SpendRedis;
 	clock?: () => LedgerClock;
 	warn?: (message: string) => void;
@@ -61,16 +53,10 @@ export class SpendLedger {
 	private readonly inFlight = new Set<Promise<unknown>>();
 	private lastFallback?: { at: number; reason: string };
 	private mirrorWarned = false;
-	/**
-	 * The folder's note that a process of this machine just waited a whole Redis deadline for nothing (a file whose
-	 * age says when): while it is fresh, the others skip Redis under the ledger's lock and use the folder's ledger at
-	 * once, instead of each holding the lock for a deadline of its own (N processes × 2 s, past the lock's wait
-	 * budget). Best effort: a note that cannot be read or written only costs that wait.
-	 */
+	/** The folder's note that a process of this machine found Redis silent (updateShared); best effort. */
 	private readonly silenceFile: string;
 	/** When this process's Redis last answered again after an outage (wall ms; 0: never was away). */
 	private redisBackAt = 0;
-	/** Whether the Redis server restarted since last looked at. */
 	private readonly restarts?: RestartWatch;
 	/** Not looked at yet, or Redis was away since: look before the next change (a restart forgot every machine's spend). */
 	private recheck = true;
@@ -99,10 +85,7 @@ export class SpendLedger {
 		const clock = this.clock();
 		// An owner that cannot be seen (another host or PID namespace, or an entry older than owners) holds others back until blocksUntil.
 		const alive = (entry: LedgerEntry) => ownerAlive(entry.owner, { seenAt: entry.at, lapseMs: (entry.blocksUntil ?? entry.at) - entry.at }, clock.wall, this.owner);
-		const { result, place } = await this.apply(account, (state) => {
-			const { state: next, outcome } = reserve(state, { ...request, owner: this.owner }, clock, alive);
-			return { state: next, result: outcome };
-		});
+		const { result, place } = await this.apply(account, (state) => reserve(state, { ...request, owner: this.owner }, clock, alive));
 		return { ...result, place };
 	}
 
@@ -139,9 +122,8 @@ export class SpendLedger {
 	warnings(): string[] {
 		const fallback = this.lastFallback;
 		if (!fallback || this.clock().wall - fallback.at > FALLBACK_REPORTED_MS) return [];
-		const where = this.options.redis?.where ?? 'Redis';
 		return [
-			`The spend ledger in Redis at ${where} could not be used (${fallback.reason}): meanwhile the daily limits of the FLUX API credential hold per machine (the ledger in ${this.options.dir}); what this machine spent is added to the shared ledger when Redis answers again.`,
+			`The spend ledger in Redis at ${this.options.redis?.where ?? 'Redis'} could not be used (${fallback.reason}): meanwhile the daily limits of the FLUX API credential hold per machine (the ledger in ${this.options.dir}); what this machine spent is added to the shared ledger when Redis answers again.`,
 		];
 	}
 
@@ -177,13 +159,10 @@ export class SpendLedger {
 	}
 
 	/**
-	 * With Redis, every change of this machine is made holding the folder ledger's lock, so that the folder's ledger
-	 * always holds every reservation this machine was granted: the change is made in Redis on the Redis state merged
-	 * with the folder's (what this machine spent while Redis was away reaches Redis with its next change), and the
-	 * result is written to the folder before the lock is let go (neither is written when it holds the result already).
-	 * When Redis fails, the change is made on the folder's ledger, which then misses nothing another process of this
-	 * machine was granted in Redis a moment before (a mirror written after the lock, as before, let three processes on
-	 * one folder buy 61 under a limit of 60).
+	 * Holding the folder ledger's lock: the change in Redis on the Redis state merged with the folder's, the result
+	 * written to the folder before the lock is let go; when Redis fails, the change on the folder's ledger, which then
+	 * misses nothing this machine was granted in Redis (a mirror written after the lock let three processes on one
+	 * folder buy 61 under a limit of 60).
 	 */
 	private async applyShared<T>(shared: RedisLedger, account: string, change: LedgerChange<T>): Promise<{ result: T; place: LedgerPlace }> {
 		let locked = false;
@@ -229,10 +208,7 @@ export class SpendLedger {
 	 */
 	private async updateShared<T>(shared: RedisLedger, account: string, change: LedgerChange<T>): Promise<RedisResult<{ result: T; state: LedgerState }>> {
 		const redis = this.options.redis!;
-		const silentAt = await fs.stat(this.silenceFile).then(
-			(info) => info.mtimeMs,
-			() => undefined,
-		);
+		const silentAt = (await fs.stat(this.silenceFile).catch(() => undefined))?.mtimeMs;
 		const age = silentAt === undefined ? Infinity : Date.now() - silentAt;
 		if (silentAt !== undefined && age < SILENCE_SHARED_MS && silentAt > this.redisBackAt) {
 			return { ok: false, reason: `another process of this machine found it silent ${Math.max(0, Math.round(age / 100) / 10)} s ago` };
@@ -288,9 +264,4 @@ export class SpendLedger {
 export function systemClock(): LedgerClock {
 	const boot = bootId() || undefined;
 	return boot === undefined ? { wall: Date.now() } : { wall: Date.now(), mono: Number(process.hrtime.bigint() / 1_000_000n), boot };
-}
-
-/** The local ledger's folder inside a store folder. */
-export function spendFolder(storeDir: string): string {
-	return path.join(storeDir, 'spend');
 }

@@ -122,7 +122,7 @@ it('a storm of 429s (a reservation given back per refused POST) keeps the ledger
 	const clock = systemClock();
 	for (let i = 0; i < 5000; i++) {
 		const step = reserve(state, { id: `storm-${i}`, priceKey: 'k', listPrice: 4, limits: { jobs: 1 }, blockMs: 1000, owner: OTHER }, clock);
-		if (step.outcome.kind !== 'reserved') throw new Error('refused during the storm');
+		if (step.result.kind !== 'reserved') throw new Error('refused during the storm');
 		state = refund(step.state, `storm-${i}`, clock);
 	}
 	expect(state.entries).toHaveLength(0);

@@ -51,7 +51,7 @@ function fill(state: LedgerState, clock: LedgerClock, limits: SpendLimits, cost:
 	for (;;) {
 		const step = reserveOne(state, clock, limits);
 		state = step.state;
-		outcome = step.outcome;
+		outcome = step.result;
 		if (outcome.kind !== 'reserved') break;
 		bought++;
 		state = settle(state, { id: outcome.entry.id, cost, final: true, ready: true }, clock);
@@ -72,22 +72,22 @@ describe('limits', () => {
 		let state = emptyLedger();
 		const first = reserveOne(state, clock.now(), { credits: 40 });
 		state = first.state;
-		expect(first.outcome).toMatchObject({ kind: 'reserved', entry: { credits: null } });
+		expect(first.result).toMatchObject({ kind: 'reserved', entry: { credits: null } });
 		// While it is out, a second unpriced job waits: they do not all go at once.
-		expect(reserveOne(state, clock.now(), { credits: 40 }).outcome.kind).toBe('wait');
-		if (first.outcome.kind !== 'reserved') throw new Error('unreachable');
-		state = settle(state, { id: first.outcome.entry.id, cost: 4, final: false }, clock.now());
+		expect(reserveOne(state, clock.now(), { credits: 40 }).result.kind).toBe('wait');
+		if (first.result.kind !== 'reserved') throw new Error('unreachable');
+		state = settle(state, { id: first.result.entry.id, cost: 4, final: false }, clock.now());
 		expect(state.prices['flux-3-image:a']).toEqual({ credits: 4, at: clock.now().wall });
 		// Now the price is known: nine more fit, in parallel (reserved at 4 each, none acknowledged yet).
 		const reserved: string[] = [];
 		for (;;) {
 			const step = reserveOne(state, clock.now(), { credits: 40 });
 			state = step.state;
-			if (step.outcome.kind !== 'reserved') {
-				expect(step.outcome).toMatchObject({ kind: 'refused', limit: 'credits', spent: { credits: 40, jobs: 10 }, price: 4 });
+			if (step.result.kind !== 'reserved') {
+				expect(step.result).toMatchObject({ kind: 'refused', limit: 'credits', spent: { credits: 40, jobs: 10 }, price: 4 });
 				break;
 			}
-			reserved.push(step.outcome.entry.id);
+			reserved.push(step.result.entry.id);
 		}
 		expect(reserved).toHaveLength(9);
 		expect(spentIn(state, clock.now())).toEqual({ credits: 40, jobs: 10 });
@@ -96,9 +96,9 @@ describe('limits', () => {
 	it('a list price is the estimate until the account sees its own', () => {
 		const clock = fakeClock();
 		const step = reserveOne(emptyLedger(), clock.now(), { credits: 10 }, { priceKey: 'flux-2-pro:x', listPrice: 3 });
-		expect(step.outcome).toMatchObject({ kind: 'reserved', entry: { credits: 3 } });
+		expect(step.result).toMatchObject({ kind: 'reserved', entry: { credits: 3 } });
 		const next = reserveOne(step.state, clock.now(), { credits: 10 }, { priceKey: 'flux-2-pro:x', listPrice: 3 });
-		expect(next.outcome).toMatchObject({ kind: 'reserved', entry: { credits: 3 } });
+		expect(next.result).toMatchObject({ kind: 'reserved', entry: { credits: 3 } });
 	});
 
 	it('an unpriced job waits only while another unpriced job of the account is out, not behind priced ones', () => {
@@ -106,10 +106,10 @@ describe('limits', () => {
 		let state = emptyLedger();
 		state = settle(state, { id: 'seed', cost: 4, final: true, known: { id: 'seed', at: clock.now().wall, credits: 4, state: 'reserved', priceKey: 'flux-3-image:a' } }, clock.now());
 		const priced = reserveOne(state, clock.now(), { credits: 100 });
-		expect(priced.outcome).toMatchObject({ kind: 'reserved', entry: { credits: 4 } });
+		expect(priced.result).toMatchObject({ kind: 'reserved', entry: { credits: 4 } });
 		const unpriced = reserveOne(priced.state, clock.now(), { credits: 100 }, { priceKey: 'flux-3-image:4k' });
-		expect(unpriced.outcome).toMatchObject({ kind: 'reserved', entry: { credits: null } });
-		expect(reserveOne(unpriced.state, clock.now(), { credits: 100 }, { priceKey: 'flux-3-image:2k' }).outcome.kind).toBe('wait');
+		expect(unpriced.result).toMatchObject({ kind: 'reserved', entry: { credits: null } });
+		expect(reserveOne(unpriced.state, clock.now(), { credits: 100 }, { priceKey: 'flux-3-image:2k' }).result.kind).toBe('wait');
 	});
 
 	it('an unpriced job whose process died no longer holds others back (it still counts)', () => {
@@ -117,7 +117,7 @@ describe('limits', () => {
 		const first = reserveOne(emptyLedger(), clock.now(), { credits: 40 });
 		const dead = () => false;
 		const second = reserve(first.state, { id: 'next', priceKey: 'flux-3-image:a', limits: { credits: 40 }, blockMs: 600_000, owner: OTHER }, clock.now(), dead);
-		expect(second.outcome).toMatchObject({ kind: 'reserved' });
+		expect(second.result).toMatchObject({ kind: 'reserved' });
 		expect(spentIn(second.state, clock.now()).jobs).toBe(2);
 	});
 });
@@ -129,12 +129,12 @@ describe('refunds and ambiguous submits', () => {
 		const a = reserveOne(state, clock.now(), { jobs: 2 }, { listPrice: 4 });
 		const b = reserveOne(a.state, clock.now(), { jobs: 2 }, { listPrice: 4 });
 		state = b.state;
-		expect(reserveOne(state, clock.now(), { jobs: 2 }).outcome.kind).toBe('refused');
-		if (a.outcome.kind !== 'reserved' || b.outcome.kind !== 'reserved') throw new Error('unreachable');
-		state = refund(state, a.outcome.entry.id, clock.now()); // a 429: provably no task
-		state = settle(state, { id: b.outcome.entry.id, final: true, ready: false }, clock.now()); // maybe_submitted
+		expect(reserveOne(state, clock.now(), { jobs: 2 }).result.kind).toBe('refused');
+		if (a.result.kind !== 'reserved' || b.result.kind !== 'reserved') throw new Error('unreachable');
+		state = refund(state, a.result.entry.id, clock.now()); // a 429: provably no task
+		state = settle(state, { id: b.result.entry.id, final: true, ready: false }, clock.now()); // maybe_submitted
 		expect(spentIn(state, clock.now())).toEqual({ credits: 4, jobs: 1 });
-		expect(reserveOne(state, clock.now(), { jobs: 2 }).outcome.kind).toBe('reserved');
+		expect(reserveOne(state, clock.now(), { jobs: 2 }).result.kind).toBe('reserved');
 	});
 });
 
@@ -147,11 +147,11 @@ describe('the rolling 24-hour window', () => {
 			clock.advance(HOUR);
 		}
 		expect(spentIn(state, clock.now())).toEqual({ credits: 12, jobs: 3 });
-		expect(reserveOne(state, clock.now(), { jobs: 3 }).outcome.kind).toBe('refused');
+		expect(reserveOne(state, clock.now(), { jobs: 3 }).result.kind).toBe('refused');
 		clock.advance(WINDOW_MS - 3 * HOUR); // 24 h after the first
 		expect(spentIn(state, clock.now())).toEqual({ credits: 8, jobs: 2 });
 		const step = reserveOne(state, clock.now(), { jobs: 3 });
-		expect(step.outcome.kind).toBe('reserved');
+		expect(step.result.kind).toBe('reserved');
 		expect(step.state.entries).toHaveLength(3); // the old one was pruned
 		clock.advance(2 * HOUR);
 		expect(spentIn(step.state, clock.now()).jobs).toBe(1);
@@ -162,7 +162,7 @@ describe('the rolling 24-hour window', () => {
 		const { state } = fill(emptyLedger(), clock.now(), { jobs: 2 }, 4);
 		clock.stepWall(25 * HOUR);
 		expect(spentIn(state, clock.now()).jobs).toBe(2);
-		expect(reserveOne(state, clock.now(), { jobs: 2 }).outcome.kind).toBe('refused');
+		expect(reserveOne(state, clock.now(), { jobs: 2 }).result.kind).toBe('refused');
 		// Another machine (or a process after a reboot) goes by the wall clock.
 		const otherBoot = { ...clock.now(), boot: 'boot-b' };
 		expect(spentIn(state, otherBoot).jobs).toBe(0);
@@ -183,16 +183,16 @@ describe('an API that reports no cost', () => {
 		const clock = fakeClock();
 		let state = emptyLedger();
 		const first = reserveOne(state, clock.now(), { credits: 10, jobs: 4 });
-		if (first.outcome.kind !== 'reserved') throw new Error('unreachable');
-		state = settle(first.state, { id: first.outcome.entry.id, final: false }, clock.now()); // acknowledged, no cost
-		expect(reserveOne(state, clock.now(), { credits: 10, jobs: 4 }).outcome.kind).toBe('wait');
-		state = settle(state, { id: first.outcome.entry.id, final: true, ready: true }, clock.now()); // Ready, still no cost
+		if (first.result.kind !== 'reserved') throw new Error('unreachable');
+		state = settle(first.state, { id: first.result.entry.id, final: false }, clock.now()); // acknowledged, no cost
+		expect(reserveOne(state, clock.now(), { credits: 10, jobs: 4 }).result.kind).toBe('wait');
+		state = settle(state, { id: first.result.entry.id, final: true, ready: true }, clock.now()); // Ready, still no cost
 		expect(state.noCost).toEqual({ 'flux-3-image': clock.now().wall });
 		const outcomes: string[] = [];
 		for (let i = 0; i < 4; i++) {
 			const step = reserveOne(state, clock.now(), { credits: 10, jobs: 4 });
 			state = step.state;
-			outcomes.push(step.outcome.kind === 'reserved' ? `reserved:${step.outcome.creditLimitEnforced}` : step.outcome.kind);
+			outcomes.push(step.result.kind === 'reserved' ? `reserved:${step.result.creditLimitEnforced}` : step.result.kind);
 		}
 		expect(outcomes).toEqual(['reserved:false', 'reserved:false', 'reserved:false', 'refused']);
 	});
@@ -201,20 +201,20 @@ describe('an API that reports no cost', () => {
 		const clock = fakeClock();
 		const state: LedgerState = { ...emptyLedger(), noCost: { 'flux-3-video': clock.now().wall } };
 		const clip = reserve(state, { id: 'clip', priceKey: 'flux-3-video:x', limits: { credits: 8 }, blockMs: 1000, owner: OTHER }, clock.now());
-		expect(clip.outcome).toMatchObject({ kind: 'reserved', creditLimitEnforced: false });
+		expect(clip.result).toMatchObject({ kind: 'reserved', creditLimitEnforced: false });
 		const image = reserveOne(clip.state, clock.now(), { credits: 8 }, { listPrice: 4 });
-		expect(image.outcome).toMatchObject({ kind: 'reserved', creditLimitEnforced: true });
+		expect(image.result).toMatchObject({ kind: 'reserved', creditLimitEnforced: true });
 	});
 
 	it('a cost reported again makes the credit limit hold again', () => {
 		const clock = fakeClock();
 		let state: LedgerState = { ...emptyLedger(), noCost: { 'flux-3-image': clock.now().wall } };
 		const step = reserveOne(state, clock.now(), { credits: 8 });
-		if (step.outcome.kind !== 'reserved') throw new Error('unreachable');
-		state = settle(step.state, { id: step.outcome.entry.id, cost: 4, final: true, ready: true }, clock.now());
+		if (step.result.kind !== 'reserved') throw new Error('unreachable');
+		state = settle(step.state, { id: step.result.entry.id, cost: 4, final: true, ready: true }, clock.now());
 		expect(state.noCost).toBeUndefined();
 		state = reserveOne(state, clock.now(), { credits: 8 }).state;
-		expect(reserveOne(state, clock.now(), { credits: 8 }).outcome).toMatchObject({ kind: 'refused', limit: 'credits' });
+		expect(reserveOne(state, clock.now(), { credits: 8 }).result).toMatchObject({ kind: 'refused', limit: 'credits' });
 	});
 });
 
@@ -222,8 +222,8 @@ describe('two copies of one ledger (Redis and the local mirror)', () => {
 	it('merge unions entries by id, applies refunds from either side, keeps the further-along copy and the newer price', () => {
 		const clock = fakeClock();
 		const base = reserveOne(emptyLedger(), clock.now(), { jobs: 10 }, { listPrice: 4 });
-		if (base.outcome.kind !== 'reserved') throw new Error('unreachable');
-		const id = base.outcome.entry.id;
+		if (base.result.kind !== 'reserved') throw new Error('unreachable');
+		const id = base.result.entry.id;
 		const shared = settle(base.state, { id, cost: 5, final: true, ready: true }, clock.now());
 		let local = reserveOne(base.state, clock.now(), { jobs: 10 }, { listPrice: 4 }).state; // made while Redis was away
 		const localOnly = local.entries[1].id;
@@ -249,8 +249,8 @@ describe('an entry whose cost was never told', () => {
 	it('counts at the price learned since for its key, else the highest price the account has seen', () => {
 		const clock = fakeClock();
 		const ambiguous = reserveOne(emptyLedger(), clock.now(), { credits: 100 });
-		if (ambiguous.outcome.kind !== 'reserved') throw new Error('unreachable');
-		let state = settle(ambiguous.state, { id: ambiguous.outcome.entry.id, final: true, ready: false }, clock.now()); // maybe_submitted, price unknown
+		if (ambiguous.result.kind !== 'reserved') throw new Error('unreachable');
+		let state = settle(ambiguous.state, { id: ambiguous.result.entry.id, final: true, ready: false }, clock.now()); // maybe_submitted, price unknown
 		expect(spentIn(state, clock.now())).toEqual({ credits: 0, jobs: 1 });
 		const known = { id: 'other', at: clock.now().wall, credits: 9, state: 'reserved' as const, priceKey: 'flux-3-image:4k' };
 		state = settle(state, { id: 'other', cost: 9, final: true, ready: true, known }, clock.now());
@@ -266,13 +266,13 @@ describe('a change that changes nothing', () => {
 		const clock = fakeClock();
 		const full = fill(emptyLedger(), clock.now(), { jobs: 2 }, 4).state;
 		const refused = reserveOne(full, clock.now(), { jobs: 2 });
-		expect(refused.outcome.kind).toBe('refused');
+		expect(refused.result.kind).toBe('refused');
 		expect(refused.state).toBe(full);
 		expect(refund(full, 'unknown', clock.now())).toBe(full);
 
 		const unpriced = reserveOne(emptyLedger(), clock.now(), { credits: 40 }).state;
 		const waiting = reserveOne(unpriced, clock.now(), { credits: 40 });
-		expect(waiting.outcome.kind).toBe('wait');
+		expect(waiting.result.kind).toBe('wait');
 		expect(waiting.state).toBe(unpriced);
 	});
 
@@ -292,8 +292,8 @@ describe('a change that changes nothing', () => {
 		clock.advance(HOUR);
 		state = fill(state, clock.now(), { jobs: 2 }, 4).state;
 		const refunded = reserveOne(state, clock.now(), { jobs: 3 }, { listPrice: 4 });
-		if (refunded.outcome.kind !== 'reserved') throw new Error('unreachable');
-		state = refund(refunded.state, refunded.outcome.entry.id, clock.now());
+		if (refunded.result.kind !== 'reserved') throw new Error('unreachable');
+		state = refund(refunded.state, refunded.result.entry.id, clock.now());
 		expect(state.removed).toHaveLength(1);
 
 		clock.advance(HOUR);
@@ -304,7 +304,7 @@ describe('a change that changes nothing', () => {
 
 		clock.advance(WINDOW_MS - 2 * HOUR); // 24 h after the first job, 23 h after the second
 		const refused = reserveOne(forgotten, clock.now(), { jobs: 1 });
-		expect(refused.outcome).toMatchObject({ kind: 'refused', spent: { jobs: 1 } });
+		expect(refused.result).toMatchObject({ kind: 'refused', spent: { jobs: 1 } });
 		expect(refused.state).not.toBe(forgotten);
 		expect(refused.state.entries).toHaveLength(1);
 	});
