@@ -77,12 +77,10 @@ function folder(): string {
 	return dir;
 }
 
-/** 30 distinct rows (the limits family: every row a new paid job); a slow download, a reset submit, a moderated job. */
+/** 30 distinct rows (the limits family: every row a new paid job); a slow download, a reset submit, a moderated job, at both ends (within the limit from either end). */
 function distinctBatch(round: string): string[] {
 	const rows = Array.from({ length: 30 }, (_, i) => `${round} job ${i}`);
-	rows[20] = `${round} slowdl 20`;
-	rows[21] = `${round} flaky 21`;
-	rows[22] = `${round} moderated 22`;
+	for (const [i, fault] of [[2, 'slowdl'], [4, 'flaky'], [6, 'moderated'], [23, 'slowdl'], [25, 'flaky'], [27, 'moderated']] as const) rows[i] = `${round} ${fault} ${i}`;
 	return rows;
 }
 
@@ -241,7 +239,8 @@ type LimitsPlace = 'one folder' | 'one folder + Redis' | 'own folders + one Redi
 
 /**
  * One account under a daily limit far below the batch's 30 distinct rows, two processes (3 jobs at a time each, so
- * that the reservations spread over seconds and an event lands among them) started at one moment. `event`: one
+ * that the reservations spread over seconds and an event lands among them) started at one moment, the second on the
+ * rows in reverse order (so that each reserves for jobs of its own, not only for the same claimed ones). `event`: one
  * process killed -9 once jobs are being paid, the survivor run to its end, then both run again on the same folders;
  * Redis frozen (SIGSTOP) for 4 s, or killed and restarted empty, once jobs are being paid.
  */
@@ -261,7 +260,11 @@ async function limitsRound(place: LimitsPlace, limits: SpendLimits, event: 'none
 		COMFLY_IMAGE_CONCURRENCY: '3',
 		COMFLY_IMAGE_PENDING: '64',
 	}));
-	const start = (run: string) => Promise.all(envs.map((env, i) => worker(env, { prompts: rows, executionId: `exec-limits-${tag}-${round}-${run}-${i}`, limits })));
+	const reversed = [...rows].reverse();
+	const start = (run: string) => Promise.all(envs.map((env, i) => worker(env, { prompts: i === 0 ? rows : reversed, executionId: `exec-limits-${tag}-${round}-${run}-${i}`, limits })));
+	// The second process's slots as slots of `rows`.
+	const inOrder = (slots: SlotOutcome[], i: number) => (i === 0 ? slots : slots.map((slot) => ({ ...slot, slot: rows.length + 1 - slot.slot })));
+	const finished = async (ws: Worker[]) => (await Promise.all(ws.map(async (w, i) => ((slots) => slots && inOrder(slots, i))(await w.done)))).filter((slots): slots is SlotOutcome[] => slots !== undefined);
 	const workers = await start('first');
 	for (const w of workers) w.go();
 	if (event !== 'none') {
@@ -280,11 +283,11 @@ async function limitsRound(place: LimitsPlace, limits: SpendLimits, event: 'none
 			await redis.restart();
 		}
 	}
-	const runs = (await Promise.all(workers.map((w) => w.done))).filter((slots): slots is SlotOutcome[] => slots !== undefined);
+	const runs = await finished(workers);
 	if (event === 'kill') {
 		const again = await start('again');
 		for (const w of again) w.go();
-		runs.push(...(await Promise.all(again.map((w) => w.done))).filter((slots): slots is SlotOutcome[] => slots !== undefined));
+		runs.push(...(await finished(again)));
 	}
 	count(name, rows, runs, event === 'kill', true);
 	// Every task the simulator created is charged (accepted, or created by the reset submit): the account's spend.
@@ -299,7 +302,10 @@ async function limitsRound(place: LimitsPlace, limits: SpendLimits, event: 'none
 	}
 	const charged = `${paid} jobs / ${credits} cr`;
 	if (!t.mostCharged || paid > Number(t.mostCharged.split(' ')[0])) t.mostCharged = charged;
-	if (process.env.HOSTILE_DEBUG) say(`${name}: ${charged} (${accepted} accepted); slots ${runs.map((r) => r.map((slot) => (slot.cached ? 'c' : slot.status === 'success' ? 's' : (slot.errorKind ?? slot.status)[0])).join('')).join(' | ')}`);
+	if (process.env.HOSTILE_DEBUG) {
+		say(`${name}: ${charged} (${accepted} accepted); slots ${runs.map((r) => r.map((slot) => (slot.cached ? 'c' : slot.status === 'success' ? 's' : (slot.errorKind ?? slot.status)[0])).join('')).join(' | ')}`);
+		for (const error of new Set(runs.flat().flatMap((slot) => (slot.error ? [slot.error.replace(/\d+/g, '#')] : [])))) say(`  refused: ${error}`);
+	}
 }
 
 /** Two processes on one folder that is read-only, or on a disk with no room left. */
