@@ -44,16 +44,17 @@ interface Tally {
 	maybePaidRefusedUnseen: number;
 	maybePaidSent: number;
 	otherFailures: number;
-	/** Limits family: rounds where the account was charged past its daily limit, and the most it was charged in one round. */
+	/** Limits family: rounds where the account was charged past its daily limit; the most and the least it was charged in one round. */
 	limitsPassed: number;
 	mostCharged: string;
+	leastCharged: string;
 	failureKinds: Record<string, number>;
 }
 
 const tallies = new Map<string, Tally>();
 function tally(name: string): Tally {
 	let t = tallies.get(name);
-	if (!t) tallies.set(name, (t = { rounds: 0, slots: 0, paidTwice: 0, wrongImages: 0, duplicateImages: 0, maybePaidNeverLeft: 0, maybePaidRefusedUnseen: 0, maybePaidSent: 0, otherFailures: 0, limitsPassed: 0, mostCharged: '', failureKinds: {} }));
+	if (!t) tallies.set(name, (t = { rounds: 0, slots: 0, paidTwice: 0, wrongImages: 0, duplicateImages: 0, maybePaidNeverLeft: 0, maybePaidRefusedUnseen: 0, maybePaidSent: 0, otherFailures: 0, limitsPassed: 0, mostCharged: '', leastCharged: '', failureKinds: {} }));
 	return t;
 }
 
@@ -234,6 +235,10 @@ async function together(n: number, round: number, shared: 'folder' | 'redis', re
 	count(name, rows, runs);
 }
 
+/** A slot in one letter (HOSTILE_DEBUG): s paid here, c from the store, B refused by a limit, M maybe paid, X moderated, ? other. */
+const slotLetter = (slot: SlotOutcome) =>
+	slot.status === 'success' ? (slot.cached ? 'c' : 's') : ({ budget_exceeded: 'B', maybe_submitted: 'M', content_moderated: 'X' } as Record<string, string>)[slot.errorKind ?? ''] ?? '?';
+
 /** Where the two processes of a limits scenario keep their ledger: one folder (with or without Redis), or own folders on one Redis. */
 type LimitsPlace = 'one folder' | 'one folder + Redis' | 'own folders + one Redis';
 
@@ -302,8 +307,9 @@ async function limitsRound(place: LimitsPlace, limits: SpendLimits, event: 'none
 	}
 	const charged = `${paid} jobs / ${credits} cr`;
 	if (!t.mostCharged || paid > Number(t.mostCharged.split(' ')[0])) t.mostCharged = charged;
+	if (!t.leastCharged || paid < Number(t.leastCharged.split(' ')[0])) t.leastCharged = charged;
 	if (process.env.HOSTILE_DEBUG) {
-		say(`${name}: ${charged} (${accepted} accepted); slots ${runs.map((r) => r.map((slot) => (slot.cached ? 'c' : slot.status === 'success' ? 's' : (slot.errorKind ?? slot.status)[0])).join('')).join(' | ')}`);
+		say(`${name}: ${charged} (${accepted} accepted); slots ${runs.map((r) => r.map(slotLetter).join('')).join(' | ')}`);
 		for (const error of new Set(runs.flat().flatMap((slot) => (slot.error ? [slot.error.replace(/\d+/g, '#')] : [])))) say(`  refused: ${error}`);
 	}
 }
