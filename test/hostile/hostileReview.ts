@@ -268,7 +268,7 @@ async function limitsRound(place: LimitsPlace, limits: SpendLimits, event: 'none
 	const reversed = [...rows].reverse();
 	const start = (run: string) => Promise.all(envs.map((env, i) => worker(env, { prompts: i === 0 ? rows : reversed, executionId: `exec-limits-${tag}-${round}-${run}-${i}`, limits })));
 	// The second process's slots as slots of `rows`.
-	const inOrder = (slots: SlotOutcome[], i: number) => (i === 0 ? slots : slots.map((slot) => ({ ...slot, slot: rows.length + 1 - slot.slot })));
+	const inOrder = (slots: SlotOutcome[], i: number) => (i === 0 ? slots : slots.map((slot) => ({ ...slot, slot: rows.length + 1 - slot.slot })).reverse());
 	const finished = async (ws: Worker[]) => (await Promise.all(ws.map(async (w, i) => ((slots) => slots && inOrder(slots, i))(await w.done)))).filter((slots): slots is SlotOutcome[] => slots !== undefined);
 	const workers = await start('first');
 	for (const w of workers) w.go();
