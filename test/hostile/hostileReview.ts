@@ -3,11 +3,14 @@
  * real processes (test/fluxN8n/fixtures/batchWorker.ts: each stands for one n8n), the relay simulator on 127.0.0.1
  * (random latencies, slow downloads, a reset submit, a moderated job), real store folders, a real redis-server.
  * Not a jest test (it takes minutes and reports counts, not pass/fail):
- *   npx ts-node --transpile-only test/hostile/hostileReview.ts [--rounds N] [--kill-only] [--only kill|together|corrupted|disk]
+ *   npx ts-node --transpile-only test/hostile/hostileReview.ts [--rounds N] [--kill-only] [--only kill|together|corrupted|disk|limits]
  * Every round runs a batch of 30 jobs (identical rows included) and counts, from the simulator's request log and
  * every delivered PNG: jobs paid twice (accepted submits beyond the rows that asked for them), wrong or duplicate
  * images in any slot, slots refused "maybe paid" by whether their submit left (none reached the simulator; only
  * refused ones, whose refusal the killed process never read; one accepted or cut off), and the other failures.
+ * The limits family runs 30 distinct rows under one account's Daily Job Limit or Daily Credit Limit and also counts
+ * the rounds where the account was charged past it ("limits passed": tasks the simulator created, every one of which
+ * it charges, accepted or cut off, beyond the job limit; the credits it charged beyond the credit limit).
  */
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
@@ -16,6 +19,7 @@ import * as path from 'node:path';
 
 import { startRelaySimulator, type RelaySimulator } from '../../relay-sim';
 import { fluxJobIdentity } from '../../src/fluxN8n/fluxJobKey';
+import type { SpendLimits } from '../../src/spend';
 import { openStore } from '../../src/store';
 import type { BatchCommand, SlotOutcome } from '../fluxN8n/fixtures/batchWorker';
 import { startTestRedis, type TestRedis } from '../support/redisServer';
@@ -25,7 +29,7 @@ const FIXTURE = path.join(__dirname, '..', 'fluxN8n', 'fixtures', 'batchWorker.t
 const ROUNDS = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 3;
 /** `--kill-only`: only the kill -9 rounds (at every journal state and at random moments). */
 const KILL_ONLY = process.argv.includes('--kill-only');
-/** `--only kill|together|corrupted|disk`: one family of scenarios (several flags allowed). */
+/** `--only kill|together|corrupted|disk|limits`: one family of scenarios (several flags allowed). */
 const ONLY = process.argv.flatMap((arg, i) => (process.argv[i - 1] === '--only' ? [arg] : []));
 const wanted = (family: string) => ONLY.length === 0 || ONLY.includes(family);
 const say = (line: string) => process.stderr.write(`[hostile] ${line}\n`);
@@ -40,13 +44,17 @@ interface Tally {
 	maybePaidRefusedUnseen: number;
 	maybePaidSent: number;
 	otherFailures: number;
+	/** Limits family: rounds where the account was charged past its daily limit; the most and the least it was charged in one round. */
+	limitsPassed: number;
+	mostCharged: string;
+	leastCharged: string;
 	failureKinds: Record<string, number>;
 }
 
 const tallies = new Map<string, Tally>();
 function tally(name: string): Tally {
 	let t = tallies.get(name);
-	if (!t) tallies.set(name, (t = { rounds: 0, slots: 0, paidTwice: 0, wrongImages: 0, duplicateImages: 0, maybePaidNeverLeft: 0, maybePaidRefusedUnseen: 0, maybePaidSent: 0, otherFailures: 0, failureKinds: {} }));
+	if (!t) tallies.set(name, (t = { rounds: 0, slots: 0, paidTwice: 0, wrongImages: 0, duplicateImages: 0, maybePaidNeverLeft: 0, maybePaidRefusedUnseen: 0, maybePaidSent: 0, otherFailures: 0, limitsPassed: 0, mostCharged: '', leastCharged: '', failureKinds: {} }));
 	return t;
 }
 
@@ -68,6 +76,13 @@ function folder(): string {
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'flux-hostile-'));
 	folders.push(dir);
 	return dir;
+}
+
+/** 30 distinct rows (the limits family: every row a new paid job); a slow download, a reset submit, a moderated job, at both ends (within the limit from either end). */
+function distinctBatch(round: string): string[] {
+	const rows = Array.from({ length: 30 }, (_, i) => `${round} job ${i}`);
+	for (const [i, fault] of [[2, 'slowdl'], [4, 'flaky'], [6, 'moderated'], [23, 'slowdl'], [25, 'flaky'], [27, 'moderated']] as const) rows[i] = `${round} ${fault} ${i}`;
+	return rows;
 }
 
 /** 30 rows: 24 distinct prompts, two of them three times each (occurrences 0, 1, 2); a slow download, a reset submit, a moderated job. */
@@ -118,9 +133,10 @@ async function kill(w: Worker): Promise<void> {
 /**
  * Counts a round's outcome: `runs` are the slot lists of every run that finished, all of the same rows. `rerun`:
  * the round ran the batch again after the first run ended (a moderated job, failed for good, is then sent again
- * as any re-run would: not counted as paid twice).
+ * as any re-run would: not counted as paid twice). `refusalsExpected`: a daily limit is set, so its refusals
+ * (`budget_exceeded`) are the expected outcome of the rows beyond it, not failures.
  */
-function count(name: string, rows: string[], runs: SlotOutcome[][], rerun = false): void {
+function count(name: string, rows: string[], runs: SlotOutcome[][], rerun = false, refusalsExpected = false): void {
 	const t = tally(name);
 	t.rounds += 1;
 	const asked = new Map<string, number>();
@@ -150,7 +166,7 @@ function count(name: string, rows: string[], runs: SlotOutcome[][], rerun = fals
 				if (requests.some((s) => s.status === 200 || s.status <= 0)) t.maybePaidSent += 1;
 				else if (requests.length > 0) t.maybePaidRefusedUnseen += 1;
 				else t.maybePaidNeverLeft += 1;
-			} else if (!(expected.includes('moderated') && kind === 'content_moderated')) {
+			} else if (!(expected.includes('moderated') && kind === 'content_moderated') && !(refusalsExpected && kind === 'budget_exceeded')) {
 				t.otherFailures += 1;
 			}
 		}
@@ -217,6 +233,85 @@ async function together(n: number, round: number, shared: 'folder' | 'redis', re
 	}
 	const runs = (await Promise.all(workers.map((w) => w.done))).filter((slots): slots is SlotOutcome[] => slots !== undefined);
 	count(name, rows, runs);
+}
+
+/** A slot in one letter (HOSTILE_DEBUG): s paid here, c from the store, B refused by a limit, M maybe paid, X moderated, ? other. */
+const slotLetter = (slot: SlotOutcome) =>
+	slot.status === 'success' ? (slot.cached ? 'c' : 's') : ({ budget_exceeded: 'B', maybe_submitted: 'M', content_moderated: 'X' } as Record<string, string>)[slot.errorKind ?? ''] ?? '?';
+
+/** Where the two processes of a limits scenario keep their ledger: one folder (with or without Redis), or own folders on one Redis. */
+type LimitsPlace = 'one folder' | 'one folder + Redis' | 'own folders + one Redis';
+
+/**
+ * One account under a daily limit far below the batch's 30 distinct rows, two processes (3 jobs at a time each, so
+ * that the reservations spread over seconds and an event lands among them) started at one moment, the second on the
+ * rows in reverse order (so that each reserves for jobs of its own, not only for the same claimed ones). `event`: one
+ * process killed -9 once jobs are being paid, the survivor run to its end, then both run again on the same folders;
+ * Redis frozen (SIGSTOP) for 4 s, or killed and restarted empty, once jobs are being paid.
+ */
+async function limitsRound(place: LimitsPlace, limits: SpendLimits, event: 'none' | 'kill' | 'freeze' | 'restart', round: number): Promise<void> {
+	const limitText = limits.jobs !== undefined ? `Daily Job Limit ${limits.jobs}` : `Daily Credit Limit ${limits.credits}`;
+	const eventText = { none: '', kill: ', one killed -9 mid-batch, then both run again', freeze: ', Redis frozen (SIGSTOP) mid-batch', restart: ', Redis restarted empty mid-batch' }[event];
+	const name = `limits: 2 processes, ${place}, ${limitText}${eventText}`;
+	const tag = `${place}-${limitText}-${event}`.replace(/[^a-z0-9]+/gi, '-');
+	const rows = distinctBatch(`limits-${tag}-${round}`);
+	// A new day for the account: nothing it spent in an earlier scenario counts (its folders are new as well).
+	execFileSync('redis-cli', ['-u', redis.url, 'FLUSHALL'], { stdio: 'ignore' });
+	resetSim();
+	const sharedDir = folder();
+	const envs = [0, 1].map((): Record<string, string> => ({
+		COMFLY_STORE_DIR: place === 'own folders + one Redis' ? folder() : sharedDir,
+		...(place === 'one folder' ? {} : { COMFLY_REDIS_URL: redis.url }),
+		COMFLY_IMAGE_CONCURRENCY: '3',
+		COMFLY_IMAGE_PENDING: '64',
+	}));
+	const reversed = [...rows].reverse();
+	const start = (run: string) => Promise.all(envs.map((env, i) => worker(env, { prompts: i === 0 ? rows : reversed, executionId: `exec-limits-${tag}-${round}-${run}-${i}`, limits })));
+	// The second process's slots as slots of `rows`.
+	const inOrder = (slots: SlotOutcome[], i: number) => (i === 0 ? slots : slots.map((slot) => ({ ...slot, slot: rows.length + 1 - slot.slot })).reverse());
+	const finished = async (ws: Worker[]) => (await Promise.all(ws.map(async (w, i) => ((slots) => slots && inOrder(slots, i))(await w.done)))).filter((slots): slots is SlotOutcome[] => slots !== undefined);
+	const workers = await start('first');
+	for (const w of workers) w.go();
+	if (event !== 'none') {
+		// Once the first jobs are paid, and a random while later: among the reservations.
+		const deadline = Date.now() + 20_000;
+		while (Date.now() < deadline && !sim.log.submits.some((s) => s.status === 200)) await sleep(2);
+		await sleep(Math.random() * 800);
+		if (event === 'kill') await kill(workers[0]);
+		else if (event === 'freeze') {
+			redis.freeze();
+			await sleep(4000);
+			redis.thaw();
+		} else {
+			await redis.kill();
+			await sleep(1000);
+			await redis.restart();
+		}
+	}
+	const runs = await finished(workers);
+	if (event === 'kill') {
+		const again = await start('again');
+		for (const w of again) w.go();
+		runs.push(...(await finished(again)));
+	}
+	count(name, rows, runs, event === 'kill', true);
+	// Every task the simulator created is charged (accepted, or created by the reset submit): the account's spend.
+	const paid = sim.log.tasks.size;
+	const credits = sim.log.charged;
+	const accepted = sim.log.submits.filter((s) => s.status === 200).length;
+	const passed = (limits.jobs !== undefined && paid > limits.jobs) || (limits.credits !== undefined && credits > limits.credits + 1e-9);
+	const t = tally(name);
+	if (passed) {
+		t.limitsPassed += 1;
+		say(`${name}: LIMIT PASSED in round ${round}: ${paid} jobs paid (${accepted} accepted), ${credits} credits`);
+	}
+	const charged = `${paid} jobs / ${credits} cr`;
+	if (!t.mostCharged || paid > Number(t.mostCharged.split(' ')[0])) t.mostCharged = charged;
+	if (!t.leastCharged || paid < Number(t.leastCharged.split(' ')[0])) t.leastCharged = charged;
+	if (process.env.HOSTILE_DEBUG) {
+		say(`${name}: ${charged} (${accepted} accepted); slots ${runs.map((r) => r.map(slotLetter).join('')).join(' | ')}`);
+		for (const error of new Set(runs.flat().flatMap((slot) => (slot.error ? [slot.error.replace(/\d+/g, '#')] : [])))) say(`  refused: ${error}`);
+	}
 }
 
 /** Two processes on one folder that is read-only, or on a disk with no room left. */
@@ -306,6 +401,15 @@ async function main(): Promise<void> {
 				await together(2, round, 'redis', 'kill');
 			}
 			if (wanted('corrupted')) await corrupted(round);
+			if (wanted('limits')) {
+				await limitsRound('one folder', { jobs: 8 }, 'none', round);
+				await limitsRound('one folder', { credits: 40 }, 'none', round);
+				await limitsRound('own folders + one Redis', { jobs: 8 }, 'none', round);
+				await limitsRound('one folder', { jobs: 8 }, 'kill', round);
+				await limitsRound('own folders + one Redis', { jobs: 8 }, 'kill', round);
+				await limitsRound('one folder + Redis', { jobs: 8 }, 'freeze', round);
+				await limitsRound('one folder + Redis', { jobs: 8 }, 'restart', round);
+			}
 			if (round === 0 && wanted('disk')) {
 				await badDisk('read-only', round);
 				await badDisk('full', round);
