@@ -12,7 +12,7 @@ import { logWarning } from '../logger';
 import { type CacheBackend, type CacheEntry, cacacheBackend, READ_CHUNK_BYTES } from './cacheBackend';
 import { codeOf } from './fsErrors';
 import { ensureStoreFolder } from './storeFolder';
-import { StoreFaults, type StoreHealth, describeStoreError } from './storeHealth';
+import { StoreFaults, describeStoreError } from './storeHealth';
 
 const newMetaSchema = z.object({
 	mimeType: z.string().min(1),
@@ -87,10 +87,6 @@ export class ResultStore {
 		this.faults = options.faults ?? new StoreFaults(logWarning);
 	}
 
-	health(): StoreHealth {
-		return this.faults.health();
-	}
-
 	/** The stored result, read whole through its integrity check, or undefined (as `check`). */
 	async get(key: string): Promise<{ bytes: Buffer; meta: StoredResultMeta } | undefined> {
 		const chunks: Buffer[] = [];
@@ -123,7 +119,7 @@ export class ResultStore {
 
 	/**
 	 * Stores `bytes` under `key` (replacing an earlier result). Resolves true when stored, false when the store
-	 * could not be used (logged once, see `health()`). Throws a TypeError only for invalid `meta` (a caller bug).
+	 * could not be used (logged once, see the StoreFaults' health). Throws a TypeError only for invalid `meta` (a caller bug).
 	 */
 	async put(key: string, bytes: Buffer, meta: NewResultMeta): Promise<boolean> {
 		return await this.write('put', meta, bytes.length, (metadata, time) => this.backend.put(this.cacheDir, KEY_PREFIX + key, bytes, { metadata, time }));
@@ -251,8 +247,9 @@ export class ResultStore {
 
 	/** Oldest first: every expired entry, then entries not still needed until the unique bytes kept fit `maxBytes`. */
 	private chooseVictims(oldestFirst: CacheEntry[], maxBytes: number): { victims: CacheEntry[]; kept: CacheEntry[] } {
-		const victims = oldestFirst.filter((e) => this.isExpired(e.time));
-		const kept = oldestFirst.filter((e) => !this.isExpired(e.time));
+		const expiredBefore = this.now() - this.options.ttlMs; // one clock read: each entry lands in exactly one list
+		const victims = oldestFirst.filter((e) => e.time < expiredBefore);
+		const kept = oldestFirst.filter((e) => e.time >= expiredBefore);
 		const holders = new Map<string, number>(); // integrity -> kept entries holding it
 		for (const e of kept) holders.set(e.integrity, (holders.get(e.integrity) ?? 0) + 1);
 		let bytes = uniqueBytes(kept);
