@@ -235,10 +235,10 @@ export class ResultStore {
 				.sort((a, b) => a.time - b.time);
 			const { victims, kept } = this.chooseVictims(entries, Math.max(0, budgetBytes));
 			for (const victim of victims) await this.removeIfUnchanged(victim);
-			const keptIntegrities = new Set(kept.map((e) => e.integrity));
-			const freed = uniqueByIntegrity(victims).filter((victim) => !keptIntegrities.has(victim.integrity));
-			for (const victim of freed) await this.backend.rmContent(this.cacheDir, victim.integrity);
-			return { removed: victims.length, freedBytes: uniqueBytes(freed), keptBytes: uniqueBytes(kept) };
+			const keptContents = contentSizes(kept);
+			const freed = [...contentSizes(victims)].filter(([integrity]) => !keptContents.has(integrity));
+			for (const [integrity] of freed) await this.backend.rmContent(this.cacheDir, integrity);
+			return { removed: victims.length, freedBytes: sum(freed.map(([, size]) => size)), keptBytes: sum(keptContents.values()) };
 		} catch (error) {
 			if (isMissing(error)) return { removed: 0, freedBytes: 0, keptBytes: 0 };
 			return this.fault('pruning', error);
@@ -252,7 +252,7 @@ export class ResultStore {
 		const kept = oldestFirst.filter((e) => e.time >= expiredBefore);
 		const holders = new Map<string, number>(); // integrity -> kept entries holding it
 		for (const e of kept) holders.set(e.integrity, (holders.get(e.integrity) ?? 0) + 1);
-		let bytes = uniqueBytes(kept);
+		let bytes = sum(contentSizes(kept).values());
 		const spared: CacheEntry[] = [];
 		while (kept.length > 0 && bytes > maxBytes) {
 			const oldest = kept.shift() as CacheEntry;
@@ -318,12 +318,11 @@ export class ResultStore {
 	}
 }
 
-function uniqueByIntegrity(entries: readonly CacheEntry[]): CacheEntry[] {
-	const seen = new Map<string, CacheEntry>();
-	for (const e of entries) if (!seen.has(e.integrity)) seen.set(e.integrity, e);
-	return [...seen.values()];
+/** The size of each distinct content of `entries` (by integrity: the first entry's). */
+function contentSizes(entries: readonly CacheEntry[]): Map<string, number> {
+	const sizes = new Map<string, number>();
+	for (const e of entries) if (!sizes.has(e.integrity)) sizes.set(e.integrity, e.size ?? 0);
+	return sizes;
 }
 
-function uniqueBytes(entries: readonly CacheEntry[]): number {
-	return uniqueByIntegrity(entries).reduce((sum, e) => sum + (e.size ?? 0), 0);
-}
+const sum = (sizes: Iterable<number>): number => [...sizes].reduce((total, size) => total + size, 0);
