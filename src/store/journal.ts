@@ -196,7 +196,7 @@ export class JobJournal {
 		try {
 			await this.ready();
 			const now = this.now();
-			const expired = (time: number) => time < now - this.options.ttlMs;
+			const expired = (time: number) => this.isExpired(time, now);
 			await this.log.rotateAhead();
 			const buckets = await this.log.buckets();
 			const dropKeys = options.drop ? await this.keysToDrop(buckets.map((b) => b.bucket), expired, options.drop) : new Map<string, number>();
@@ -329,8 +329,8 @@ export class JobJournal {
 		);
 	}
 
-	private isExpired(time: number): boolean {
-		return time < this.now() - this.options.ttlMs;
+	private isExpired(time: number, now = this.now()): boolean {
+		return time < now - this.options.ttlMs;
 	}
 
 	/** Once per process: notice a lost journal, move a cacache journal of an earlier version into the logs. */

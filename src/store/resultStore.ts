@@ -247,9 +247,9 @@ export class ResultStore {
 
 	/** Oldest first: every expired entry, then entries not still needed until the unique bytes kept fit `maxBytes`. */
 	private chooseVictims(oldestFirst: CacheEntry[], maxBytes: number): { victims: CacheEntry[]; kept: CacheEntry[] } {
-		const expiredBefore = this.now() - this.options.ttlMs; // one clock read: each entry lands in exactly one list
-		const victims = oldestFirst.filter((e) => e.time < expiredBefore);
-		const kept = oldestFirst.filter((e) => e.time >= expiredBefore);
+		const now = this.now(); // one clock read: each entry lands in exactly one list
+		const victims = oldestFirst.filter((e) => this.isExpired(e.time, now));
+		const kept = oldestFirst.filter((e) => !this.isExpired(e.time, now));
 		const holders = new Map<string, number>(); // integrity -> kept entries holding it
 		for (const e of kept) holders.set(e.integrity, (holders.get(e.integrity) ?? 0) + 1);
 		let bytes = sum(contentSizes(kept).values());
@@ -313,8 +313,8 @@ export class ResultStore {
 		return undefined;
 	}
 
-	private isExpired(time: number): boolean {
-		return time < this.now() - this.options.ttlMs;
+	private isExpired(time: number, now = this.now()): boolean {
+		return time < now - this.options.ttlMs;
 	}
 }
 
