@@ -63,15 +63,7 @@ export function jobKey(input: JobKeyInput): string {
 		const issue = parsed.error.issues[0];
 		throw new TypeError(`jobKey: field "${issue.path.join('.')}" ${issue.message}`);
 	}
-	const { apiStyle, baseUrl, model, upstream, seed, occurrence } = input;
-	const canonical = canonicalJson({
-		apiStyle,
-		baseUrl: normaliseBaseUrl(baseUrl),
-		model,
-		upstream,
-		seed: String(seed),
-		apiKeyHash: input.apiKeyHash,
-		occurrence,
-	});
+	const { apiStyle, baseUrl, model, upstream, seed, apiKeyHash, occurrence } = input;
+	const canonical = canonicalJson({ apiStyle, baseUrl: normaliseBaseUrl(baseUrl), model, upstream, seed: String(seed), apiKeyHash, occurrence });
 	return createHash('sha256').update(`${JOB_DIGEST_VERSION}\n${canonical}`, 'utf8').digest('hex');
 }

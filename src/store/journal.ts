@@ -18,16 +18,15 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { z } from 'zod';
 
-import { sweepTemporaries } from '../coordination/atomicFile';
+import { type DiskSync, sweepTemporaries } from '../coordination/atomicFile';
 import { ReplayQueue } from '../coordination/replayQueue';
 import { redact } from '../redact';
 import { logWarning } from '../logger';
 import { listCacheIndex } from './cacheIndexList';
 import { codeOf } from './fsErrors';
-import type { DiskSync } from './journalAhead';
 import { JournalLog, laterEntry, latestByName, type LogEntry } from './journalLog';
 import { ensureStoreFolder } from './storeFolder';
-import { StoreFaults, type StoreHealth, describeStoreError } from './storeHealth';
+import { StoreFaults, describeStoreError } from './storeHealth';
 
 const recordSchema = z.object({
 	jobKey: z.string().min(1),
@@ -127,10 +126,6 @@ export class JobJournal {
 		});
 	}
 
-	health(): StoreHealth {
-		return this.faults.health();
-	}
-
 	/** Right before the POST: the job key is about to be paid for. Also links `jobId` to the key. False on failure. */
 	async submitting(key: string, start: JobStart): Promise<boolean> {
 		const at = this.now();
@@ -182,14 +177,6 @@ export class JobJournal {
 		return record && { jobKey: link.data.jobKey, record };
 	}
 
-	/**
-	 * Replays now what is replayed each time Redis answers again: entries written while it was away (a waiting
-	 * claimant elsewhere must not read a stale `submitting`), this process's unfinished jobs (Redis restarted empty).
-	 */
-	async remirror(): Promise<void> {
-		await this.replays.replay();
-	}
-
 	/** The journal's bytes on disk (its logs). */
 	async bytes(): Promise<number> {
 		try {
@@ -209,7 +196,7 @@ export class JobJournal {
 		try {
 			await this.ready();
 			const now = this.now();
-			const expired = (time: number) => time < now - this.options.ttlMs;
+			const expired = (time: number) => this.isExpired(time, now);
 			await this.log.rotateAhead();
 			const buckets = await this.log.buckets();
 			const dropKeys = options.drop ? await this.keysToDrop(buckets.map((b) => b.bucket), expired, options.drop) : new Map<string, number>();
@@ -342,8 +329,8 @@ export class JobJournal {
 		);
 	}
 
-	private isExpired(time: number): boolean {
-		return time < this.now() - this.options.ttlMs;
+	private isExpired(time: number, now = this.now()): boolean {
+		return time < now - this.options.ttlMs;
 	}
 
 	/** Once per process: notice a lost journal, move a cacache journal of an earlier version into the logs. */
@@ -385,7 +372,7 @@ export class JobJournal {
 		await ensureStoreFolder(this.cacheDir);
 		for (const entry of Object.values(await listCacheIndex(this.cacheDir))) {
 			if (this.isExpired(entry.time)) continue;
-			await this.log.append({ name: entry.key, time: entry.time, value: entry.metadata });
+			await this.log.appendAll([{ name: entry.key, time: entry.time, value: entry.metadata }]);
 		}
 		for (const folder of LEGACY_FOLDERS) await fs.rm(path.join(this.cacheDir, folder), { recursive: true, force: true });
 	}

@@ -16,8 +16,6 @@ import { closeKept, readFile, writeKept } from './appendFiles';
 import { codeOf, unless } from './fsErrors';
 import { parseBucket, type LogEntry } from './journalLog';
 
-export { diskSync, type DiskSync } from '../coordination/atomicFile';
-
 const GENERATION = /^ahead-(\d{1,15})\.log$/;
 const MISSING = ['ENOENT', 'ENOTDIR'];
 

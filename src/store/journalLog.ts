@@ -17,11 +17,11 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 
-import { writeAtomic } from '../coordination/atomicFile';
+import { diskSync, type DiskSync, writeAtomic } from '../coordination/atomicFile';
 import { appendToFile, closeKept, readFile, readToEnd } from './appendFiles';
 import { BucketViews } from './bucketViews';
 import { compactionMarks, isCompactionMark } from './compactionMarks';
-import { AheadLog, diskSync, type DiskSync } from './journalAhead';
+import { AheadLog } from './journalAhead';
 import { unless } from './fsErrors';
 
 export interface LogEntry {
@@ -134,14 +134,9 @@ export class JournalLog {
 	}
 
 	/**
-	 * Appends one entry; resolves with the bytes written. `durable`: resolves only once the line is on disk (the
-	 * write-ahead file, synced with group commit). Rejects with the filesystem's error.
+	 * Appends `entries`, each to its bucket; resolves with the bytes written. `durable`: resolves only once the lines
+	 * are on disk (the write-ahead file, one write and one sync with group commit). Rejects with the filesystem's error.
 	 */
-	async append(entry: LogEntry, options: { durable?: boolean } = {}): Promise<number> {
-		return await this.appendAll([entry], options);
-	}
-
-	/** Appends `entries` as `append` does, each to its bucket, the durable ones in one write-ahead write (one sync). */
 	async appendAll(entries: readonly LogEntry[], options: { durable?: boolean } = {}): Promise<number> {
 		const lines = entries.map(encode);
 		const bytes = lines.reduce((sum, line) => sum + line.length, 0);
@@ -222,7 +217,7 @@ export class JournalLog {
 				// Lines appended to the old file after it was read: their appenders may not notice the rename (it came
 				// after their check), so they are carried over here (a line carried twice is the same line twice).
 				const late = (await readToEnd(handle, read)).toString('utf8');
-				for (const entry of parseBucket(late).entries) if (!isCompactionMark(entry)) after += await this.append(entry);
+				for (const entry of parseBucket(late).entries) if (!isCompactionMark(entry)) after += await this.appendAll([entry]);
 			} finally {
 				const done = encode(marks.done); // to this bucket (a mark's own name would hash to another)
 				await this.appendToBucket(bucket, done);

@@ -12,7 +12,7 @@ import { logWarning } from '../logger';
 import { type CacheBackend, type CacheEntry, cacacheBackend, READ_CHUNK_BYTES } from './cacheBackend';
 import { codeOf } from './fsErrors';
 import { ensureStoreFolder } from './storeFolder';
-import { StoreFaults, type StoreHealth, describeStoreError } from './storeHealth';
+import { StoreFaults, describeStoreError } from './storeHealth';
 
 const newMetaSchema = z.object({
 	mimeType: z.string().min(1),
@@ -87,10 +87,6 @@ export class ResultStore {
 		this.faults = options.faults ?? new StoreFaults(logWarning);
 	}
 
-	health(): StoreHealth {
-		return this.faults.health();
-	}
-
 	/** The stored result, read whole through its integrity check, or undefined (as `check`). */
 	async get(key: string): Promise<{ bytes: Buffer; meta: StoredResultMeta } | undefined> {
 		const chunks: Buffer[] = [];
@@ -123,7 +119,7 @@ export class ResultStore {
 
 	/**
 	 * Stores `bytes` under `key` (replacing an earlier result). Resolves true when stored, false when the store
-	 * could not be used (logged once, see `health()`). Throws a TypeError only for invalid `meta` (a caller bug).
+	 * could not be used (logged once, see the StoreFaults' health). Throws a TypeError only for invalid `meta` (a caller bug).
 	 */
 	async put(key: string, bytes: Buffer, meta: NewResultMeta): Promise<boolean> {
 		return await this.write('put', meta, bytes.length, (metadata, time) => this.backend.put(this.cacheDir, KEY_PREFIX + key, bytes, { metadata, time }));
@@ -239,10 +235,10 @@ export class ResultStore {
 				.sort((a, b) => a.time - b.time);
 			const { victims, kept } = this.chooseVictims(entries, Math.max(0, budgetBytes));
 			for (const victim of victims) await this.removeIfUnchanged(victim);
-			const keptIntegrities = new Set(kept.map((e) => e.integrity));
-			const freed = uniqueByIntegrity(victims).filter((victim) => !keptIntegrities.has(victim.integrity));
-			for (const victim of freed) await this.backend.rmContent(this.cacheDir, victim.integrity);
-			return { removed: victims.length, freedBytes: uniqueBytes(freed), keptBytes: uniqueBytes(kept) };
+			const keptContents = contentSizes(kept);
+			const freed = [...contentSizes(victims)].filter(([integrity]) => !keptContents.has(integrity));
+			for (const [integrity] of freed) await this.backend.rmContent(this.cacheDir, integrity);
+			return { removed: victims.length, freedBytes: sum(freed.map(([, size]) => size)), keptBytes: sum(keptContents.values()) };
 		} catch (error) {
 			if (isMissing(error)) return { removed: 0, freedBytes: 0, keptBytes: 0 };
 			return this.fault('pruning', error);
@@ -251,11 +247,12 @@ export class ResultStore {
 
 	/** Oldest first: every expired entry, then entries not still needed until the unique bytes kept fit `maxBytes`. */
 	private chooseVictims(oldestFirst: CacheEntry[], maxBytes: number): { victims: CacheEntry[]; kept: CacheEntry[] } {
-		const victims = oldestFirst.filter((e) => this.isExpired(e.time));
-		const kept = oldestFirst.filter((e) => !this.isExpired(e.time));
+		const now = this.now(); // one clock read: each entry lands in exactly one list
+		const victims = oldestFirst.filter((e) => this.isExpired(e.time, now));
+		const kept = oldestFirst.filter((e) => !this.isExpired(e.time, now));
 		const holders = new Map<string, number>(); // integrity -> kept entries holding it
 		for (const e of kept) holders.set(e.integrity, (holders.get(e.integrity) ?? 0) + 1);
-		let bytes = uniqueBytes(kept);
+		let bytes = sum(contentSizes(kept).values());
 		const spared: CacheEntry[] = [];
 		while (kept.length > 0 && bytes > maxBytes) {
 			const oldest = kept.shift() as CacheEntry;
@@ -316,17 +313,16 @@ export class ResultStore {
 		return undefined;
 	}
 
-	private isExpired(time: number): boolean {
-		return time < this.now() - this.options.ttlMs;
+	private isExpired(time: number, now = this.now()): boolean {
+		return time < now - this.options.ttlMs;
 	}
 }
 
-function uniqueByIntegrity(entries: readonly CacheEntry[]): CacheEntry[] {
-	const seen = new Map<string, CacheEntry>();
-	for (const e of entries) if (!seen.has(e.integrity)) seen.set(e.integrity, e);
-	return [...seen.values()];
+/** The size of each distinct content of `entries` (by integrity: the first entry's). */
+function contentSizes(entries: readonly CacheEntry[]): Map<string, number> {
+	const sizes = new Map<string, number>();
+	for (const e of entries) if (!sizes.has(e.integrity)) sizes.set(e.integrity, e.size ?? 0);
+	return sizes;
 }
 
-function uniqueBytes(entries: readonly CacheEntry[]): number {
-	return uniqueByIntegrity(entries).reduce((sum, e) => sum + (e.size ?? 0), 0);
-}
+const sum = (sizes: Iterable<number>): number => [...sizes].reduce((total, size) => total + size, 0);

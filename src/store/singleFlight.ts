@@ -19,8 +19,4 @@ export class SingleFlight<T> {
 	has(key: string): boolean {
 		return this.flights.has(key);
 	}
-
-	get size(): number {
-		return this.flights.size;
-	}
 }

@@ -25,12 +25,6 @@ const PRUNE_LOCK = 'store-prune';
 /** What the last prune found (tests and the benchmark). */
 export type StoreSize = Awaited<ReturnType<StoreBound['fit']>>;
 
-interface DownloadFile {
-	file: string;
-	bytes: number;
-	mtimeMs: number;
-}
-
 export class StoreBound {
 	private growth = 0;
 	private lastPrune: number;
@@ -96,8 +90,8 @@ export class StoreBound {
 	}
 
 	/** Every finished download file kept in the folder (a `.part` is still being written: never counted out). */
-	private async downloads(): Promise<DownloadFile[]> {
-		const found: DownloadFile[] = [];
+	private async downloads() {
+		const found: Array<{ file: string; bytes: number; mtimeMs: number }> = [];
 		for (const folder of DOWNLOAD_FOLDERS) {
 			const dir = path.join(this.parts.config.dir, folder);
 			for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
@@ -110,7 +104,7 @@ export class StoreBound {
 	}
 
 	/** Removes delivered download files, oldest first, until `excess` bytes went; resolves with the bytes removed. */
-	private async dropDownloads(oldestFirst: DownloadFile[], excess: number): Promise<number> {
+	private async dropDownloads(oldestFirst: Awaited<ReturnType<StoreBound['downloads']>>, excess: number): Promise<number> {
 		const spareFrom = this.parts.now() - (this.parts.config.spareRecentMs ?? 0);
 		let freed = 0;
 		for (const download of oldestFirst) {

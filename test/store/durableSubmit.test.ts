@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { RelaySimulator } from '../../relay-sim';
 import { obtainFluxImage } from '../../src/fluxN8n/imageJobs';
 import { openStore, type Store } from '../../src/store';
-import { diskSync, type DiskSync } from '../../src/store/journalAhead';
+import { diskSync, type DiskSync } from '../../src/coordination/atomicFile';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { jobContext, preparedImageJob } from '../support/preparedJobs';
 import { until } from '../support/until';

@@ -114,14 +114,15 @@ describe('JobJournal', () => {
 	it('store path is a regular file: writes return false, reads miss, one warning, health says why', async () => {
 		const blocker = path.join(temp.dir, 'file');
 		writeFileSync(blocker, 'x');
-		const journal = makeJournal(blocker);
+		const faults = new StoreFaults((m) => warnings.push(m));
+		const journal = new JobJournal(blocker, { ttlMs: 30 * DAY, now: () => clock, faults });
 		expect(await journal.submitting('k', start)).toBe(false);
 		expect(await journal.submitting('k2', start)).toBe(false);
 		expect(await journal.read('k')).toBeUndefined();
 		expect(await journal.findByJobId('job-7')).toBeUndefined();
 		expect(warnings).toHaveLength(1);
 		expect(warnings[0]).toMatch(/could not be used: writing the job journal failed/);
-		expect(journal.health().ok).toBe(false);
+		expect(faults.health().ok).toBe(false);
 	});
 });
 
@@ -259,10 +260,10 @@ describe('order across copies and hosts comes from the revision, not the clock',
 
 	it('in one folder too: a later line with a higher revision wins over a line with a later time; lines without a revision are 0', async () => {
 		const log = new JournalLog(path.join(temp.dir, 'log'));
-		await log.append({ name: 'n', time: 500, value: 'old version, no revision' });
-		await log.append({ name: 'n', time: 900, rev: 2, value: 'rev 2' });
-		await log.append({ name: 'n', time: 100, rev: 3, value: 'rev 3, clock behind' });
-		await log.append({ name: 'n', time: 50, rev: 3, value: 'rev 3, earlier time' });
+		await log.appendAll([{ name: 'n', time: 500, value: 'old version, no revision' }]);
+		await log.appendAll([{ name: 'n', time: 900, rev: 2, value: 'rev 2' }]);
+		await log.appendAll([{ name: 'n', time: 100, rev: 3, value: 'rev 3, clock behind' }]);
+		await log.appendAll([{ name: 'n', time: 50, rev: 3, value: 'rev 3, earlier time' }]);
 		expect((await log.latest('n')).entry?.value).toBe('rev 3, clock behind');
 	});
 });

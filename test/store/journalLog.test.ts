@@ -17,10 +17,10 @@ const temp = useTempDir();
 describe('JournalLog', () => {
 	it('the latest line of a name wins (highest time; equal times: the later line)', async () => {
 		const log = new JournalLog(path.join(temp.dir, 'journal'));
-		await log.append({ name: 'key:a', time: 5, value: { state: 'submitted' } });
-		await log.append({ name: 'key:a', time: 3, value: { state: 'submitting' } }); // carried over late by a compaction
-		await log.append({ name: 'key:b', time: 1, value: 'one' });
-		await log.append({ name: 'key:b', time: 1, value: 'two' });
+		await log.appendAll([{ name: 'key:a', time: 5, value: { state: 'submitted' } }]);
+		await log.appendAll([{ name: 'key:a', time: 3, value: { state: 'submitting' } }]); // carried over late by a compaction
+		await log.appendAll([{ name: 'key:b', time: 1, value: 'one' }]);
+		await log.appendAll([{ name: 'key:b', time: 1, value: 'two' }]);
 		expect((await log.latest('key:a')).entry?.value).toEqual({ state: 'submitted' });
 		expect((await log.latest('key:b')).entry?.value).toBe('two');
 		expect(await log.latest('key:none')).toMatchObject({ entry: undefined, damaged: 0 });
@@ -29,8 +29,8 @@ describe('JournalLog', () => {
 	it('a damaged line (checksum or JSON wrong) is counted and never read as a record; the earlier line stands', async () => {
 		const dir = path.join(temp.dir, 'journal');
 		const log = new JournalLog(dir);
-		await log.append({ name: 'key:k', time: 1, value: { state: 'submitting' } });
-		await log.append({ name: 'key:k', time: 2, value: { state: 'submitted' } });
+		await log.appendAll([{ name: 'key:k', time: 1, value: { state: 'submitting' } }]);
+		await log.appendAll([{ name: 'key:k', time: 2, value: { state: 'submitted' } }]);
 		const file = log.fileOf(bucketOf('key:k'));
 		writeFileSync(file, readFileSync(file, 'utf8').replace('"submitted"', '"stored"')); // a changed byte
 		expect(await log.latest('key:k')).toMatchObject({ entry: { value: { state: 'submitting' } }, damaged: 1 });
@@ -38,12 +38,12 @@ describe('JournalLog', () => {
 
 	it('a line cut by a crash (a truncated file) is skipped while last, counted once later lines follow, and never spoils the next line', async () => {
 		const log = new JournalLog(path.join(temp.dir, 'journal'));
-		await log.append({ name: 'key:k', time: 1, value: { state: 'submitting' } });
-		await log.append({ name: 'key:k', time: 2, value: { state: 'submitted' } });
+		await log.appendAll([{ name: 'key:k', time: 1, value: { state: 'submitting' } }]);
+		await log.appendAll([{ name: 'key:k', time: 2, value: { state: 'submitted' } }]);
 		const file = log.fileOf(bucketOf('key:k'));
 		truncateSync(file, readFileSync(file).length - 10);
 		expect(await log.latest('key:k')).toMatchObject({ entry: { value: { state: 'submitting' } }, damaged: 0 });
-		await log.append({ name: 'key:k', time: 3, value: { state: 'stored' } });
+		await log.appendAll([{ name: 'key:k', time: 3, value: { state: 'stored' } }]);
 		expect(await log.latest('key:k')).toMatchObject({ entry: { value: { state: 'stored' } }, damaged: 1 });
 		appendFileSync(file, '0000000'); // an append in progress (no newline yet)
 		expect((await log.latest('key:k')).damaged).toBe(1);
@@ -51,8 +51,8 @@ describe('JournalLog', () => {
 
 	it('compact keeps what the filter keeps, one line per name, and drops damaged lines', async () => {
 		const log = new JournalLog(path.join(temp.dir, 'journal'));
-		for (let i = 0; i < 5; i++) await log.append({ name: 'key:keep', time: i, value: i });
-		await log.append({ name: 'key:drop', time: 1, value: 'x' });
+		for (let i = 0; i < 5; i++) await log.appendAll([{ name: 'key:keep', time: i, value: i }]);
+		await log.appendAll([{ name: 'key:drop', time: 1, value: 'x' }]);
 		const bucket = bucketOf('key:keep');
 		appendFileSync(log.fileOf(bucket), '\ngarbage\n');
 		const kept = await log.compact(bucket, (latest) => latest.filter((e) => e.name !== 'key:drop'));
@@ -77,7 +77,7 @@ describe('JournalLog', () => {
 			return await realAppend(file, bytes, madeFolder);
 		});
 		try {
-			const writing = log.append({ name: 'key:k', time: 1, rev: 1, value: { state: 'submitting' } }, { durable: true });
+			const writing = log.appendAll([{ name: 'key:k', time: 1, rev: 1, value: { state: 'submitting' } }], { durable: true });
 			await until(() => append.mock.calls.some(([file]) => file === bucketFile), 'the bucket write started');
 			// Each look is a few filesystem calls: ample time for a write-ahead append racing the bucket's to land.
 			for (let look = 0; look < 20; look++) expect(await log.ahead.bytes()).toBe(0);
@@ -92,7 +92,7 @@ describe('JournalLog', () => {
 	it('no handle of a compacted bucket or a rotated write-ahead file stays open (their disk space is freed)', async () => {
 		const dir = path.join(temp.dir, 'journal');
 		const log = new JournalLog(dir);
-		for (let i = 0; i < 3; i++) await log.append({ name: 'key:k', time: i, rev: i, value: i }, { durable: true });
+		for (let i = 0; i < 3; i++) await log.appendAll([{ name: 'key:k', time: i, rev: i, value: i }], { durable: true });
 		await log.rotateAhead();
 		await log.compact(bucketOf('key:k'), (latest) => latest);
 		const deleted = readdirSync('/proc/self/fd').flatMap((fd) => {
@@ -120,14 +120,14 @@ describe('JournalLog', () => {
 		const compactor = new JournalLog(dir, sync);
 		const writer = new JournalLog(dir);
 		const bucket = bucketOf('key:k');
-		await writer.append({ name: 'key:k', time: 1, rev: 1, value: 'submitting' });
+		await writer.appendAll([{ name: 'key:k', time: 1, rev: 1, value: 'submitting' }]);
 		const before = statSync(writer.fileOf(bucket)).ino;
 		hold('file');
 		hold('folder');
 		const compacting = compactor.compact(bucket, (latest) => latest);
 		await until(() => gates.file.reached, 'the compaction read the bucket and wrote its new file');
 		// Appended after the compaction read the old file, done before the rename: the compaction carries it over.
-		await writer.append({ name: 'key:k', time: 2, rev: 2, value: 'submitted' });
+		await writer.appendAll([{ name: 'key:k', time: 2, rev: 2, value: 'submitted' }]);
 		gates.file.release!();
 		await until(() => gates.folder.reached && statSync(writer.fileOf(bucket)).ino !== before, 'the new file was renamed over the old one');
 		const reader = new JournalLog(dir); // another process: it reads the new file whole

@@ -7,7 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { SharedRedis } from '../../src/redis';
-import { JobJournal, redisJournalMirror } from '../../src/store';
+import { ReplayQueue } from '../../src/coordination/replayQueue';
+import { JobJournal, StoreFaults, redisJournalMirror } from '../../src/store';
 import { sharedRedisAt } from '../redis/sharedRedisAt';
 import { until } from '../support/until';
 import { startTestRedis, type TestRedis } from '../support/redisServer';
@@ -23,11 +24,15 @@ afterAll(async () => {
 });
 
 let clock = 1_000_000;
-function worker(): JobJournal {
+/** A journal mirrored to the test Redis, with the health of its faults and its replay queue's `replay` (what the store does each time Redis answers again). */
+function worker() {
 	const connection = sharedRedisAt(redis.url);
 	connections.push(connection);
 	const mirror = redisJournalMirror(connection, 3_600_000);
-	return new JobJournal(mkdtempSync(path.join(os.tmpdir(), 'flux-shared-journal-')), { ttlMs: 3_600_000, mirror, now: () => clock++ });
+	const faults = new StoreFaults(() => undefined);
+	const replays = new ReplayQueue();
+	const journal = new JobJournal(mkdtempSync(path.join(os.tmpdir(), 'flux-shared-journal-')), { ttlMs: 3_600_000, mirror, faults, replays, now: () => clock++ });
+	return Object.assign(journal, { health: () => faults.health(), remirror: () => replays.replay() });
 }
 
 const START = { jobId: 'job-1', apiStyle: 'relay', baseUrl: 'http://127.0.0.1:1', model: 'flux-3-image', apiKeyHash: 'abc' };
