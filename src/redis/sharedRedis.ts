@@ -15,6 +15,7 @@ import { Redis } from 'ioredis';
 
 import { redisAddress, type RedisTarget } from '../config';
 import { holdLease } from '../coordination/heartbeat';
+import type { Answer } from '../coordination/records';
 
 /** Deadline of every command (ms). */
 const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
@@ -42,9 +43,6 @@ interface RedisProblem {
 }
 
 const FALLBACK = 'jobs run on per-process limits (COMFLY_IMAGE_CONCURRENCY / COMFLY_VIDEO_CONCURRENCY in each process) and the local journal';
-
-/** A command's outcome: its value, or why Redis could not be used (then the caller falls back). */
-export type RedisResult<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 export interface SharedRedisOptions {
 	/** Where the one warning per outage goes (the process-wide instance: the package logger). */
@@ -132,7 +130,7 @@ export class SharedRedis {
 	 * past a deadline) when Redis is not usable or fails meanwhile, and when Redis answers with an error (a reply
 	 * error does not make Redis unusable). Rejects only with errors that are not Redis's (an abort, a bug).
 	 */
-	async run<T>(command: (client: Redis) => Promise<T>): Promise<RedisResult<T>> {
+	async run<T>(command: (client: Redis) => Promise<T>): Promise<Answer<T>> {
 		if (!(await this.ready())) return { ok: false, reason: 'Redis is not usable' };
 		try {
 			return { ok: true, value: await command(this.client) };
@@ -144,7 +142,7 @@ export class SharedRedis {
 	}
 
 	/** A Lua script through {@link run} (EVAL; keys first, as Redis wants them). */
-	async eval(script: string, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<RedisResult<unknown>> {
+	async eval(script: string, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<Answer<unknown>> {
 		return await this.run(async (client) => await client.eval(script, keys.length, ...keys, ...args));
 	}
 

@@ -10,7 +10,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
-import { RestartWatch, type RedisResult, type SharedRedis } from '../redis';
+import { RestartWatch, type SharedRedis } from '../redis';
+import type { Answer } from '../coordination/records';
 import type { RecordsRedis } from '../coordination/redisRecords';
 import { replayQueueOf, type ReplayQueue } from '../coordination/replayQueue';
 import { Wakeups } from '../coordination/wakeups';
@@ -206,7 +207,7 @@ export class SpendLedger {
 	 * deadline of its own under the lock made N processes wait N deadlines, past the lock's budget). Noted when this
 	 * call is what found it silent; cleared when it answers.
 	 */
-	private async updateShared<T>(shared: RedisLedger, account: string, change: LedgerChange<T>): Promise<RedisResult<{ result: T; state: LedgerState }>> {
+	private async updateShared<T>(shared: RedisLedger, account: string, change: LedgerChange<T>): Promise<Answer<{ result: T; state: LedgerState }>> {
 		const redis = this.options.redis!;
 		const silentAt = (await fs.stat(this.silenceFile).catch(() => undefined))?.mtimeMs;
 		const age = silentAt === undefined ? Infinity : Date.now() - silentAt;

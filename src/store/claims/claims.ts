@@ -12,18 +12,15 @@
 import * as path from 'node:path';
 
 import type { SharedRedis } from '../../redis';
+import type { HeldLock } from '../../coordination/folderLock';
 import { spareFolder } from '../spareFolder';
 import type { ProcessOwner as ClaimOwner } from '../../coordination/ownerLiveness';
 import { Wakeups } from '../../coordination/wakeups';
 import { FileClaims } from './fileClaims';
 import { RedisClaims } from './redisClaims';
 
-/** A held claim, in the folder or in Redis. */
-export interface HeldClaim {
-	/** False once another owner took it over (this process was silent past the claim's lapse or lease). */
-	held(): boolean;
-	release(): Promise<void>;
-}
+/** A held claim, in the folder or in Redis: `held()` is false once another owner took it over (this process was silent past the claim's lapse or lease). */
+export type HeldClaim = Pick<HeldLock, 'held' | 'release'>;
 
 /** Folder of the claims inside the store folder. */
 export const CLAIMS_SUBFOLDER = 'claims';
