@@ -118,8 +118,7 @@ export class SharedRedis {
 				for (const event of ['ready', 'close', 'error']) this.client.off(event, done);
 				resolve(this.usable());
 			};
-			const timer = setTimeout(done, waitMs);
-			timer.unref();
+			const timer = setTimeout(done, waitMs).unref();
 			for (const event of ['ready', 'close', 'error']) this.client.on(event, done);
 		});
 		return await this.firstConnect;
@@ -206,11 +205,10 @@ export class SharedRedis {
 	/** A bounded PING on the open connection (a lost socket is ioredis's to reconnect: its `ready` ends the outage). */
 	private startProbe(): void {
 		if (this.stopProbe !== undefined || this.closing) return;
-		const probe = async () => {
+		this.stopProbe = holdLease(async () => {
 			if (this.closing || this.client.status !== 'ready') return;
 			await this.client.ping().then(() => this.answered(), () => undefined); // still silent or gone: the next probe tries again
-		};
-		this.stopProbe = holdLease(probe, this.options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS);
+		}, this.options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS);
 	}
 
 	private endProbe(): void {

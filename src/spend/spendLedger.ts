@@ -171,10 +171,8 @@ export class SpendLedger {
 		try {
 			return await this.file.locked(account, async (ledger) => {
 				locked = true;
-				const local = await ledger.read().catch((error: unknown) => {
-					if (error instanceof LedgerUnusableError) return undefined; // damaged: rewritten from Redis below, or refused if Redis fails too
-					throw error;
-				});
+				// Damaged: rewritten from Redis below, or refused if Redis fails too.
+				const local = await ledger.read().catch((error: unknown) => (error instanceof LedgerUnusableError ? undefined : Promise.reject(error)));
 				const clock = this.clock();
 				const done = await this.updateShared(shared, account, (state) => change(local ? merge(state, local, clock) : state));
 				if (done.ok) {
@@ -247,8 +245,7 @@ export class SpendLedger {
 			return;
 		}
 		if (seen.restartedAt === undefined) return;
-		const names = await fs.readdir(this.options.dir).catch(() => [] as string[]);
-		for (const name of names) if (name.endsWith('.json')) this.queueMerge(name.slice(0, -'.json'.length));
+		for (const name of await fs.readdir(this.options.dir).catch(() => [] as string[])) if (name.endsWith('.json')) this.queueMerge(name.slice(0, -'.json'.length));
 		await this.replays!.replay();
 	}
 

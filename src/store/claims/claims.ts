@@ -106,8 +106,7 @@ export class Claims {
 	 * Redis): right before a paid body leaves, a job that lost its claim must not send it. True otherwise.
 	 */
 	async stillHeld(key: string): Promise<boolean> {
-		const held = await Promise.all([this.files.stillHeld(key), this.spareFiles.stillHeld(key), this.redis?.stillHeld(key) ?? true]);
-		return held.every(Boolean);
+		return (await Promise.all([this.files.stillHeld(key), this.spareFiles.stillHeld(key), this.redis?.stillHeld(key) ?? true])).every(Boolean);
 	}
 
 	/** A folder claim of `key` if nobody holds it now (no wait, no Redis): e.g. one process of a machine prunes. */
