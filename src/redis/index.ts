@@ -1,9 +1,8 @@
 /**
- * The shared Redis: one connection per process with a deadline on every command and a fallback when Redis is
- * gone, silent or refusing the credentials (see sharedRedis.ts). Used by the account limit, the journal's mirror,
- * the claims and the spend ledger. The process's one connection is settings().redis (COMFLY_REDIS_URL or n8n's
- * queue mode), warning through the package logger; the collector's report warns about a bad setting, or an outage
- * now or recently.
+ * The shared Redis: one connection per process (settings().redis: COMFLY_REDIS_URL or n8n's queue mode, warning
+ * through the package logger) with a deadline on every command and a fallback when Redis is gone, silent or
+ * refusing the credentials (see sharedRedis.ts). Used by the account limit, the journal's mirror, the claims and
+ * the spend ledger.
  */
 import { settings } from '../config';
 import { logInfo, logWarning } from '../logger';

@@ -72,11 +72,10 @@ export class Claims {
 		this.dir = path.join(storeDir, CLAIMS_SUBFOLDER);
 		const timing = { ...DEFAULT_CLAIM_TIMING, ...options.timing };
 		const wakeups = new Wakeups();
-		const onLost = options.onLost ?? (() => undefined);
 		const onFault = options.onFault ?? (() => undefined);
-		this.files = new FileClaims(this.dir, timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);
-		this.spareFiles = new FileClaims(path.join(spareFolder(storeDir), CLAIMS_SUBFOLDER), timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);
-		if (options.redis) this.redis = new RedisClaims(options.redis, timing, wakeups, (key) => onLost(key, 'redis'), options.owner, options.now);
+		this.files = new FileClaims(this.dir, timing, wakeups, onFault, (key) => options.onLost?.(key, 'folder'), options.owner, options.now);
+		this.spareFiles = new FileClaims(path.join(spareFolder(storeDir), CLAIMS_SUBFOLDER), timing, wakeups, onFault, (key) => options.onLost?.(key, 'folder'), options.owner, options.now);
+		if (options.redis) this.redis = new RedisClaims(options.redis, timing, wakeups, (key) => options.onLost?.(key, 'redis'), options.owner, options.now);
 	}
 
 	/** Claims `key`: the folder first, then Redis (when configured). Rejects with the signal's reason (nothing held). */
