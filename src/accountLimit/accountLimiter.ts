@@ -57,7 +57,6 @@ export function createAccountLimiter(redis: SharedRedis | undefined, options: { 
 	if (redis === undefined) return new AccountLimiter();
 	let lapseWarned = false; // once per connected period: a Redis restarted empty lapses every lease at once
 	redis.onUp(() => (lapseWarned = false));
-	// A lapsed lease with Redis up is not an outage: its job runs on without one, new jobs take leases.
 	const onLapsed = (why: string) => {
 		if (!lapseWarned) options.warn(`Redis at ${redis.where}: ${why}; running jobs go on under the per-process limit, new jobs take shared leases.`);
 		lapseWarned = true;
@@ -91,14 +90,11 @@ export class JobAdmission {
 		try {
 			// undefined: Redis not usable (it reports that itself)
 			this.lease = await this.leases?.acquire(this.name, this.limit, signal);
+			this.sharedLease = this.lease !== undefined;
+			signal?.throwIfAborted();
 		} catch (error) {
 			this.release('ended');
 			throw error;
-		}
-		this.sharedLease = this.lease !== undefined;
-		if (signal?.aborted) {
-			this.release('ended');
-			throw signal.reason;
 		}
 	}
 

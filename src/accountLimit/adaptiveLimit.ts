@@ -93,9 +93,8 @@ export class AdaptiveLimit {
 	/** The job's task is final upstream (or the job ended): the grant ends; a `ready` one raises the limit. */
 	release(grant: Grant, outcome: GrantOutcome): void {
 		if (grant.done) return;
-		const wasAccepted = grant.accepted;
-		this.end(grant);
-		if (wasAccepted) {
+		this.end(grant); // leaves grant.accepted as it was
+		if (grant.accepted) {
 			if (outcome === 'ready') this.effective = Math.min(this.options.limit, this.effective + 1 / Math.max(1, Math.floor(this.effective)));
 			this.waitingForCompletion = false;
 		}

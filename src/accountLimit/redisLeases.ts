@@ -49,9 +49,7 @@ export class RedisLeases {
 			retryInterval: this.timing.retryIntervalMs,
 			acquireTimeout: Number.POSITIVE_INFINITY,
 		});
-		const acquired = await this.redis.run(async () => await semaphore.acquire(signal)).catch((error: unknown) => {
-			throw signal?.aborted ? signal.reason : error;
-		});
+		const acquired = await this.redis.run(async () => await semaphore.acquire(signal)).catch((error: unknown) => Promise.reject(signal?.aborted ? signal.reason : error));
 		if (!acquired.ok) {
 			if (signal?.aborted) throw signal.reason;
 			return undefined; // Redis failed while waiting: the caller goes on per process

@@ -15,6 +15,7 @@ import { Redis } from 'ioredis';
 
 import { redisAddress, type RedisTarget } from '../config';
 import { holdLease } from '../coordination/heartbeat';
+import type { Answer } from '../coordination/records';
 
 /** Deadline of every command (ms). */
 const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
@@ -42,9 +43,6 @@ interface RedisProblem {
 }
 
 const FALLBACK = 'jobs run on per-process limits (COMFLY_IMAGE_CONCURRENCY / COMFLY_VIDEO_CONCURRENCY in each process) and the local journal';
-
-/** A command's outcome: its value, or why Redis could not be used (then the caller falls back). */
-export type RedisResult<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 export interface SharedRedisOptions {
 	/** Where the one warning per outage goes (the process-wide instance: the package logger). */
@@ -120,8 +118,7 @@ export class SharedRedis {
 				for (const event of ['ready', 'close', 'error']) this.client.off(event, done);
 				resolve(this.usable());
 			};
-			const timer = setTimeout(done, waitMs);
-			timer.unref();
+			const timer = setTimeout(done, waitMs).unref();
 			for (const event of ['ready', 'close', 'error']) this.client.on(event, done);
 		});
 		return await this.firstConnect;
@@ -132,7 +129,7 @@ export class SharedRedis {
 	 * past a deadline) when Redis is not usable or fails meanwhile, and when Redis answers with an error (a reply
 	 * error does not make Redis unusable). Rejects only with errors that are not Redis's (an abort, a bug).
 	 */
-	async run<T>(command: (client: Redis) => Promise<T>): Promise<RedisResult<T>> {
+	async run<T>(command: (client: Redis) => Promise<T>): Promise<Answer<T>> {
 		if (!(await this.ready())) return { ok: false, reason: 'Redis is not usable' };
 		try {
 			return { ok: true, value: await command(this.client) };
@@ -144,7 +141,7 @@ export class SharedRedis {
 	}
 
 	/** A Lua script through {@link run} (EVAL; keys first, as Redis wants them). */
-	async eval(script: string, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<RedisResult<unknown>> {
+	async eval(script: string, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<Answer<unknown>> {
 		return await this.run(async (client) => await client.eval(script, keys.length, ...keys, ...args));
 	}
 
@@ -208,11 +205,10 @@ export class SharedRedis {
 	/** A bounded PING on the open connection (a lost socket is ioredis's to reconnect: its `ready` ends the outage). */
 	private startProbe(): void {
 		if (this.stopProbe !== undefined || this.closing) return;
-		const probe = async () => {
+		this.stopProbe = holdLease(async () => {
 			if (this.closing || this.client.status !== 'ready') return;
 			await this.client.ping().then(() => this.answered(), () => undefined); // still silent or gone: the next probe tries again
-		};
-		this.stopProbe = holdLease(probe, this.options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS);
+		}, this.options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS);
 	}
 
 	private endProbe(): void {

@@ -60,10 +60,9 @@ export class FileLedger {
 
 	/** Runs `work` holding the account's lock (folderRecords' `locked`): it reads and writes the file itself (`apply`: one change). */
 	async locked<T>(account: string, work: (ledger: LockedLedger) => Promise<T>): Promise<T> {
-		const file = this.fileOf(account);
 		return await this.records
 			.locked(`${account}.json`, async (record) => {
-				const read = async () => parseLedger(await record.read().catch(unusable), file, 'remove it');
+				const read = async () => parseLedger(await record.read().catch(unusable), this.fileOf(account), 'remove it');
 				const write = async (state: LedgerState) => await record.write(JSON.stringify(state)).catch(unusable);
 				return await work({
 					read,

@@ -6,7 +6,7 @@
  * limit holds. A value that cannot be read as a ledger is an error (the limit fails closed).
  */
 import { RedisRecords, type RecordsRedis } from '../coordination/redisRecords';
-import type { RedisResult } from '../redis';
+import type { Answer } from '../coordination/records';
 import { parseLedger, type LedgerChange } from './fileLedger';
 import { sameLedger, type LedgerState } from './ledgerState';
 
@@ -28,7 +28,7 @@ export class RedisLedger {
 	}
 
 	/** The account's ledger in Redis, or `{ ok: false }` when Redis cannot be used. */
-	async read(account: string): Promise<RedisResult<LedgerState>> {
+	async read(account: string): Promise<Answer<LedgerState>> {
 		const read = await this.records.read(account);
 		return read.ok ? { ok: true, value: this.parse(account, read.value) } : read;
 	}
@@ -38,7 +38,7 @@ export class RedisLedger {
 	 * (nothing was changed, or nothing is known to be); rejects with LedgerUnusableError when the stored value is
 	 * not a ledger.
 	 */
-	async update<T>(account: string, change: LedgerChange<T>): Promise<RedisResult<{ result: T; state: LedgerState }>> {
+	async update<T>(account: string, change: LedgerChange<T>): Promise<Answer<{ result: T; state: LedgerState }>> {
 		return await this.records.update(
 			account,
 			(text) => {

@@ -27,19 +27,14 @@ export class RecentAccounts {
 		setNewest(this.jobs, jobId, terms && hasDailyLimit(terms.limits) ? { account: terms.account, limits: terms.limits } : undefined, this.max);
 	}
 
-	/** True when this process ran any of the jobs. */
-	knowsAny(jobIds: readonly string[]): boolean {
-		return jobIds.some((id) => this.jobs.has(id));
-	}
-
-	/** The accounts (with their latest limits) of the given jobs that ran here under a daily limit. */
-	accountsOf(jobIds: readonly string[]): Map<string, SpendLimits> {
-		const found = new Map<string, SpendLimits>();
+	/** The accounts (with their latest limits) of the given jobs that ran here under a daily limit, and whether this process ran any of the jobs. */
+	accountsOf(jobIds: readonly string[]): { ranAny: boolean; accounts: Map<string, SpendLimits> } {
+		const accounts = new Map<string, SpendLimits>();
 		for (const id of jobIds) {
 			const job = this.jobs.get(id);
-			if (job) found.set(job.account, job.limits);
+			if (job) accounts.set(job.account, job.limits);
 		}
-		return found;
+		return { ranAny: jobIds.some((id) => this.jobs.has(id)), accounts };
 	}
 }
 
@@ -70,9 +65,8 @@ export async function spendReport(
 	jobIds: readonly string[],
 	fallback?: () => Promise<{ account: string; limits: SpendLimits } | undefined>,
 ): Promise<{ fields: SpendReportFields; warnings: string[] }> {
-	const recent = recentAccounts();
-	const accounts = recent.accountsOf(jobIds);
-	const own = recent.knowsAny(jobIds) ? undefined : await fallback?.();
+	const { ranAny, accounts } = recentAccounts().accountsOf(jobIds);
+	const own = ranAny ? undefined : await fallback?.();
 	if (own && hasDailyLimit(own.limits)) accounts.set(own.account, own.limits);
 	if (accounts.size === 0) return { fields: {}, warnings: [] };
 	const ledger = spendLedger();

@@ -10,7 +10,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
-import { RestartWatch, type RedisResult, type SharedRedis } from '../redis';
+import { RestartWatch, type SharedRedis } from '../redis';
+import type { Answer } from '../coordination/records';
 import type { RecordsRedis } from '../coordination/redisRecords';
 import { replayQueueOf, type ReplayQueue } from '../coordination/replayQueue';
 import { Wakeups } from '../coordination/wakeups';
@@ -170,10 +171,8 @@ export class SpendLedger {
 		try {
 			return await this.file.locked(account, async (ledger) => {
 				locked = true;
-				const local = await ledger.read().catch((error: unknown) => {
-					if (error instanceof LedgerUnusableError) return undefined; // damaged: rewritten from Redis below, or refused if Redis fails too
-					throw error;
-				});
+				// Damaged: rewritten from Redis below, or refused if Redis fails too.
+				const local = await ledger.read().catch((error: unknown) => (error instanceof LedgerUnusableError ? undefined : Promise.reject(error)));
 				const clock = this.clock();
 				const done = await this.updateShared(shared, account, (state) => change(local ? merge(state, local, clock) : state));
 				if (done.ok) {
@@ -206,7 +205,7 @@ export class SpendLedger {
 	 * deadline of its own under the lock made N processes wait N deadlines, past the lock's budget). Noted when this
 	 * call is what found it silent; cleared when it answers.
 	 */
-	private async updateShared<T>(shared: RedisLedger, account: string, change: LedgerChange<T>): Promise<RedisResult<{ result: T; state: LedgerState }>> {
+	private async updateShared<T>(shared: RedisLedger, account: string, change: LedgerChange<T>): Promise<Answer<{ result: T; state: LedgerState }>> {
 		const redis = this.options.redis!;
 		const silentAt = (await fs.stat(this.silenceFile).catch(() => undefined))?.mtimeMs;
 		const age = silentAt === undefined ? Infinity : Date.now() - silentAt;
@@ -246,8 +245,7 @@ export class SpendLedger {
 			return;
 		}
 		if (seen.restartedAt === undefined) return;
-		const names = await fs.readdir(this.options.dir).catch(() => [] as string[]);
-		for (const name of names) if (name.endsWith('.json')) this.queueMerge(name.slice(0, -'.json'.length));
+		for (const name of await fs.readdir(this.options.dir).catch(() => [] as string[])) if (name.endsWith('.json')) this.queueMerge(name.slice(0, -'.json'.length));
 		await this.replays!.replay();
 	}
 

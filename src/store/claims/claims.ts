@@ -12,18 +12,15 @@
 import * as path from 'node:path';
 
 import type { SharedRedis } from '../../redis';
+import type { HeldLock } from '../../coordination/folderLock';
 import { spareFolder } from '../spareFolder';
 import type { ProcessOwner as ClaimOwner } from '../../coordination/ownerLiveness';
 import { Wakeups } from '../../coordination/wakeups';
 import { FileClaims } from './fileClaims';
 import { RedisClaims } from './redisClaims';
 
-/** A held claim, in the folder or in Redis. */
-export interface HeldClaim {
-	/** False once another owner took it over (this process was silent past the claim's lapse or lease). */
-	held(): boolean;
-	release(): Promise<void>;
-}
+/** A held claim, in the folder or in Redis: `held()` is false once another owner took it over (this process was silent past the claim's lapse or lease). */
+export type HeldClaim = Pick<HeldLock, 'held' | 'release'>;
 
 /** Folder of the claims inside the store folder. */
 export const CLAIMS_SUBFOLDER = 'claims';
@@ -75,11 +72,10 @@ export class Claims {
 		this.dir = path.join(storeDir, CLAIMS_SUBFOLDER);
 		const timing = { ...DEFAULT_CLAIM_TIMING, ...options.timing };
 		const wakeups = new Wakeups();
-		const onLost = options.onLost ?? (() => undefined);
 		const onFault = options.onFault ?? (() => undefined);
-		this.files = new FileClaims(this.dir, timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);
-		this.spareFiles = new FileClaims(path.join(spareFolder(storeDir), CLAIMS_SUBFOLDER), timing, wakeups, onFault, (key) => onLost(key, 'folder'), options.owner, options.now);
-		if (options.redis) this.redis = new RedisClaims(options.redis, timing, wakeups, (key) => onLost(key, 'redis'), options.owner, options.now);
+		this.files = new FileClaims(this.dir, timing, wakeups, onFault, (key) => options.onLost?.(key, 'folder'), options.owner, options.now);
+		this.spareFiles = new FileClaims(path.join(spareFolder(storeDir), CLAIMS_SUBFOLDER), timing, wakeups, onFault, (key) => options.onLost?.(key, 'folder'), options.owner, options.now);
+		if (options.redis) this.redis = new RedisClaims(options.redis, timing, wakeups, (key) => options.onLost?.(key, 'redis'), options.owner, options.now);
 	}
 
 	/** Claims `key`: the folder first, then Redis (when configured). Rejects with the signal's reason (nothing held). */
@@ -109,8 +105,7 @@ export class Claims {
 	 * Redis): right before a paid body leaves, a job that lost its claim must not send it. True otherwise.
 	 */
 	async stillHeld(key: string): Promise<boolean> {
-		const held = await Promise.all([this.files.stillHeld(key), this.spareFiles.stillHeld(key), this.redis?.stillHeld(key) ?? true]);
-		return held.every(Boolean);
+		return (await Promise.all([this.files.stillHeld(key), this.spareFiles.stillHeld(key), this.redis?.stillHeld(key) ?? true])).every(Boolean);
 	}
 
 	/** A folder claim of `key` if nobody holds it now (no wait, no Redis): e.g. one process of a machine prunes. */

@@ -38,9 +38,7 @@ export class FileClaims {
 		readonly dir: string,
 		private readonly timing: ClaimTiming,
 		private readonly wakeups: Wakeups,
-		/** A claim could not be made in the folder (the job goes on unclaimed). */
 		private readonly onFault: (operation: string, error: unknown) => void,
-		/** A held claim was taken over by another process. */
 		private readonly onLost: (key: string) => void = () => undefined,
 		owner: ClaimOwner = thisOwner(),
 		now: () => number = Date.now,

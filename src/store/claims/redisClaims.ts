@@ -50,7 +50,6 @@ export class RedisClaims {
 	private readonly replays: ReplayQueue;
 	/** When Redis came back restarted (empty): new claims wait until the grace after it is over. */
 	private restartedAt = Number.NEGATIVE_INFINITY;
-	/** The Redis server last seen (another run_id, or a fresh server at the first look: it restarted). */
 	private readonly restarts: RestartWatch;
 	/** Not looked at yet, or Redis was away since: look again before the next claim (a restart forgot every claim). */
 	private recheck = true;
