@@ -4,7 +4,7 @@ import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
 import { createServer, type Socket } from 'node:net';
 import { makePromptPng, readPromptFromPng, RelaySimulator, startRelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
-import { credsFor, expectRedacted, failureOf, fakeClock, fast, generate, requestFor, submitsFor, tasksFor, uniquePrompt } from './helpers';
+import { credsFor, expectRedacted, failureOf, fakeClock, fast, generate, requestFor, submitsFor, tasksFor, uniquePrompt, waitFor } from './helpers';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 10 }, (started) => (sim = started));
@@ -145,12 +145,18 @@ describe('submit retry details', () => {
 
 	it("the simulator's active-task cap (429 + Retry-After) is waited out", async () => {
 		sim.setMaxActiveTasks(1);
-		sim.setLatency(60);
+		// The first task stays active for 1.5 s (a task keeps the latency it was created with); the second is
+		// submitted once the first exists, so its first submit meets the cap whatever the machine's load.
+		sim.setLatency(1_500);
 		try {
 			const prompts = [uniquePrompt('cap one'), uniquePrompt('cap two')];
-			const results = await Promise.all(prompts.map((p) => generate(sim, p)));
+			const first = generate(sim, prompts[0]);
+			await waitFor(() => tasksFor(sim, prompts[0]).length === 1);
+			sim.setLatency(10);
+			const results = await Promise.all([first, generate(sim, prompts[1])]);
 			results.forEach((r, i) => expect(readPromptFromPng(r.buffer)).toBe(prompts[i]));
 			expect(sim.log.submits.some((s) => s.status === 429)).toBe(true);
+			expect(submitsFor(sim, prompts[1])).toBeGreaterThan(1);
 			expect(sim.log.tasks.size).toBe(2);
 		} finally {
 			sim.setMaxActiveTasks(undefined);
