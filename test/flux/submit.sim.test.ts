@@ -145,15 +145,17 @@ describe('submit retry details', () => {
 
 	it("the simulator's active-task cap (429 + Retry-After) is waited out", async () => {
 		sim.setMaxActiveTasks(1);
-		// The first task stays active for 1.5 s (a task keeps the latency it was created with); the second is
-		// submitted once the first exists, so its first submit meets the cap whatever the machine's load.
-		sim.setLatency(1_500);
+		// The first task stays active for 2.5 s (a task keeps the latency it was created with); the second is
+		// submitted once the first exists, so its first submit meets the cap whatever the machine's load, and it
+		// honours the simulator's Retry-After (1 s) until the first task is done.
+		sim.setLatency(2_500);
 		try {
 			const prompts = [uniquePrompt('cap one'), uniquePrompt('cap two')];
 			const first = generate(sim, prompts[0]);
 			await waitFor(() => tasksFor(sim, prompts[0]).length === 1);
 			sim.setLatency(10);
-			const results = await Promise.all([first, generate(sim, prompts[1])]);
+			const second = generate(sim, prompts[1], 'relay', { testHooks: { submitRetry: { initialDelayMs: 2, factor: 2, maxDelayMs: 10, jitter: 0, maxRetryAfterMs: 2_000, maxAttempts: 8 } } });
+			const results = await Promise.all([first, second]);
 			results.forEach((r, i) => expect(readPromptFromPng(r.buffer)).toBe(prompts[i]));
 			expect(sim.log.submits.some((s) => s.status === 429)).toBe(true);
 			expect(submitsFor(sim, prompts[1])).toBeGreaterThan(1);

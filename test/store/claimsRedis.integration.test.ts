@@ -1,7 +1,7 @@
 /**
  * Claims through a real redis-server (src/store/claims/redisClaims.ts), for processes whose store folders are
- * not shared: one owner per key across folders, a frozen Redis (SIGSTOP) falls back to the folder claim within
- * one deadline, a Redis restarted empty does not hand a held key to a second claimant (the owner asserts it
+ * not shared: one owner per key across folders, a frozen Redis (SIGSTOP) falls back to the folder claim once the
+ * outage is past the grace, a Redis down for less than that (a restart) hands a new key to one process only, a Redis restarted empty does not hand a held key to a second claimant (the owner asserts it
  * again, new claims wait out the grace, also in a process that first reaches Redis after its restart), and a claim of a dead process on this machine is taken over at once.
  */
 import { mkdtempSync } from 'node:fs';
@@ -59,11 +59,13 @@ it('two folders sharing one Redis: one owner per key, the second claimant waits 
 	await (await second).release();
 });
 
-it('Redis frozen (SIGSTOP): a claim falls back to the folder within one deadline, and later ones at once', async () => {
+it('Redis frozen (SIGSTOP): a claim waits for it while the outage is younger than the grace, then falls back to the folder, and later ones at once', async () => {
 	const a = processClaims('frozen', 300);
 	await (await a.acquire('warm')).release(); // connected
 	redis.freeze();
-	const claim = await a.acquire('during-freeze');
+	const pending = a.acquire('during-freeze');
+	expect(await notYet(pending, 450)).toBe(true); // the deadline (300 ms) is over, the grace (600 ms) is not
+	const claim = await pending;
 	expect(claim.through).toEqual({ folder: true, redis: false });
 	await claim.release();
 	const next = await a.acquire('during-freeze-2');
@@ -95,6 +97,28 @@ it('Redis restarted empty while a key is held: a second claimant still waits for
 	await held.release();
 	expect(await second).toMatchObject({ waited: true, through: { redis: true } });
 	await (await second).release();
+});
+
+it('a new key asked in two processes while Redis is down for less than the grace (a restart): neither pays on its folder claim alone; once Redis answers, one owns it and the other waits for it', async () => {
+	// Own folders, one Redis, a grace of a minute: only Redis can keep the two apart. Restart graces pass at once
+	// (this test is about the outage before them).
+	const [p, q] = ['down-p', 'down-q'].map((name) => freshRedisClaims(name, 60_000));
+	for (const c of [p, q]) c.wakeups.letGo();
+	await Promise.all([p, q].map(async (c) => await (await c.claims.acquire(`warm-${Math.random()}`)).claim?.release()));
+	await redis.kill();
+	const asked = [p, q].map(async (c, i) => ({ i, got: await c.claims.acquire('new-key') }));
+	expect(await notYet(Promise.race(asked), 500)).toBe(true); // Redis is down: nobody has the key yet, nobody went on without it
+	await redis.restart();
+	const first = await Promise.race(asked);
+	expect(first.got).toMatchObject({ waited: false });
+	expect(first.got.claim).toBeDefined();
+	const other = asked[1 - first.i];
+	expect(await notYet(other, 300)).toBe(true); // the other waits for the owner
+	await first.got.claim?.release();
+	const second = (await other).got;
+	expect(second).toMatchObject({ waited: true });
+	expect(second.claim).toBeDefined();
+	await second.claim?.release();
 });
 
 it('a Redis claim whose owner process is gone (this machine) is taken over at once, not after its lease', async () => {

@@ -4,8 +4,9 @@
  * while absent or its owner is judged dead (a process of this machine that is gone: ownerLiveness.processAlive;
  * an owner elsewhere is judged by the PX lease lapsing), renewed while held by the process-wide heartbeat (still
  * ours, or absent: written again with a fresh lease; another owner's: lost), released by deleting it if still
- * ours. Every call goes through SharedRedis (its deadline and fallback): Redis not usable resolves without a claim
- * within one deadline and the caller goes on with its folder claim. A release Redis did not take waits in the
+ * ours. Every call goes through SharedRedis (its deadline and fallback): a new claim waits for a Redis not usable
+ * while the outage is shorter than `redisGraceMs` (a restart, a blip: an owner elsewhere may hold the key), then
+ * resolves without a claim and the caller goes on with its folder claim. A release Redis did not take waits in the
  * connection's replay queue (after the journal entries written before it). When Redis answers again, held claims
  * are asserted again at once; when it was restarted (another run_id, or at this process's first look a server up
  * for less than the grace: it forgot every claim), new claims wait out `redisGraceMs` from its restart first, so an
@@ -53,6 +54,8 @@ export class RedisClaims {
 	private readonly restarts: RestartWatch;
 	/** Not looked at yet, or Redis was away since: look again before the next claim (a restart forgot every claim). */
 	private recheck = true;
+	/** When a claim first found Redis not usable in this outage (Redis answering again ends it). */
+	private downSince?: number;
 	private beats = 0;
 
 	constructor(
@@ -69,6 +72,7 @@ export class RedisClaims {
 		// Redis answers again: a restart noticed, held claims asserted again (what it missed is the replay queue's).
 		redis.onUp(() => {
 			this.recheck = true; // at once: a claim asked from now on checks for a restart first
+			this.downSince = undefined;
 			void this.checkRestart().then(async () => {
 				for (const held of [...this.held]) await this.renew(held);
 			});
@@ -76,8 +80,8 @@ export class RedisClaims {
 	}
 
 	/**
-	 * Claims `key` in Redis, waiting while another live owner holds it. Resolves without a claim when Redis is not
-	 * usable (within one deadline), unless another owner was seen holding the key: then it keeps waiting for Redis
+	 * Claims `key` in Redis, waiting while another live owner holds it. Resolves without a claim once Redis has not
+	 * been usable for `redisGraceMs`, unless another owner was seen holding the key: then it keeps waiting for Redis
 	 * to answer (that owner, on another machine, may be paying for the job right now), until the signal ends it.
 	 * Rejects with the signal's reason.
 	 */
@@ -99,11 +103,14 @@ export class RedisClaims {
 				},
 				{ ttlMs: this.timing.redisLeaseMs },
 			);
+			if (tried.ok) this.downSince = undefined;
 			if (tried.ok && tried.value.claimed) return { claim: this.hold(key, id), waited: waited || tried.value.seen };
 			if (!tried.ok) {
-				if (!waited) return { waited }; // Redis not usable and nobody seen holding the key: the folder claim alone
+				this.downSince ??= this.now();
+				// Redis not usable and nobody seen holding the key: the folder claim alone once the outage is past the grace
+				if (!waited && this.now() - this.downSince >= this.timing.redisGraceMs) return { waited };
 				this.recheck = true; // when it answers: restarted (empty)?
-				await this.wakeups.pause(key, this.timing.waitMaxMs * 4, signal); // an owner elsewhere holds it: wait for Redis
+				await this.wakeups.pause(key, this.timing.waitMaxMs * 4, signal); // an owner elsewhere may hold it: wait for Redis
 				continue;
 			}
 			waited = true;
