@@ -289,11 +289,16 @@ async function limitsRound(place: LimitsPlace, limits: SpendLimits, event: 'none
 		}
 	}
 	const runs = await finished(workers);
+	const ended = [...workers];
 	if (event === 'kill') {
 		const again = await start('again');
 		for (const w of again) w.go();
 		runs.push(...(await finished(again)));
+		ended.push(...again);
 	}
+	// The round's processes go: alive, they would merge this round's spend into the next round's Redis when it
+	// restarts (as a real machine rightly does within the 24 hours), and the next round is a new day for the account.
+	for (const w of ended) await kill(w);
 	count(name, rows, runs, event === 'kill', true);
 	// Every task the simulator created is charged (accepted, or created by the reset submit): the account's spend.
 	const paid = sim.log.tasks.size;
