@@ -4,7 +4,7 @@ import { sharedReferenceImages } from '../../src/fluxN8n/sharedReferenceImages';
 import { createServer, type Socket } from 'node:net';
 import { makePromptPng, readPromptFromPng, RelaySimulator, startRelaySimulator } from '../../relay-sim';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
-import { credsFor, expectRedacted, failureOf, fakeClock, fast, generate, requestFor, submitsFor, tasksFor, uniquePrompt, waitFor } from './helpers';
+import { credsFor, expectRedacted, failureOf, fakeClock, FAST, fast, generate, requestFor, submitsFor, tasksFor, uniquePrompt, waitFor } from './helpers';
 
 let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 10 }, (started) => (sim = started));
@@ -154,7 +154,7 @@ describe('submit retry details', () => {
 			const first = generate(sim, prompts[0]);
 			await waitFor(() => tasksFor(sim, prompts[0]).length === 1);
 			sim.setLatency(10);
-			const second = generate(sim, prompts[1], 'relay', { testHooks: { submitRetry: { initialDelayMs: 2, factor: 2, maxDelayMs: 10, jitter: 0, maxRetryAfterMs: 2_000, maxAttempts: 8 } } });
+			const second = generate(sim, prompts[1], 'relay', { testHooks: { submitRetry: { ...FAST.testHooks.submitRetry, maxRetryAfterMs: 2_000, maxAttempts: 8 } } });
 			const results = await Promise.all([first, second]);
 			results.forEach((r, i) => expect(readPromptFromPng(r.buffer)).toBe(prompts[i]));
 			expect(sim.log.submits.some((s) => s.status === 429)).toBe(true);

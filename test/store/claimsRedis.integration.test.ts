@@ -1,8 +1,10 @@
 /**
  * Claims through a real redis-server (src/store/claims/redisClaims.ts), for processes whose store folders are
  * not shared: one owner per key across folders, a frozen Redis (SIGSTOP) falls back to the folder claim once the
- * outage is past the grace, a Redis down for less than that (a restart) hands a new key to one process only, a Redis restarted empty does not hand a held key to a second claimant (the owner asserts it
- * again, new claims wait out the grace, also in a process that first reaches Redis after its restart), and a claim of a dead process on this machine is taken over at once.
+ * outage is past the grace, a Redis down for less than that (a restart) hands a new key to one process only, a
+ * Redis restarted empty does not hand a held key to a second claimant (the owner asserts it again, new claims wait
+ * out the grace, also in a process that first reaches Redis after its restart), and a claim of a dead process on
+ * this machine is taken over at once.
  */
 import { mkdtempSync } from 'node:fs';
 import * as os from 'node:os';

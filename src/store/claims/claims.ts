@@ -2,8 +2,8 @@
  * One paid job, one owner: an atomic claim per job key, taken before anything about the job is decided or sent,
  * held until its outcome is in the store and the journal. Always through the store folder (every process of a
  * machine, fileClaims.ts), and also through Redis when it is configured (processes on other machines,
- * redisClaims.ts; while Redis is not usable, the folder claim alone once the outage is past `redisGraceMs`). A second claimant waits
- * for the owner's outcome (`waited`), then reads it; a dead owner's claim lapses and is taken over, and the owner
+ * redisClaims.ts; while Redis is not usable, the folder claim alone once the outage is past `redisGraceMs`). A
+ * second claimant waits for the owner's outcome (`waited`), then reads it; a dead owner's claim lapses and is taken over, and the owner
  * that was silent learns it (`stillHeld`) before it sends: it then sends nothing and waits for the new owner's
  * outcome (src/fluxN8n/ownedJob.ts). A store folder
  * that cannot hold a claim (read-only, full) is reported (onFault) and the claim is made in the machine's spare
@@ -33,7 +33,10 @@ export const DEFAULT_CLAIM_TIMING = {
 	fileLapseMs: 20_000,
 	/** The lease of a Redis claim: it lapses this long after its owner last renewed it. */
 	redisLeaseMs: 10_000,
-	/** After Redis answers again, new Redis claims wait this long, so the owners of earlier ones re-assert them first; a new claim waits this long for a Redis not usable before going on with its folder claim alone. */
+	/**
+	 * After Redis answers again, new Redis claims wait this long, so the owners of earlier ones re-assert them first;
+	 * and a new claim waits this long for a Redis not usable before it goes on with its folder claim alone.
+	 */
 	redisGraceMs: 5_000,
 	/** The first and the longest pause of a claimant waiting for the owner's outcome. */
 	waitMinMs: 20,
