@@ -4,6 +4,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Dispatcher } from 'undici';
@@ -46,7 +47,16 @@ export interface WrittenBody {
  */
 export async function writeBodyToFile(body: Body, filePath: string, rules: FileBodyRules): Promise<WrittenBody> {
 	const check = new BodyCheck(rules);
-	const file = createWriteStream(filePath, { flags: 'wx', mode: 0o600, highWaterMark: 1024 * 1024 });
+	// Opened before the stream: a stream that opens its own file may still create it after a failed pipeline
+	// rejected, when the caller has already removed it (a stray `.part`).
+	let handle;
+	try {
+		handle = await open(filePath, 'wx', 0o600);
+	} catch (err) {
+		discardBody(body);
+		throw new FileBodyWriteError(err);
+	}
+	const file = createWriteStream('', { fd: handle, highWaterMark: 1024 * 1024 });
 	let writeError: unknown;
 	file.on('error', (error) => (writeError ??= error));
 	try {

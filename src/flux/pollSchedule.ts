@@ -169,7 +169,15 @@ export interface ScheduleInput {
 }
 
 
-/** The first poll of a job with learned times: at this fraction of the low quantile, spread down by up to PROBE_SPREAD. */
+/**
+ * A probe, the first poll of a job with learned times, comes at a fraction of their low quantile, spread down by up
+ * to PROBE_SPREAD. With wide learned times, at WIDE_PROBE_AT: late enough that its one reading gives an expected
+ * finish close enough for the next poll to be the last (at 0.6 most jobs needed a refining poll too, and at the poll
+ * rate cap those refining polls, bunched in the last second of a batch, held up the final polls:
+ * `npx ts-node --transpile-only bench/probeRows.ts 1m,4m`). The few that explore narrow ones: at PROBE_AT, early
+ * enough that their progress tells where the times have moved.
+ */
+const WIDE_PROBE_AT = 0.9;
 const PROBE_AT = 0.6;
 const PROBE_SPREAD = 0.3;
 /** A refining poll is aimed this many finish errors before the expected finish. */
@@ -196,8 +204,8 @@ function firstPoll(input: ScheduleInput, learned: { lowMs: number; highMs: numbe
 	const { account } = input;
 	const middle = (learned.lowMs + learned.highMs) / 2;
 	const spread = learned.highMs - learned.lowMs;
+	if (spread >= WIDE_SPREAD * middle) return { atMs: learned.lowMs * WIDE_PROBE_AT, probe: true };
 	const probe = { atMs: learned.lowMs * PROBE_AT, probe: true };
-	if (spread >= WIDE_SPREAD * middle) return probe;
 	if (!account) return { atMs: middle, probe: false };
 	const finishesPerSecond = account.pollers / (Math.max(1000, spread) / 1000);
 	if (MIDDLE_POLLS * finishesPerSecond <= RATE_SHARE * account.rate) return { atMs: middle, probe: false };

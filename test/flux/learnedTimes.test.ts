@@ -123,6 +123,31 @@ describe('the first poll with learned times', () => {
 	});
 });
 
+describe('wide learned times under the poll rate cap: the probe is late enough to need no refining poll', () => {
+	it('jobs of 1.6–3.5 s cost under 2.8 polls on average (a probe at 0.6 of the low quantile: 2.95), each found within 100 ms', () => {
+		const times = new ReadyTimes();
+		for (let i = 0; i < 20; i++) times.add(KEY, 1500 + 100 * i);
+		const runs = [];
+		// Created 40 ms before polling began, give or take 40 (half an 80 ms submit round trip), as pollUntilReady has it.
+		for (let latencyMs = 1600; latencyMs <= 3500; latencyMs += 100) for (const r of [0.1, 0.5, 0.9]) runs.push(pollWithOrigin(latencyMs, times, r));
+		expect(runs.reduce((sum, run) => sum + run.polls, 0) / runs.length).toBeLessThan(2.8);
+		expect(Math.max(...runs.map((run) => run.lagMs))).toBeLessThanOrEqual(100);
+	});
+});
+
+/** One task polled by the schedule (learning nothing), created `originMs` ± `originMs` before polling began, 30 jobs polling at a cap of 25/s. */
+function pollWithOrigin(latencyMs: number, times: ReadyTimes, r: number, originMs = 40) {
+	const track = new TaskTrack({ atMs: -originMs, errorMs: originMs });
+	const learned = times.window(KEY, DEFAULT_ADAPTIVE_SCHEDULE.minSamples);
+	let t = 0;
+	for (let polls = 1; polls < 1000; polls++) {
+		t += nextAdaptiveWait({ elapsedMs: t, track, learned, account: { rate: 25, pollers: 30 }, settings: DEFAULT_ADAPTIVE_SCHEDULE, random: () => r, fallbackMs: () => 250 });
+		if (t >= latencyMs - originMs) return { polls, lagMs: t - (latencyMs - originMs) };
+		track.see({ atMs: t, status: 'Pending', progress: Math.round(((t + originMs) / latencyMs) * 100) / 100 });
+	}
+	throw new Error('the schedule never reached the task');
+}
+
 describe('the task’s origin (created during the submit round trip)', () => {
 	it('a one-reading expected finish counts from the origin, so it is not early by the submit time', () => {
 		// Created 100 ms before polling began; 50 % done 900 ms into polling → finishes at 1900 ms into polling.
