@@ -104,31 +104,37 @@ export async function drainBody(body: Body, limit = 64 * 1024): Promise<string> 
 	}
 }
 
-function pickMessage(v: unknown): string | undefined {
+/** How the editor names a field of the request body (e.g. `output_format` → `Output Format`); undefined: not one it shows. */
+export type FieldLabel = (field: string) => string | undefined;
+
+function pickMessage(v: unknown, label?: FieldLabel): string | undefined {
 	if (typeof v === 'string') return v;
 	if (Array.isArray(v)) {
-		const parts = v.map(pickMessage).filter((x): x is string => !!x);
+		const parts = v.map((part) => pickMessage(part, label)).filter((x): x is string => !!x);
 		return parts.length ? parts.join('; ') : undefined;
 	}
 	if (v && typeof v === 'object') {
 		const o = v as Record<string, unknown>;
-		const msg = pickMessage(o.msg ?? o.message ?? o.detail ?? o.error);
+		const msg = pickMessage(o.msg ?? o.message ?? o.detail ?? o.error, label);
 		// FastAPI's 422 detail: `loc` ["body", field, …] and a pydantic `msg` ("Value error, …" for custom checks).
 		const text = msg?.replace(/^Value error, /, '');
-		const where = Array.isArray(o.loc) ? o.loc.filter((x) => x !== 'body').join('.') : '';
-		return text && where ? `${where}: ${text}` : text;
+		const loc = Array.isArray(o.loc) ? o.loc.filter((x) => x !== 'body') : [];
+		const where = loc.join('.');
+		// The field as the editor names it, BFL's name beside it: `Output Format (output_format)`.
+		const shown = typeof loc[0] === 'string' ? label?.(loc[0]) : undefined;
+		return text && where ? `${shown ? `${shown} (${where})` : where}: ${text}` : text;
 	}
 	return undefined;
 }
 
-/** A human-readable message from an API error body (`detail`, `message`, `error`), else the raw text. */
-export function apiErrorMessage(text: string): string {
+/** A human-readable message from an API error body (`detail`, `message`, `error`), else the raw text; `label`: a refused field's name in the editor. */
+export function apiErrorMessage(text: string, label?: FieldLabel): string {
 	const trimmed = text.trim();
 	if (trimmed === '') return '';
 	const json = parseJson(trimmed);
 	if (json && typeof json === 'object') {
 		const o = json as Record<string, unknown>;
-		const msg = pickMessage(o.detail) ?? pickMessage(o.message) ?? pickMessage(o.error) ?? pickMessage(o.status);
+		const msg = pickMessage(o.detail, label) ?? pickMessage(o.message) ?? pickMessage(o.error) ?? pickMessage(o.status);
 		if (msg) return msg.slice(0, 300);
 	}
 	return trimmed.slice(0, 200);

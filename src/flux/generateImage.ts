@@ -1,3 +1,4 @@
+import type { FieldLabel } from './body';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage, type DownloadedImage } from './download';
 import { downloadImageFile, type ImageDownload } from './downloadFile';
 import { resolveEndpoints, type FluxCredentials } from './endpoints';
@@ -74,7 +75,7 @@ function positive(n: number | undefined, fallback: number): number {
 export type JobSettings = ReturnType<typeof settingsFor>;
 
 /** The settings of a job of the model `endpoint`; a credential the glue layer did not validate may fail here, as `bad_request`. */
-function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: string) {
+function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: string, fieldLabel?: FieldLabel) {
 	try {
 		const endpoints = resolveEndpoints(creds, endpoint);
 		const hooks = opts.testHooks ?? {};
@@ -99,6 +100,7 @@ function settingsFor(creds: FluxCredentials, opts: GenerateOptions, endpoint: st
 			sleep: hooks.sleep ?? realSleep,
 			onAttempt: opts.onAttempt,
 			steps: submitSteps(opts), // the submit lifecycle's steps, in order
+			fieldLabel, // a refused field's name in the editor (the request's model says)
 		};
 	} catch (err) {
 		const why = err instanceof Error ? err.message : String(err);
@@ -165,21 +167,28 @@ export function generateTask<R extends ModelRequest, I>(creds: FluxCredentials, 
 	} catch (err) {
 		return Promise.reject(err);
 	}
-	return runJob(creds, opts, requestEndpoint(request), (rt) => {
-		const submitted = submitTask(rt, payload);
-		return submitted.then((task) => resultOf(rt, task, true, fetch));
-	});
+	const { model } = request;
+	return runJob(
+		creds,
+		opts,
+		requestEndpoint(request),
+		(rt) => {
+			const submitted = submitTask(rt, payload);
+			return submitted.then((task) => resultOf(rt, task, true, fetch));
+		},
+		model.fieldLabel && ((field) => model.fieldLabel?.(field)),
+	);
 }
 
 /**
  * Starts a job of the model `endpoint` (a start that throws rejects; `cancelled` when the signal already fired:
  * nothing is sent) and settles what `work` makes of it.
  */
-function runJob<I>(creds: FluxCredentials, opts: GenerateOptions, endpoint: string, work: (rt: JobRuntime) => Promise<Timed<I>>): Promise<Timed<I>> {
+function runJob<I>(creds: FluxCredentials, opts: GenerateOptions, endpoint: string, work: (rt: JobRuntime) => Promise<Timed<I>>, fieldLabel?: FieldLabel): Promise<Timed<I>> {
 	let rt: JobRuntime;
 	try {
 		if (opts.signal?.aborted) throw new FluxError('cancelled', 'FLUX job cancelled before it was submitted');
-		rt = new JobRuntime(settingsFor(creds, opts, endpoint));
+		rt = new JobRuntime(settingsFor(creds, opts, endpoint, fieldLabel));
 	} catch (err) {
 		return Promise.reject(err);
 	}

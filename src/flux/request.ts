@@ -14,6 +14,8 @@ export type Media = (medium: ReferenceImage) => unknown;
 export interface ModelWire {
 	endpoint: string;
 	body(values: Record<string, unknown>, media: Media): Record<string, unknown>;
+	/** How the editor names a body field: the API's refusal of a field (422) names it so. */
+	fieldLabel?(field: string): string | undefined;
 }
 
 /** A valid request for one image of any model: the model's values by parameter name, the reference images in order. */

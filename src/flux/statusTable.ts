@@ -95,7 +95,7 @@ export async function failedStatus(rt: JobRuntime, step: Step, res: Dispatcher.R
 	const status = res.statusCode;
 	const text = await drainBody(res.body);
 	rt.throwIfAborted();
-	const outcome = statusOutcome(step, status, apiErrorMessage(text));
+	const outcome = statusOutcome(step, status, apiErrorMessage(text, rt.settings.fieldLabel));
 	if (!outcome.retry) throw rt.error(outcome.kind, outcome.message, { statusCode: status });
 	return transient(outcome.kind, outcome.detail, { statusCode: status, retryAfterMs: parseRetryAfter(headerValue(res.headers, 'retry-after'), rt.now()) });
 }

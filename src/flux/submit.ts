@@ -62,7 +62,7 @@ async function submitOnce(rt: JobRuntime, payload: RequestPayload): Promise<Flux
 		}
 		const { status, headers, text } = answer;
 		if (status >= 200 && status < 300) return parseAcknowledgement(rt, status, text);
-		const outcome = statusOutcome('submit', status, apiErrorMessage(text));
+		const outcome = statusOutcome('submit', status, apiErrorMessage(text, rt.settings.fieldLabel));
 		if (outcome.retry) rt.lifecycle.tell('onNotCreated'); // 429 / 503: no task was created
 		if (status < 500) rt.lifecycle.tell('onUnsent'); // answered and refused (429, 4xx, a redirect): no task; 5xx may have made one
 		if (status === 429 && rt.lifecycle.rateLimited(headers)) continue; // wait for a turn, resubmit

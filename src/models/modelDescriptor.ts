@@ -30,8 +30,12 @@ export interface ModelDescriptor extends ModelWire {
 /** Whether the model takes the Seed upstream. */
 export const takesSeed = (model: ModelDescriptor): boolean => model.parameters.some((p) => p.wire === 'seed');
 
-/** A model from its data: its body is made from its declarations (`values` by parameter name, media through `media`). */
+/**
+ * A model from its data: its body is made from its declarations (`values` by parameter name, media through `media`),
+ * and a body field is named as its declaration shows it in the editor (a field written under its own BFL name).
+ */
 export function describeModel<T extends Omit<ModelDescriptor, 'body'>>(spec: T): T & ModelDescriptor {
-	const model: T & ModelDescriptor = { ...spec, body: (values: Values, media) => bodyOf(model.parameters, values, media) };
+	const labels = new Map(spec.parameters.flatMap((p) => (typeof p.wire === 'string' && p.property ? [[p.wire, p.property.displayName] as const] : [])));
+	const model: T & ModelDescriptor = { ...spec, body: (values: Values, media) => bodyOf(model.parameters, values, media), fieldLabel: (field) => labels.get(field) };
 	return model;
 }

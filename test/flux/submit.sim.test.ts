@@ -21,9 +21,23 @@ describe.each(['relay', 'bfl'] as const)('submit HTTP errors (%s)', (style) => {
 		const err = await failureOf(generate(sim, prompt, style));
 		expect(err.kind).toBe(kind);
 		expect(err.statusCode).toBe(status);
-		expect(err.message).toMatch(/prompt: prompt is too spicy/);
+		// The field as the editor names it, with BFL's name beside it (the model's declarations say which).
+		expect(err.message).toContain('Prompt (prompt): prompt is too spicy');
 		expect(submitsFor(sim, prompt)).toBe(1);
 		expectRedacted(err.message, sim);
+	});
+
+	it('a 422 names each refused field as the editor does (BFL\'s name beside it); a field the editor does not show, by BFL\'s name', async () => {
+		const prompt = uniquePrompt('submit 422 fields');
+		const detail = [
+			{ loc: ['body', 'aspect_ratio'], msg: "Input should be '1:1' or '16:9'" },
+			{ loc: ['body', 'safety_tolerance', 0], msg: 'Value error, must be an integer' },
+			{ loc: ['body', 'webhook_secret'], msg: 'Extra inputs are not permitted' },
+		];
+		sim.setFault(prompt, { on: 'submit', status: 422, body: { detail } });
+		const err = await failureOf(generate(sim, prompt, style));
+		expect(err.kind).toBe('bad_request');
+		expect(err.message).toContain("Aspect Ratio (aspect_ratio): Input should be '1:1' or '16:9'; Safety Tolerance (safety_tolerance.0): must be an integer; webhook_secret: Extra inputs are not permitted");
 	});
 
 	it('the API message is redacted (URLs and keys inside it are removed)', async () => {
