@@ -49,13 +49,10 @@ export async function writeBodyToFile(body: Body, filePath: string, rules: FileB
 	const check = new BodyCheck(rules);
 	// Opened before the stream: a stream that opens its own file may still create it after a failed pipeline
 	// rejected, when the caller has already removed it (a stray `.part`).
-	let handle;
-	try {
-		handle = await open(filePath, 'wx', 0o600);
-	} catch (err) {
+	const handle = await open(filePath, 'wx', 0o600).catch((err: unknown) => {
 		discardBody(body);
 		throw new FileBodyWriteError(err);
-	}
+	});
 	const file = createWriteStream('', { fd: handle, highWaterMark: 1024 * 1024 });
 	let writeError: unknown;
 	file.on('error', (error) => (writeError ??= error));

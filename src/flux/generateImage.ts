@@ -176,7 +176,7 @@ export function generateTask<R extends ModelRequest, I>(creds: FluxCredentials, 
 			const submitted = submitTask(rt, payload);
 			return submitted.then((task) => resultOf(rt, task, true, fetch));
 		},
-		model.fieldLabel && ((field) => model.fieldLabel?.(field)),
+		model.fieldLabel?.bind(model),
 	);
 }
 
