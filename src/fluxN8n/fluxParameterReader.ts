@@ -2,6 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { Values } from '../models';
 import { credentialsParserForRun } from './fluxCredentials';
+import { CredentialsAhead } from './credentialsAhead';
 import { fluxNodeParameterDefaults, type FluxNodeKindName } from './fluxParameters';
 import type { KnownBinaries } from './referenceImages';
 
@@ -53,7 +54,12 @@ export class FluxParameterReader {
 }
 
 /** What one node run (one execute call: the same n8n context object for every item) reads and checks once. */
-const newRun = (ctx: IExecuteFunctions, kind: FluxNodeKindName) => ({ parameters: new FluxParameterReader(ctx, fluxNodeParameterDefaults(kind)), parseCredentials: credentialsParserForRun(), binaries: new Map() as KnownBinaries['copies'] });
+const newRun = (ctx: IExecuteFunctions, kind: FluxNodeKindName) => ({
+	parameters: new FluxParameterReader(ctx, fluxNodeParameterDefaults(kind)),
+	credentials: new CredentialsAhead(ctx, 'fluxApi'),
+	parseCredentials: credentialsParserForRun(),
+	binaries: new Map() as KnownBinaries['copies'],
+});
 
 const runs = { image: new WeakMap<IExecuteFunctions, ReturnType<typeof newRun>>(), video: new WeakMap<IExecuteFunctions, ReturnType<typeof newRun>>() };
 

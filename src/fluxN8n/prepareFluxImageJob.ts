@@ -38,12 +38,13 @@ function itemBinaries(ctx: IExecuteFunctions, itemIndex: number, copies: KnownBi
  * Read and validate one item's credential, parameters and reference images,
  * once, before anything is sent. Throws NodeOperationError naming field and item.
  * Within one node run, what is the same for every item is read once (FluxParameterReader,
- * credentialsParserForRun, KnownBinaries); the credential itself is asked for per item, as n8n may resolve it per item.
+ * credentialsParserForRun, KnownBinaries); the credential itself is asked for per item, as n8n may resolve it per item
+ * (CredentialsAhead: a few items ahead, so that those database reads overlap).
  */
 export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxImageJob> {
 	const run = fluxRun(ctx, 'image');
 	try {
-		const rawCredentials = await ctx.getCredentials('fluxApi', itemIndex);
+		const rawCredentials = await run.credentials.for(itemIndex);
 		const credentials = run.parseCredentials(rawCredentials);
 		const params = parseFluxParameters(run.parameters.read(itemIndex));
 		const known = itemBinaries(ctx, itemIndex, run.binaries);

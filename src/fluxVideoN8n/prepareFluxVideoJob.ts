@@ -63,7 +63,7 @@ async function toRequest(ctx: IExecuteFunctions, itemIndex: number, params: Flux
 export async function prepareFluxVideoJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxVideoJob> {
 	const run = fluxRun(ctx, 'video');
 	try {
-		const rawCredentials = await ctx.getCredentials('fluxApi', itemIndex);
+		const rawCredentials = await run.credentials.for(itemIndex);
 		const credentials = run.parseCredentials(rawCredentials);
 		const params = parseFluxVideoParameters(run.parameters.read(itemIndex));
 		const request = await toRequest(ctx, itemIndex, params);
