@@ -3,8 +3,11 @@ import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-work
 /**
  * How many items ahead of the one being prepared their credential is already asked for. In a running n8n each
  * `getCredentials` is a database read, so items that asked one after another waited for one read each in turn.
+ * n8n's database pool runs a few queries at once (by default 2 on Postgres, 3 on SQLite): a few more
+ * in hand keep it busy, while a node that fails at its first item leaves few reads behind, and other executions'
+ * queries wait behind few of ours.
  */
-export const CREDENTIALS_AHEAD = 32;
+export const CREDENTIALS_AHEAD = 8;
 
 /**
  * One node run's credential of `type`, asked of n8n per item exactly as before (n8n may resolve a credential field's

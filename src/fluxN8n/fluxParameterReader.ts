@@ -53,7 +53,7 @@ export class FluxParameterReader {
 	}
 }
 
-/** What one node run (one execute call: the same n8n context object for every item) reads and checks once. */
+/** What one node run (one execute call: the same n8n context object for every item) keeps from item to item: what it reads and checks once, and the credential asks under way. */
 const newRun = (ctx: IExecuteFunctions, kind: FluxNodeKindName) => ({
 	parameters: new FluxParameterReader(ctx, fluxNodeParameterDefaults(kind)),
 	credentials: new CredentialsAhead(ctx, 'fluxApi'),

@@ -39,7 +39,7 @@ function itemBinaries(ctx: IExecuteFunctions, itemIndex: number, copies: KnownBi
  * once, before anything is sent. Throws NodeOperationError naming field and item.
  * Within one node run, what is the same for every item is read once (FluxParameterReader,
  * credentialsParserForRun, KnownBinaries); the credential itself is asked for per item, as n8n may resolve it per item
- * (CredentialsAhead: a few items ahead, so that those database reads overlap).
+ * (CredentialsAhead: up to CREDENTIALS_AHEAD items ahead, so that those database reads overlap).
  */
 export async function prepareFluxImageJob(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedFluxImageJob> {
 	const run = fluxRun(ctx, 'image');

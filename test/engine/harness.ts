@@ -56,14 +56,17 @@ import type {
 	IBinaryData,
 	IConnections,
 	ICredentialDataDecryptedObject,
+	ICredentialsExpressionResolveValues,
 	ICredentialType,
 	ICredentials,
 	IDataObject,
+	IExecuteData,
 	IHttpRequestHelper,
 	IHttpRequestOptions,
 	INode,
 	INodeCredentialsDetails,
 	INodeExecutionData,
+	INodeParameters,
 	INodeProperties,
 	INodeType,
 	INodeTypes,
@@ -284,7 +287,7 @@ class HarnessNodeTypes implements INodeTypes {
 
 /**
  * In-memory ICredentialsHelper: getDecrypted() returns a copy of `credentials[type]`, whatever
- * credential id/name the node references. `authenticate()` implements the generic
+ * credential id/name the node references, its expressions ("=…" fields) resolved for the item asking, as n8n's. `authenticate()` implements the generic
  * (`authenticate: { type: 'generic', properties }`) and function forms of ICredentialType, so
  * `this.helpers.httpRequestWithAuthentication` works if you pass `credentialTypes`.
  */
@@ -347,6 +350,10 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		_additionalData: IWorkflowExecuteAdditionalData,
 		nodeCredentials: INodeCredentialsDetails,
 		type: string,
+		mode: WorkflowExecuteMode,
+		executeData?: IExecuteData,
+		_raw?: boolean,
+		resolve?: ICredentialsExpressionResolveValues,
 	): Promise<ICredentialDataDecryptedObject> {
 		const data = this.data[type];
 		if (!data) {
@@ -354,7 +361,11 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 				`engine harness: no credentials of type "${type}" (node references "${nodeCredentials?.name}")`,
 			);
 		}
-		return deepCopy(data);
+		// As n8n's CredentialsHelper: a field holding an expression ("=…") is resolved for the item asking.
+		const hasExpression = Object.values(data).some((value) => typeof value === 'string' && value.startsWith('='));
+		if (!resolve || !hasExpression) return deepCopy(data);
+		const { workflow, runExecutionData, runIndex, itemIndex, node, connectionInputData } = resolve;
+		return workflow.expression.getParameterValue(deepCopy(data) as INodeParameters, runExecutionData, runIndex, itemIndex, node.name, connectionInputData, mode, {}, executeData, false, data) as ICredentialDataDecryptedObject;
 	}
 
 	async updateCredentials(): Promise<void> {}

@@ -182,3 +182,36 @@ it('expressions only inside a collection are read per item: a bad value in item 
 	expect(sim.log.submits.slice(-7).map((s) => (s.body as { resolution: string }).resolution).sort()).toEqual(['1k', '1k', '1k', '1k', '2k', '2k', '2k']);
 	await cancel(jobIds);
 });
+
+it("a credential field with an expression is resolved per item, also for items asked ahead: a bad key in items 17 and 38 fails only those items, each naming itself (continue on fail)", async () => {
+	Object.assign(seen, { credentialReads: 0 });
+	const submitsBefore = sim.log.submits.length;
+	const items40 = Array.from({ length: 40 }, (_, i) => ({ json: { i, key: i === 17 || i === 38 ? 'has a space' : sim.apiKey } }));
+	const result = await runWorkflow({
+		nodes: [manualTrigger('Trigger'), submitNode('Submit', { prompt: '={{ "own key " + $json.i }}', options: { cache: 'off' } }, { onError: 'continueRegularOutput' })],
+		connections: connect(['Trigger', 'Submit']),
+		nodeTypes: { [TYPES.submit]: submit },
+		credentials: { fluxApi: { apiStyle: 'relay', baseUrl: sim.url, apiKey: '={{ $json.key }}' } },
+		triggerItems: items40,
+	});
+	expect(result.error?.message).toBeUndefined();
+	expect(result.status).toBe('success');
+	// Asked once per item, as before the asks went ahead.
+	expect(seen.credentialReads).toBe(40);
+	const out = result.outputOf('Submit');
+	expect(out.map((item) => item.pairedItem)).toEqual(items40.map((_, i) => ({ item: i })));
+	for (const bad of [17, 38]) {
+		expect(out[bad].json.jobId).toBeUndefined();
+		expect(String(out[bad].json.error)).toMatch(/API Key/);
+		expect(String(out[bad].json.error)).toMatch(new RegExp(`item ${bad}\\b`));
+	}
+	const jobIds = out.filter((_, i) => i !== 17 && i !== 38).map((item) => String(item.json.jobId));
+	expect(new Set(jobIds).size).toBe(38);
+	// The other items' jobs reach the API (30 at a time: the pool's concurrency), each with its own prompt.
+	await until(() => sim.log.submits.length >= submitsBefore + 30, 'the jobs reach the simulator');
+	const prompts = sim.log.submits.slice(submitsBefore).map((s) => (s.body as { prompt: string }).prompt);
+	expect(new Set(prompts).size).toBe(prompts.length);
+	expect(prompts).not.toContain('own key 17');
+	expect(prompts).not.toContain('own key 38');
+	await cancel(jobIds);
+});
