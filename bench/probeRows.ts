@@ -1,6 +1,7 @@
 /**
- * A quick look at scenario 12's package rows alone (1.5–3.5 s jobs, N = 30, one warm-up batch first), for working on
- * performance: `npx ts-node --transpile-only bench/probeRows.ts 1m,4m,16m` (MODE=default for in-memory binary data;
+ * A quick look at scenario 12's package rows alone (1.5–3.5 s jobs, N = 30, one warm-up batch first; `created`: when
+ * the first, median and last task existed upstream, ms after the batch started), for working on performance:
+ * `npx ts-node --transpile-only bench/probeRows.ts 1m,4m,16m` (MODE=default for in-memory binary data;
  * BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the worker). Not part of `npm run bench`.
  */
 import { benchConfig } from './config';
@@ -22,7 +23,9 @@ async function main() {
       const slowest = max(jobs.map((j) => j.latencyMs ?? NaN));
       const lastFin = max(jobs.map((j) => j.finishedAt ?? NaN));
       const lags = jobs.map((j) => j.lagMs ?? NaN).sort((x, y) => x - y);
-      console.log(`${prefix} ${size}: wall ${result.wallMs} slowest ${slowest} ratio ${(result.wallMs / slowest).toFixed(3)} polls/job ${pollsPerJob(jobs).toFixed(1)} peak ${peakPollsPerSecond(sized.sim.log.pollTimes, result.startedAt, result.startedAt + result.wallMs)} tail ${result.startedAt + result.wallMs - lastFin} lag p50 ${lags[15]} max ${lags[29]}`);
+      // When the simulator created each task, ms after the batch started: first, median, last.
+      const created = jobs.map((j) => Math.round((j.createdAt ?? NaN) - result.startedAt)).sort((x, y) => x - y);
+      console.log(`${prefix} ${size}: wall ${result.wallMs} slowest ${slowest} ratio ${(result.wallMs / slowest).toFixed(3)} polls/job ${pollsPerJob(jobs).toFixed(1)} peak ${peakPollsPerSecond(sized.sim.log.pollTimes, result.startedAt, result.startedAt + result.wallMs)} tail ${result.startedAt + result.wallMs - lastFin} lag p50 ${lags[15]} max ${lags[29]} created ${created[0]}/${created[15]}/${created[29]}`);
     };
     await run('short warm-up', '1m');
     for (const size of sizes) await run('short job', size);
