@@ -9,20 +9,19 @@
  * Not part of `npm run bench`.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { SourceMap } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 
-import ts from 'typescript';
 import { z } from 'zod';
 
 import { REPO_ROOT } from '../scripts/examples';
-import { npmCommand, npmEnv, runProcess } from '../scripts/n8n/processes';
 import { describeMachine } from './benchResults';
-import { AREAS, attributeProfile, OTHER_BUCKETS, parseCpuProfile, type Area, type Attribution, type Bucket, type FunctionTime, type PackageLocation } from './cpuAttribution';
+import { buildPackage } from './buildPackage';
+import { AREAS, attributeProfile, OTHER_BUCKETS, parseCpuProfile, type Area, type Attribution, type Bucket, type PackageLocation } from './cpuAttribution';
 import { log, table } from './format';
 import { checkBatch } from './jobs';
 import type { NodesBatchResult } from './protocol';
+import { sourceLine } from './profileSource';
 import { openRealN8n } from './realN8nSession';
 import { sizeSuffix, startSizedSim, type SizedSim, type SizeTag } from './sizedSim';
 import { startWorker, type Worker } from './workerProcess';
@@ -81,12 +80,6 @@ function parseArgs(argv: readonly string[]): Args {
 
 const prompts = (prefix: string, size: SizeTag) => Array.from({ length: BATCH }, (_, i) => `${prefix} ${i}${sizeSuffix(size)}`);
 
-async function build(): Promise<void> {
-	log('npm run build (the n8n homes install the package from dist/) …');
-	const result = await runProcess(npmCommand(), ['run', 'build'], { cwd: REPO_ROOT, env: npmEnv(), timeoutMs: 300_000 });
-	if (result.exitCode !== 0) throw new Error(`npm run build failed:\n${(result.stdout + result.stderr).slice(-3000)}`);
-}
-
 async function profileEngine(sized: SizedSim, args: Args, profileDir: string): Promise<Target> {
 	const previous = process.env.BENCH_WORKER_NODE_ARGS;
 	process.env.BENCH_WORKER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profileDir}`;
@@ -133,25 +126,6 @@ async function profileN8n(version: string, sized: SizedSim, args: Args, profileD
 		await session.close(); // n8n stops gracefully and its Node writes the profile
 	}
 	return { name: `n8n ${version}`, profileDir, windows, jobs: BATCH * args.batches, cpuMs, runs: 'dist', nodeVersion: session.nodeVersion };
-}
-
-/** `file:line` in the TypeScript source of a profile's 0-based position (dist through its .js.map; ts-node through a transpile like its own). */
-function sourceLine(fn: FunctionTime, runs: Target['runs']): string {
-	try {
-		let map: unknown;
-		if (runs === 'dist') {
-			map = JSON.parse(readFileSync(path.join(REPO_ROOT, 'dist', `${fn.file}.js.map`), 'utf8'));
-		} else {
-			const options = ts.parseJsonConfigFileContent(ts.readConfigFile(path.join(REPO_ROOT, 'tsconfig.json'), ts.sys.readFile).config, ts.sys, REPO_ROOT).options;
-			const fileName = path.join(REPO_ROOT, `${fn.file}.ts`);
-			map = JSON.parse(ts.transpileModule(readFileSync(fileName, 'utf8'), { fileName, compilerOptions: { ...options, sourceMap: true, inlineSourceMap: false, declaration: false } }).sourceMapText ?? '{}');
-		}
-		const entry = new SourceMap(map as ConstructorParameters<typeof SourceMap>[0]).findEntry(fn.lineNumber, fn.columnNumber) as { originalLine?: number };
-		if (entry.originalLine !== undefined) return `${fn.file}.ts:${entry.originalLine + 1}`;
-	} catch {
-		/* no map: the generated line below */
-	}
-	return `${fn.file} (generated line ${fn.lineNumber + 1})`;
 }
 
 const share = (us: number, total: number) => (total > 0 ? `${((100 * us) / total).toFixed(0)} %` : 'n/a');
@@ -245,7 +219,7 @@ async function main(): Promise<void> {
 	const offsetUs = Number(process.hrtime.bigint() / 1000n) - Date.now() * 1000;
 	mkdirSync(args.out, { recursive: true });
 	const versions = args.targets.filter((target) => target !== 'engine');
-	if (versions.length > 0) await build();
+	if (versions.length > 0) await buildPackage();
 	const sized = await startSizedSim({ min: 1500, max: 3500 }, 'short');
 	const targets: Target[] = [];
 	try {

@@ -8,8 +8,7 @@
  */
 import os from 'node:os';
 
-import { runProcess, npmCommand, npmEnv } from '../../scripts/n8n/processes';
-import { REPO_ROOT } from '../../scripts/examples';
+import { buildPackage } from '../buildPackage';
 import { checkBatch } from '../jobs';
 import { fixed, log, ms, s } from '../format';
 import { criticalPath, excessMs, EXCESS_PARTS, type BatchTimeline, type CriticalPath } from '../makespanBreakdown';
@@ -102,15 +101,6 @@ export function medianPath(paths: readonly CriticalPath[]): CriticalPath {
 	return Object.fromEntries(keys.map((key) => [key, median(paths.map((p) => p[key]))])) as unknown as CriticalPath;
 }
 
-/** The package must be built from this checkout before it is packed into the n8n homes. */
-async function build(): Promise<number> {
-	const started = Date.now();
-	log('real n8n: npm run build (the n8n homes install the package from dist/ as users do) …');
-	const result = await runProcess(npmCommand(), ['run', 'build'], { cwd: REPO_ROOT, env: npmEnv(), timeoutMs: 300_000 });
-	if (result.exitCode !== 0) throw new Error(`npm run build failed:\n${(result.stdout + result.stderr).slice(-3000)}`);
-	return Date.now() - started;
-}
-
 type Driver = { name: string; batch(range: RangeName, prefix: string, size: SizeTag): Promise<MeasuredBatch> };
 
 function engineDriver(worker: Worker, sims: Record<RangeName, SizedSim>): Driver {
@@ -152,7 +142,7 @@ export async function runRealN8n(bench: Bench): Promise<RealN8nScenario | undefi
 	const atStart = os.loadavg();
 	const scale = bench.config.quick ? 0.1 : 1;
 	const ranges: Record<RangeName, { min: number; max: number }> = { short: { min: 1500 * scale, max: 3500 * scale }, long: { min: 12_000 * scale, max: 20_000 * scale } };
-	const buildMs = await build();
+	const buildMs = await buildPackage();
 	// The seeds of scenario 12: the same prompts get the same latencies there and here.
 	const sims: Record<RangeName, SizedSim> = { short: await startSizedSim(ranges.short, 'short'), long: await startSizedSim(ranges.long, 'long') };
 	const sessions: RealN8nSession[] = [];

@@ -1,0 +1,201 @@
+/**
+ * What a job allocates, and what the GC pays for it (issue 34: GC is the largest row of n8n's CPU profile): the same
+ * 30-job batches of 1 MiB images as bench/cpuProfile.ts, through the engine bench's worker and the main process of a
+ * real `n8n start` of each version, each started with `--inspect` on 127.0.0.1. After one warm-up batch, the sampling
+ * heap profiler runs over the measured batches counting objects the GC freed too (so: what was allocated, not what
+ * is left), attributed like the CPU (bench/heapAttribution.ts), and a PerformanceObserver in the process records
+ * its GC pauses per batch. Prints markdown tables: MB allocated per job by area, GC pauses per batch, the package's
+ * functions by bytes.
+ * `npx ts-node --transpile-only bench/heapProfile.ts [--targets=engine,2.0.3,2.41.1] [--batches=3] [--size=1m]`.
+ * Not part of `npm run bench`.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { z } from 'zod';
+
+import { REPO_ROOT } from '../scripts/examples';
+import { getFreePort } from '../scripts/n8n/processes';
+import { describeMachine } from './benchResults';
+import { buildPackage } from './buildPackage';
+import { AREAS, OTHER_BUCKETS, type Area, type Attribution, type Bucket } from './cpuAttribution';
+import { log, table } from './format';
+import { attributeAllocations, parseHeapProfile } from './heapAttribution';
+import { InspectorSession, type GcPause } from './inspectorSession';
+import { checkBatch } from './jobs';
+import { sourceLine, type PackageRuns } from './profileSource';
+import type { NodesBatchResult } from './protocol';
+import { openRealN8n } from './realN8nSession';
+import { sizeSuffix, startSizedSim, type SizedSim, type SizeTag } from './sizedSim';
+import { startWorker } from './workerProcess';
+
+const BATCH = 30;
+const PACKAGE_NAME = 'n8n-nodes-flux-concurrent';
+const MB = 1e6;
+
+interface Args {
+	targets: string[];
+	batches: number;
+	size: SizeTag;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+	const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+	const unknown = argv.filter((arg) => !/^--(targets|batches|size)=/.test(arg));
+	if (unknown.length > 0) throw new Error(`bench/heapProfile.ts: unknown argument(s) ${unknown.join(' ')}`);
+	const batches = Number(value('batches') ?? 3);
+	if (!Number.isInteger(batches) || batches < 1) throw new Error(`--batches must be a whole number ≥ 1, got ${value('batches')}`);
+	const size = (value('size') ?? '1m') as SizeTag;
+	if (!['1m', '4m', '16m'].includes(size)) throw new Error(`--size must be 1m, 4m or 16m, got ${size}`);
+	return { targets: (value('targets') ?? 'engine,2.0.3,2.41.1').split(',').filter(Boolean), batches, size };
+}
+
+interface Measured {
+	name: string;
+	runs: PackageRuns;
+	nodeVersion: string;
+	jobs: number;
+	attribution: Attribution & { bytes: number };
+	/** The GC pauses of each measured batch. */
+	gc: GcPause[][];
+	/** V8's heap in use after the last batch, bytes. */
+	heapUsed: number;
+}
+
+const prompts = (prefix: string, size: SizeTag) => Array.from({ length: BATCH }, (_, i) => `${prefix} ${i}${sizeSuffix(size)}`);
+
+/** Runs the warm-up batch, then the measured batches under the heap sampler and the GC observer. */
+async function measure(name: string, port: number, runs: PackageRuns, nodeVersion: string, args: Args, batch: (prefix: string) => Promise<void>): Promise<Measured> {
+	await batch('heap warm-up');
+	const inspector = await InspectorSession.connect(port);
+	try {
+		await inspector.recordGc();
+		await inspector.startHeapSampling();
+		const gc: GcPause[][] = [];
+		for (let i = 0; i < args.batches; i++) {
+			await inspector.takeGc();
+			await batch('heap job');
+			gc.push(await inspector.takeGc());
+		}
+		const profile = parseHeapProfile(await inspector.stopHeapSampling(), `${name}'s heap profile`);
+		const heapUsed = z.number().parse(await inspector.evaluate('process.memoryUsage().heapUsed'));
+		const dependencies = Object.keys(z.object({ dependencies: z.record(z.string()) }).parse(JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))).dependencies);
+		const attribution = attributeAllocations(profile, { name: PACKAGE_NAME, repoRoot: runs === 'ts-node' ? REPO_ROOT : undefined, dependencies });
+		return { name, runs, nodeVersion, jobs: BATCH * args.batches, attribution, gc, heapUsed };
+	} finally {
+		inspector.close();
+	}
+}
+
+async function measureEngine(sized: SizedSim, args: Args): Promise<Measured> {
+	const port = await getFreePort();
+	const previous = process.env.BENCH_WORKER_NODE_ARGS;
+	process.env.BENCH_WORKER_NODE_ARGS = `--inspect=127.0.0.1:${port}`;
+	let worker;
+	try {
+		worker = await startWorker('heap-profile engine', { COMFLY_IMAGE_CONCURRENCY: String(BATCH), BENCH_BINARY_MODE: 'filesystem' }, { deadline: Date.now() + 3_600_000, taskDeadlineMs: 600_000 });
+	} finally {
+		if (previous === undefined) delete process.env.BENCH_WORKER_NODE_ARGS;
+		else process.env.BENCH_WORKER_NODE_ARGS = previous;
+	}
+	const running = worker;
+	try {
+		return await measure('engine', port, 'ts-node', process.versions.node, args, async (prefix) => {
+			const { result } = await running.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(args.size), executions: [BATCH], concurrent: false, cache: 'refresh' });
+			checkBatch(`engine ${prefix}`, result, BATCH);
+		});
+	} finally {
+		await running.close();
+	}
+}
+
+async function measureN8n(version: string, sized: SizedSim, args: Args): Promise<Measured> {
+	const port = await getFreePort();
+	const session = await openRealN8n(version, [{ key: 'short', url: sized.ref.url, apiKey: sized.ref.apiKey }], (line) => log(`  [n8n ${version}] ${line}`), [`--inspect=127.0.0.1:${port}`]);
+	try {
+		return await measure(`n8n ${version}`, port, 'dist', session.nodeVersion, args, async (prefix) => {
+			const execution = await session.fire('short', prompts(prefix, args.size));
+			const failed = execution.slots.filter((slot) => slot.status !== 'success').length;
+			if (failed > 0) throw new Error(`n8n ${version}: ${failed} slot(s) did not succeed`);
+		});
+	} finally {
+		await session.close();
+	}
+}
+
+const perJob = (m: Measured, bytes: number) => (bytes / MB / m.jobs).toFixed(3);
+const sumOf = (record: Record<Bucket, number>, keys: readonly string[]) => keys.reduce((total, key) => total + record[key as Bucket], 0);
+const pauses = (m: Measured, kind: GcPause['kind']) => m.gc.map((batch) => batch.filter((pause) => pause.kind === kind));
+const perBatch = (m: Measured, kind: GcPause['kind']) => {
+	const batches = pauses(m, kind);
+	const count = batches.reduce((total, batch) => total + batch.length, 0) / batches.length;
+	const ms = batches.reduce((total, batch) => total + batch.reduce((sum, pause) => sum + pause.ms, 0), 0) / batches.length;
+	return `${count.toFixed(1)} × / ${ms.toFixed(1)} ms`;
+};
+
+function report(machine: string, command: string, results: Measured[]): string {
+	const areaKeys = Object.keys(AREAS) as Area[];
+	const otherKeys = (Object.keys(OTHER_BUCKETS) as Array<keyof typeof OTHER_BUCKETS>).filter((key) => key !== 'idle' && key !== 'gc');
+	const row = (label: string, pick: (a: Attribution) => [number, number | undefined]) => [
+		label,
+		...results.flatMap((m) => {
+			const [own, incl] = pick(m.attribution);
+			return [perJob(m, own), incl === undefined ? '' : perJob(m, incl)];
+		}),
+	];
+	const lines = [
+		machine,
+		`command: \`${command}\`; after one warm-up batch, the measured batches of ${BATCH} × 1.5–3.5 s jobs under V8's sampling heap profiler (objects already freed counted too)`,
+		'',
+		table(
+			['MB allocated per job (JS heap)', ...results.flatMap((m) => [`${m.name}: own`, 'incl. its n8n/Node calls'])],
+			[
+				...areaKeys.map((key) => row(AREAS[key], (a) => [a.own[key], a.incl[key]])),
+				row('**the package, all areas**', (a) => [sumOf(a.own, areaKeys), sumOf(a.incl, areaKeys)]),
+				...otherKeys.map((key) => row(OTHER_BUCKETS[key], (a) => [a.own[key], a.incl[key]])),
+				row('**the process**', (a) => [a.sampledUs, undefined]),
+			],
+		),
+		'',
+		table(
+			['per target', 'jobs', 'JS heap allocated (MB/job)', 'scavenges per batch', 'mark-compacts per batch', 'incremental marking per batch', 'heap in use after (MB)', 'Node'],
+			results.map((m) => [m.name, m.jobs, perJob(m, m.attribution.bytes), perBatch(m, 'minor'), perBatch(m, 'major'), perBatch(m, 'incremental'), (m.heapUsed / MB).toFixed(0), m.nodeVersion]),
+		),
+	];
+	for (const m of results) {
+		lines.push('', `The package's functions by bytes allocated incl. their n8n/Node calls, ${m.name} (MB per job):`, '');
+		lines.push(
+			table(
+				['function', 'where', 'area', 'own', 'incl.'],
+				m.attribution.functions.slice(0, 12).map((fn) => [fn.functionName || '(anonymous)', sourceLine(fn, m.runs), fn.areas.map((area) => AREAS[area]).join(' / '), perJob(m, fn.ownUs), perJob(m, fn.inclUs)]),
+			),
+		);
+	}
+	return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+	const args = parseArgs(process.argv.slice(2));
+	const m = describeMachine();
+	const machine = `machine: ${m.cpuModel}, ${m.cores} cores, Node ${m.node}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' / ')}`;
+	log(machine);
+	if (args.targets.some((target) => target !== 'engine')) await buildPackage();
+	const sized = await startSizedSim({ min: 1500, max: 3500 }, 'short');
+	const results: Measured[] = [];
+	try {
+		for (const name of args.targets) {
+			log(`measuring ${name === 'engine' ? 'the engine worker' : `n8n ${name}`} …`);
+			results.push(name === 'engine' ? await measureEngine(sized, args) : await measureN8n(name, sized, args));
+			sized.reset();
+		}
+	} finally {
+		await sized.sim.close();
+	}
+	console.log('');
+	console.log(report(machine, `npx ts-node --transpile-only bench/heapProfile.ts --targets=${args.targets.join(',')} --batches=${args.batches} --size=${args.size}`, results));
+}
+
+main().catch((error: unknown) => {
+	console.error('heap profile failed:', error);
+	process.exitCode = 1;
+});
