@@ -14,20 +14,18 @@ import path from 'node:path';
 
 import { z } from 'zod';
 
-import { REPO_ROOT } from '../scripts/examples';
 import { describeMachine } from './benchResults';
 import { buildPackage } from './buildPackage';
-import { AREAS, attributeProfile, OTHER_BUCKETS, parseCpuProfile, type Area, type Attribution, type Bucket, type PackageLocation } from './cpuAttribution';
+import { AREAS, attributeProfile, OTHER_BUCKETS, parseCpuProfile, type Area, type Attribution, type Bucket } from './cpuAttribution';
 import { log, table } from './format';
 import { checkBatch } from './jobs';
 import type { NodesBatchResult } from './protocol';
-import { sourceLine } from './profileSource';
+import { packageLocation, sourceLine } from './profileSource';
 import { openRealN8n } from './realN8nSession';
 import { sizeSuffix, startSizedSim, type SizedSim, type SizeTag } from './sizedSim';
 import { startWorker, type Worker } from './workerProcess';
 
 const BATCH = 30;
-const PACKAGE_NAME = 'n8n-nodes-flux-concurrent';
 
 const targetSchema = z.object({
 	name: z.string(),
@@ -191,7 +189,6 @@ function report(meta: Meta, results: Array<{ target: Target; attribution: Attrib
 }
 
 function analyse(dir: string): string {
-	const dependencies = Object.keys(z.object({ dependencies: z.record(z.string()) }).parse(JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))).dependencies);
 	const meta = metaSchema.parse(JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')));
 	const results = meta.targets.map((target) => {
 		// CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: the main thread's (n8n 2.41 also runs a worker thread).
@@ -199,7 +196,7 @@ function analyse(dir: string): string {
 		if (files.length !== 1) throw new Error(`${target.profileDir}: expected one main-thread .cpuprofile, found ${files.length} (did the process exit cleanly?)`);
 		const file = path.join(target.profileDir, files[0]);
 		const profile = parseCpuProfile(readFileSync(file, 'utf8'), file);
-		const where: PackageLocation = { name: PACKAGE_NAME, repoRoot: target.runs === 'ts-node' ? REPO_ROOT : undefined, dependencies };
+		const where = packageLocation(target.runs);
 		const windows = target.windows.map(([from, to]) => [from * 1000 + meta.offsetUs, to * 1000 + meta.offsetUs] as const);
 		return { target, attribution: attributeProfile(profile, windows, where) };
 	});
@@ -219,7 +216,7 @@ async function main(): Promise<void> {
 	const offsetUs = Number(process.hrtime.bigint() / 1000n) - Date.now() * 1000;
 	mkdirSync(args.out, { recursive: true });
 	const versions = args.targets.filter((target) => target !== 'engine');
-	if (versions.length > 0) await buildPackage();
+	if (versions.length > 0) await buildPackage('cpu profile');
 	const sized = await startSizedSim({ min: 1500, max: 3500 }, 'short');
 	const targets: Target[] = [];
 	try {

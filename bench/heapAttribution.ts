@@ -10,7 +10,7 @@ import { attributeProfile, type Attribution, type CpuProfile, type PackageLocati
 const callFrameSchema = z.object({ functionName: z.string(), url: z.string(), lineNumber: z.number(), columnNumber: z.number() });
 type HeapNode = { callFrame: z.infer<typeof callFrameSchema>; id: number; children: HeapNode[] };
 const heapNodeSchema: z.ZodType<HeapNode> = z.lazy(() => z.object({ callFrame: callFrameSchema, id: z.number(), children: z.array(heapNodeSchema) }));
-const heapProfileSchema = z.object({ head: heapNodeSchema, samples: z.array(z.object({ size: z.number(), nodeId: z.number(), ordinal: z.number() })) });
+const heapProfileSchema = z.object({ head: heapNodeSchema, samples: z.array(z.object({ size: z.number(), nodeId: z.number() })) });
 export type HeapSamplingProfile = z.infer<typeof heapProfileSchema>;
 
 export function parseHeapProfile(value: unknown, source: string): HeapSamplingProfile {
@@ -19,7 +19,7 @@ export function parseHeapProfile(value: unknown, source: string): HeapSamplingPr
 	return parsed.data;
 }
 
-/** The bytes of the profile's samples by bucket (the Attribution's "µs" are bytes). Samples of a node the tree lacks are left out. */
+/** The bytes of the profile's samples by bucket (the Attribution's "µs" are bytes); a sample of a node the tree lacks is refused. */
 export function attributeAllocations(profile: HeapSamplingProfile, where: PackageLocation): Attribution & { bytes: number } {
 	const nodes: CpuProfile['nodes'] = [];
 	const flatten = (node: HeapNode): void => {
@@ -28,7 +28,9 @@ export function attributeAllocations(profile: HeapSamplingProfile, where: Packag
 	};
 	flatten(profile.head);
 	const known = new Set(nodes.map((node) => node.id));
-	const samples = profile.samples.filter((sample) => known.has(sample.nodeId));
+	const { samples } = profile;
+	const stray = samples.find((sample) => !known.has(sample.nodeId));
+	if (stray) throw new Error(`the heap profile has a sample of node ${stray.nodeId}, which its call tree lacks`);
 	// A CPU sample stands for the time until the next one: sample i lasts timeDeltas[i + 1], the last one until endTime.
 	const bytes = samples.reduce((total, sample) => total + sample.size, 0);
 	const asCpu: CpuProfile = {

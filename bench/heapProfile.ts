@@ -1,36 +1,32 @@
 /**
  * What a job allocates, and what the GC pays for it (issue 34: GC is the largest row of n8n's CPU profile): the same
- * 30-job batches of 1 MiB images as bench/cpuProfile.ts, through the engine bench's worker and the main process of a
+ * 30-job batches as bench/cpuProfile.ts (1.5–3.5 s jobs, 1 MiB images unless `--size`), through the engine bench's worker and the main process of a
  * real `n8n start` of each version, each started with `--inspect` on 127.0.0.1. After one warm-up batch, the sampling
  * heap profiler runs over the measured batches counting objects the GC freed too (so: what was allocated, not what
- * is left), attributed like the CPU (bench/heapAttribution.ts), and a PerformanceObserver in the process records
- * its GC pauses per batch. Prints markdown tables: MB allocated per job by area, GC pauses per batch, the package's
- * functions by bytes.
+ * is left; Buffers' memory outside the JS heap is not seen), attributed like the CPU (bench/heapAttribution.ts), and
+ * a PerformanceObserver in the process records its GC pauses per batch. Prints markdown tables: MB allocated per job
+ * by area (everything the process allocated over the measured batches, divided by the jobs), GC pauses per batch,
+ * the package's functions by bytes.
  * `npx ts-node --transpile-only bench/heapProfile.ts [--targets=engine,2.0.3,2.41.1] [--batches=3] [--size=1m]`.
  * Not part of `npm run bench`.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-
 import { z } from 'zod';
 
-import { REPO_ROOT } from '../scripts/examples';
 import { getFreePort } from '../scripts/n8n/processes';
 import { describeMachine } from './benchResults';
 import { buildPackage } from './buildPackage';
 import { AREAS, OTHER_BUCKETS, type Area, type Attribution, type Bucket } from './cpuAttribution';
 import { log, table } from './format';
-import { attributeAllocations, parseHeapProfile } from './heapAttribution';
+import { attributeAllocations } from './heapAttribution';
 import { InspectorSession, type GcPause } from './inspectorSession';
 import { checkBatch } from './jobs';
-import { sourceLine, type PackageRuns } from './profileSource';
+import { packageLocation, sourceLine, type PackageRuns } from './profileSource';
 import type { NodesBatchResult } from './protocol';
 import { openRealN8n } from './realN8nSession';
 import { sizeSuffix, startSizedSim, type SizedSim, type SizeTag } from './sizedSim';
 import { startWorker } from './workerProcess';
 
 const BATCH = 30;
-const PACKAGE_NAME = 'n8n-nodes-flux-concurrent';
 const MB = 1e6;
 
 interface Args {
@@ -64,8 +60,17 @@ interface Measured {
 
 const prompts = (prefix: string, size: SizeTag) => Array.from({ length: BATCH }, (_, i) => `${prefix} ${i}${sizeSuffix(size)}`);
 
+/** The process measured: its name in the tables, its inspector's port, how it runs the package, its Node, and how to run one batch. */
+interface Target {
+	name: string;
+	port: number;
+	runs: PackageRuns;
+	nodeVersion: string;
+	batch(prefix: string): Promise<void>;
+}
+
 /** Runs the warm-up batch, then the measured batches under the heap sampler and the GC observer. */
-async function measure(name: string, port: number, runs: PackageRuns, nodeVersion: string, args: Args, batch: (prefix: string) => Promise<void>): Promise<Measured> {
+async function measure({ name, port, runs, nodeVersion, batch }: Target, args: Args): Promise<Measured> {
 	await batch('heap warm-up');
 	const inspector = await InspectorSession.connect(port);
 	try {
@@ -77,10 +82,9 @@ async function measure(name: string, port: number, runs: PackageRuns, nodeVersio
 			await batch('heap job');
 			gc.push(await inspector.takeGc());
 		}
-		const profile = parseHeapProfile(await inspector.stopHeapSampling(), `${name}'s heap profile`);
+		const profile = await inspector.stopHeapSampling(`${name}'s heap profile`);
 		const heapUsed = z.number().parse(await inspector.evaluate('process.memoryUsage().heapUsed'));
-		const dependencies = Object.keys(z.object({ dependencies: z.record(z.string()) }).parse(JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))).dependencies);
-		const attribution = attributeAllocations(profile, { name: PACKAGE_NAME, repoRoot: runs === 'ts-node' ? REPO_ROOT : undefined, dependencies });
+		const attribution = attributeAllocations(profile, packageLocation(runs));
 		return { name, runs, nodeVersion, jobs: BATCH * args.batches, attribution, gc, heapUsed };
 	} finally {
 		inspector.close();
@@ -100,10 +104,11 @@ async function measureEngine(sized: SizedSim, args: Args): Promise<Measured> {
 	}
 	const running = worker;
 	try {
-		return await measure('engine', port, 'ts-node', process.versions.node, args, async (prefix) => {
+		const batch = async (prefix: string) => {
 			const { result } = await running.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(args.size), executions: [BATCH], concurrent: false, cache: 'refresh' });
 			checkBatch(`engine ${prefix}`, result, BATCH);
-		});
+		};
+		return await measure({ name: 'engine', port, runs: 'ts-node', nodeVersion: process.versions.node, batch }, args);
 	} finally {
 		await running.close();
 	}
@@ -113,17 +118,18 @@ async function measureN8n(version: string, sized: SizedSim, args: Args): Promise
 	const port = await getFreePort();
 	const session = await openRealN8n(version, [{ key: 'short', url: sized.ref.url, apiKey: sized.ref.apiKey }], (line) => log(`  [n8n ${version}] ${line}`), [`--inspect=127.0.0.1:${port}`]);
 	try {
-		return await measure(`n8n ${version}`, port, 'dist', session.nodeVersion, args, async (prefix) => {
+		const batch = async (prefix: string) => {
 			const execution = await session.fire('short', prompts(prefix, args.size));
 			const failed = execution.slots.filter((slot) => slot.status !== 'success').length;
 			if (failed > 0) throw new Error(`n8n ${version}: ${failed} slot(s) did not succeed`);
-		});
+		};
+		return await measure({ name: `n8n ${version}`, port, runs: 'dist', nodeVersion: session.nodeVersion, batch }, args);
 	} finally {
 		await session.close();
 	}
 }
 
-const perJob = (m: Measured, bytes: number) => (bytes / MB / m.jobs).toFixed(3);
+const perJob = (m: Measured, bytes: number) => (bytes / MB / m.jobs).toFixed(2);
 const sumOf = (record: Record<Bucket, number>, keys: readonly string[]) => keys.reduce((total, key) => total + record[key as Bucket], 0);
 const pauses = (m: Measured, kind: GcPause['kind']) => m.gc.map((batch) => batch.filter((pause) => pause.kind === kind));
 const perBatch = (m: Measured, kind: GcPause['kind']) => {
@@ -145,7 +151,7 @@ function report(machine: string, command: string, results: Measured[]): string {
 	];
 	const lines = [
 		machine,
-		`command: \`${command}\`; after one warm-up batch, the measured batches of ${BATCH} × 1.5–3.5 s jobs under V8's sampling heap profiler (objects already freed counted too)`,
+		`command: \`${command}\`; after one warm-up batch, the measured batches of ${BATCH} × 1.5–3.5 s jobs under V8's sampling heap profiler (every 16 KiB on average; objects already freed counted too, Buffers' memory outside the JS heap not seen)`,
 		'',
 		table(
 			['MB allocated per job (JS heap)', ...results.flatMap((m) => [`${m.name}: own`, 'incl. its n8n/Node calls'])],
@@ -158,7 +164,7 @@ function report(machine: string, command: string, results: Measured[]): string {
 		),
 		'',
 		table(
-			['per target', 'jobs', 'JS heap allocated (MB/job)', 'scavenges per batch', 'mark-compacts per batch', 'incremental marking per batch', 'heap in use after (MB)', 'Node'],
+			['per target', 'jobs', 'JS heap allocated (MB/job)', 'young-generation GCs per batch', 'mark-compacts per batch', 'incremental marking started per batch', 'JS heap in use after the last batch (MB)', 'Node'],
 			results.map((m) => [m.name, m.jobs, perJob(m, m.attribution.bytes), perBatch(m, 'minor'), perBatch(m, 'major'), perBatch(m, 'incremental'), (m.heapUsed / MB).toFixed(0), m.nodeVersion]),
 		),
 	];
@@ -179,7 +185,7 @@ async function main(): Promise<void> {
 	const m = describeMachine();
 	const machine = `machine: ${m.cpuModel}, ${m.cores} cores, Node ${m.node}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' / ')}`;
 	log(machine);
-	if (args.targets.some((target) => target !== 'engine')) await buildPackage();
+	if (args.targets.some((target) => target !== 'engine')) await buildPackage('heap profile');
 	const sized = await startSizedSim({ min: 1500, max: 3500 }, 'short');
 	const results: Measured[] = [];
 	try {

@@ -5,15 +5,25 @@
 import { WebSocket } from 'undici';
 import { z } from 'zod';
 
-import type { HeapSamplingProfile } from './heapAttribution';
+import { parseHeapProfile, type HeapSamplingProfile } from './heapAttribution';
 
-/** One GC pause the process observed (perf_hooks 'gc' entry): V8's kind, its main-thread duration, ms. */
+/**
+ * One GC pause the process observed (a perf_hooks 'gc' entry), its main-thread duration in ms: a young-generation
+ * collection ('minor'), a full mark-compact ('major'), the start of incremental marking ('incremental': the entry
+ * times the start only, not the marking steps after it), or the weak callbacks ('weakcb').
+ */
 export interface GcPause {
 	kind: 'minor' | 'major' | 'incremental' | 'weakcb';
 	ms: number;
 }
 
-const GC_KINDS: Record<number, GcPause['kind']> = { 1: 'minor', 2: 'major', 4: 'major', 8: 'incremental', 16: 'weakcb' };
+/** V8's GCType as perf_hooks reports it: 1 scavenge and 2 minor mark-sweep (both young generation), 4 mark-compact, 8 incremental marking, 16 weak callbacks. */
+export function gcKindOf(type: number): GcPause['kind'] {
+	const kinds: Record<number, GcPause['kind']> = { 1: 'minor', 2: 'minor', 4: 'major', 8: 'incremental', 16: 'weakcb' };
+	const kind = kinds[type];
+	if (kind === undefined) throw new Error(`a GC entry of kind ${type}, which V8's GCType does not define`);
+	return kind;
+}
 
 const answerSchema = z.object({ id: z.number(), result: z.unknown().optional(), error: z.object({ message: z.string() }).optional() });
 const evaluateSchema = z.object({ result: z.object({ value: z.unknown().optional() }), exceptionDetails: z.object({ text: z.string() }).optional() });
@@ -78,9 +88,9 @@ export class InspectorSession {
 		await this.call('HeapProfiler.startSampling', { samplingInterval: samplingIntervalBytes, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
 	}
 
-	async stopHeapSampling(): Promise<HeapSamplingProfile> {
-		const answer = z.object({ profile: z.unknown() }).parse(await this.call('HeapProfiler.stopSampling'));
-		return answer.profile as HeapSamplingProfile;
+	/** Stops the sampling heap profiler and returns its profile (`source` names it in an error). */
+	async stopHeapSampling(source: string): Promise<HeapSamplingProfile> {
+		return parseHeapProfile(z.object({ profile: z.unknown() }).parse(await this.call('HeapProfiler.stopSampling')).profile, source);
 	}
 
 	/** Starts recording the process's GC pauses (one observer per process; recording again clears the list). */
@@ -103,7 +113,7 @@ export class InspectorSession {
 		const raw = z.array(z.tuple([z.number(), z.number()])).parse(
 			await this.evaluate('new Promise((resolve) => setTimeout(() => { const s = globalThis.__fluxBenchGc; const p = s.pauses; s.pauses = []; resolve(p); }, 50))'),
 		);
-		return raw.map(([kind, ms]) => ({ kind: GC_KINDS[kind] ?? 'weakcb', ms }));
+		return raw.map(([kind, ms]) => ({ kind: gcKindOf(kind), ms }));
 	}
 
 	close(): void {

@@ -1,14 +1,22 @@
-/** Where a package frame of a V8 profile is in the TypeScript sources (for the profile tables). */
+/** Where the package's code is in a profiled process, and a package frame's line in the TypeScript sources (for the profile tables). */
 import { readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import path from 'node:path';
 
 import ts from 'typescript';
+import { z } from 'zod';
 
 import { REPO_ROOT } from '../scripts/examples';
+import type { PackageLocation } from './cpuAttribution';
 
 /** 'dist': the installed package (dist/…js); 'ts-node': this checkout's sources. */
 export type PackageRuns = 'dist' | 'ts-node';
+
+/** The package as the attribution finds it: installed under its name (n8n), or this checkout's sources (ts-node); its dependencies from package.json. */
+export function packageLocation(runs: PackageRuns): PackageLocation {
+	const manifest = z.object({ name: z.string(), dependencies: z.record(z.string()) }).parse(JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')));
+	return { name: manifest.name, repoRoot: runs === 'ts-node' ? REPO_ROOT : undefined, dependencies: Object.keys(manifest.dependencies) };
+}
 
 /** `file:line` in the TypeScript source of a profile's 0-based position (dist through its .js.map; ts-node through a transpile like its own). */
 export function sourceLine(fn: { file: string; lineNumber: number; columnNumber: number }, runs: PackageRuns): string {

@@ -142,7 +142,7 @@ export async function runRealN8n(bench: Bench): Promise<RealN8nScenario | undefi
 	const atStart = os.loadavg();
 	const scale = bench.config.quick ? 0.1 : 1;
 	const ranges: Record<RangeName, { min: number; max: number }> = { short: { min: 1500 * scale, max: 3500 * scale }, long: { min: 12_000 * scale, max: 20_000 * scale } };
-	const buildMs = await buildPackage();
+	const buildMs = await buildPackage('real n8n');
 	// The seeds of scenario 12: the same prompts get the same latencies there and here.
 	const sims: Record<RangeName, SizedSim> = { short: await startSizedSim(ranges.short, 'short'), long: await startSizedSim(ranges.long, 'long') };
 	const sessions: RealN8nSession[] = [];

@@ -1,10 +1,11 @@
 /**
  * The allocation attribution of bench/heapProfile.ts (bench/heapAttribution.ts): a V8 sampling heap profile's
  * bytes, each sample's size given to its node's bucket as the CPU attribution gives time (package frames by area,
- * n8n/Node frames in "incl" to their package caller); samples of nodes the tree lacks are left out; a body that is
- * not a heap profile is refused by name.
+ * n8n/Node frames in "incl" to their package caller); a sample of a node the tree lacks, or a body that is not a heap
+ * profile, is refused by name. The GC kinds perf_hooks reports, as the GC table counts them.
  */
 import { attributeAllocations, parseHeapProfile, type HeapSamplingProfile } from '../../bench/heapAttribution';
+import { gcKindOf } from '../../bench/inspectorSession';
 
 const PKG = '/home/u/.n8n/nodes/node_modules/n8n-nodes-flux-concurrent/dist';
 const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0, columnNumber: 0, scriptId: 0 });
@@ -36,11 +37,11 @@ function profile(samples: HeapSamplingProfile['samples']): HeapSamplingProfile {
 describe('heap attribution', () => {
 	const where = { name: 'n8n-nodes-flux-concurrent', dependencies: ['undici'] };
 	const samples = [
-		{ size: 4096, nodeId: 5, ordinal: 3 },
-		{ size: 1000, nodeId: 2, ordinal: 1 },
-		{ size: 3000, nodeId: 3, ordinal: 2 },
-		{ size: 7000, nodeId: 6, ordinal: 4 },
-		{ size: 500, nodeId: 4, ordinal: 5 },
+		{ size: 4096, nodeId: 5 },
+		{ size: 1000, nodeId: 2 },
+		{ size: 3000, nodeId: 3 },
+		{ size: 7000, nodeId: 6 },
+		{ size: 500, nodeId: 4 },
 	];
 
 	it('gives every sampled byte to its bucket, own and incl.', () => {
@@ -65,13 +66,17 @@ describe('heap attribution', () => {
 		]);
 	});
 
-	it('leaves out samples of nodes the tree lacks', () => {
-		const a = attributeAllocations(profile([...samples, { size: 99_999, nodeId: 42, ordinal: 6 }]), where);
-		expect(a.bytes).toBe(15_596);
+	it('refuses a sample of a node the tree lacks', () => {
+		expect(() => attributeAllocations(profile([...samples, { size: 99_999, nodeId: 42 }]), where)).toThrow('the heap profile has a sample of node 42, which its call tree lacks');
 	});
 
 	it('refuses a body that is not a sampling heap profile, naming the field', () => {
 		expect(() => parseHeapProfile({ head: { id: 1 }, samples: [] }, 'the profile')).toThrow(/the profile is not a V8 sampling heap profile: head\.callFrame/);
 		expect(parseHeapProfile(profile(samples), 'the profile').samples).toHaveLength(5);
+	});
+
+	it("counts V8's GC types as the table's kinds: both young-generation collectors as minor", () => {
+		expect([1, 2, 4, 8, 16].map(gcKindOf)).toEqual(['minor', 'minor', 'major', 'incremental', 'weakcb']);
+		expect(() => gcKindOf(32)).toThrow('a GC entry of kind 32');
 	});
 });
