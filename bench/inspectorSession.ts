@@ -5,25 +5,8 @@
 import { WebSocket } from 'undici';
 import { z } from 'zod';
 
+import { gcKindOf, type GcPause } from './gcEvents';
 import { parseHeapProfile, type HeapSamplingProfile } from './heapAttribution';
-
-/**
- * One GC pause the process observed (a perf_hooks 'gc' entry), its main-thread duration in ms: a young-generation
- * collection ('minor'), a full mark-compact ('major'), the start of incremental marking ('incremental': the entry
- * times the start only, not the marking steps after it), or the weak callbacks ('weakcb').
- */
-export interface GcPause {
-	kind: 'minor' | 'major' | 'incremental' | 'weakcb';
-	ms: number;
-}
-
-/** V8's GCType as perf_hooks reports it: 1 scavenge and 2 minor mark-sweep (both young generation), 4 mark-compact, 8 incremental marking, 16 weak callbacks. */
-export function gcKindOf(type: number): GcPause['kind'] {
-	const kinds: Record<number, GcPause['kind']> = { 1: 'minor', 2: 'minor', 4: 'major', 8: 'incremental', 16: 'weakcb' };
-	const kind = kinds[type];
-	if (kind === undefined) throw new Error(`a GC entry of kind ${type}, which V8's GCType does not define`);
-	return kind;
-}
 
 const answerSchema = z.object({ id: z.number(), result: z.unknown().optional(), error: z.object({ message: z.string() }).optional() });
 const evaluateSchema = z.object({ result: z.object({ value: z.unknown().optional() }), exceptionDetails: z.object({ text: z.string() }).optional() });

@@ -67,6 +67,8 @@ export interface RealN8nSession {
 	startupMs: number;
 	/** POSTs the prompts to the workflow of `target` and waits for its answer, then reads the execution back. */
 	fire(target: string, prompts: readonly string[]): Promise<RealN8nExecution>;
+	/** What n8n printed so far (stdout and stderr; only the last 2–4 MiB once it printed more). */
+	output(): string;
 	close(): Promise<void>;
 }
 
@@ -234,6 +236,7 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 			setupMs,
 			startupMs,
 			fire,
+			output: () => started.server.output(),
 			async close() {
 				await started.server.stop();
 				await started.home.cleanup();
