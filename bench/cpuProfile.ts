@@ -18,14 +18,9 @@ import { describeMachine } from './benchResults';
 import { buildPackage } from './buildPackage';
 import { AREAS, attributeProfile, OTHER_BUCKETS, parseCpuProfile, type Area, type Attribution, type Bucket } from './cpuAttribution';
 import { log, table } from './format';
-import { checkBatch } from './jobs';
-import type { NodesBatchResult } from './protocol';
+import { fireN8nBatch, openProfiledN8n, parseBatchArgs, PROFILE_BATCH, runEngineBatch, startProfiledWorker, startProfileSim } from './profileBatches';
 import { packageLocation, sourceLine } from './profileSource';
-import { openRealN8n } from './realN8nSession';
-import { sizeSuffix, startSizedSim, type SizedSim, type SizeTag } from './sizedSim';
-import { startWorker, type Worker } from './workerProcess';
-
-const BATCH = 30;
+import type { SizedSim, SizeTag } from './sizedSim';
 
 const targetSchema = z.object({
 	name: z.string(),
@@ -57,10 +52,7 @@ function parseArgs(argv: readonly string[]): Args {
 	const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 	const unknown = argv.filter((arg) => !/^--(targets|batches|size|cache|out|analyse)=/.test(arg));
 	if (unknown.length > 0) throw new Error(`bench/cpuProfile.ts: unknown argument(s) ${unknown.join(' ')}`);
-	const batches = Number(value('batches') ?? 3);
-	if (!Number.isInteger(batches) || batches < 1) throw new Error(`--batches must be a whole number ≥ 1, got ${value('batches')}`);
-	const size = (value('size') ?? '1m') as SizeTag;
-	if (!['1m', '4m', '16m'].includes(size)) throw new Error(`--size must be 1m, 4m or 16m, got ${size}`);
+	const { batches, size } = parseBatchArgs(value);
 	const cache = value('cache') ?? 'refresh';
 	if (cache !== 'refresh' && cache !== 'off') throw new Error(`--cache must be refresh or off, got ${cache}`);
 	const targets = (value('targets') ?? 'engine,2.0.3,2.41.1').split(',').filter(Boolean);
@@ -76,25 +68,14 @@ function parseArgs(argv: readonly string[]): Args {
 	};
 }
 
-const prompts = (prefix: string, size: SizeTag) => Array.from({ length: BATCH }, (_, i) => `${prefix} ${i}${sizeSuffix(size)}`);
-
 async function profileEngine(sized: SizedSim, args: Args, profileDir: string): Promise<Target> {
-	const previous = process.env.BENCH_WORKER_NODE_ARGS;
-	process.env.BENCH_WORKER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profileDir}`;
-	let worker: Worker;
-	try {
-		worker = await startWorker('cpu-profile engine', { COMFLY_IMAGE_CONCURRENCY: String(BATCH), BENCH_BINARY_MODE: 'filesystem' }, { deadline: Date.now() + 3_600_000, taskDeadlineMs: 600_000 });
-	} finally {
-		if (previous === undefined) delete process.env.BENCH_WORKER_NODE_ARGS;
-		else process.env.BENCH_WORKER_NODE_ARGS = previous;
-	}
+	const worker = await startProfiledWorker('cpu-profile engine', `--cpu-prof --cpu-prof-dir=${profileDir}`);
 	const windows: Array<[number, number]> = [];
 	const cpuMs: number[] = [];
 	try {
 		for (let batch = -1; batch < args.batches; batch++) {
 			const prefix = batch < 0 ? 'short warm-up' : 'short job';
-			const { result } = await worker.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(args.size), executions: [BATCH], concurrent: false, cache: args.cache });
-			checkBatch(`engine ${prefix}`, result, BATCH);
+			const result = await runEngineBatch(worker, sized, prefix, args.size, args.cache);
 			log(`engine ${batch < 0 ? 'warm-up' : `batch ${batch + 1}`}: ${result.wallMs} ms, CPU ${(result.cpu.user + result.cpu.system).toFixed(0)} ms`);
 			if (batch < 0) continue;
 			windows.push([result.startedAt, result.startedAt + result.wallMs]);
@@ -103,18 +84,16 @@ async function profileEngine(sized: SizedSim, args: Args, profileDir: string): P
 	} finally {
 		await worker.close(); // the profile is written as the worker exits
 	}
-	return { name: 'engine', profileDir, windows, jobs: BATCH * args.batches, cpuMs, runs: 'ts-node', nodeVersion: process.versions.node };
+	return { name: 'engine', profileDir, windows, jobs: PROFILE_BATCH * args.batches, cpuMs, runs: 'ts-node', nodeVersion: process.versions.node };
 }
 
 async function profileN8n(version: string, sized: SizedSim, args: Args, profileDir: string): Promise<Target> {
-	const session = await openRealN8n(version, [{ key: 'short', url: sized.ref.url, apiKey: sized.ref.apiKey }], (line) => log(`  [n8n ${version}] ${line}`), ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
+	const session = await openProfiledN8n(version, sized, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
 	const windows: Array<[number, number]> = [];
 	const cpuMs: number[] = [];
 	try {
 		for (let batch = -1; batch < args.batches; batch++) {
-			const execution = await session.fire('short', prompts(batch < 0 ? 'short warm-up' : 'short job', args.size));
-			const failed = execution.slots.filter((slot) => slot.status !== 'success').length;
-			if (failed > 0) throw new Error(`n8n ${version}: ${failed} slot(s) did not succeed`);
+			const execution = await fireN8nBatch(session, batch < 0 ? 'short warm-up' : 'short job', args.size);
 			log(`n8n ${version} ${batch < 0 ? 'warm-up' : `batch ${batch + 1}`}: ${execution.answeredAt - execution.firedAt} ms, CPU ${execution.n8nCpuMs ?? 'n/a'} ms`);
 			if (batch < 0) continue;
 			windows.push([execution.firedAt, execution.answeredAt]);
@@ -123,7 +102,7 @@ async function profileN8n(version: string, sized: SizedSim, args: Args, profileD
 	} finally {
 		await session.close(); // n8n stops gracefully and its Node writes the profile
 	}
-	return { name: `n8n ${version}`, profileDir, windows, jobs: BATCH * args.batches, cpuMs, runs: 'dist', nodeVersion: session.nodeVersion };
+	return { name: `n8n ${version}`, profileDir, windows, jobs: PROFILE_BATCH * args.batches, cpuMs, runs: 'dist', nodeVersion: session.nodeVersion };
 }
 
 const share = (us: number, total: number) => (total > 0 ? `${((100 * us) / total).toFixed(0)} %` : 'n/a');
@@ -157,7 +136,7 @@ function report(meta: Meta, results: Array<{ target: Target; attribution: Attrib
 	];
 	const lines = [
 		`${meta.machine}`,
-		`${meta.batches} measured batches of ${BATCH} × ${meta.size} image jobs (1.5–3.5 s) per target, after one warm-up batch; command: \`${meta.command}\``,
+		`${meta.batches} measured batches of ${PROFILE_BATCH} × ${meta.size} image jobs (1.5–3.5 s) per target, after one warm-up batch; command: \`${meta.command}\``,
 		'',
 		table(headers, rows),
 		'',
@@ -217,7 +196,7 @@ async function main(): Promise<void> {
 	mkdirSync(args.out, { recursive: true });
 	const versions = args.targets.filter((target) => target !== 'engine');
 	if (versions.length > 0) await buildPackage('cpu profile');
-	const sized = await startSizedSim({ min: 1500, max: 3500 }, 'short');
+	const sized = await startProfileSim();
 	const targets: Target[] = [];
 	try {
 		for (const name of args.targets) {

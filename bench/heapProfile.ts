@@ -21,14 +21,10 @@ import { log, table } from './format';
 import { attributeAllocations } from './heapAttribution';
 import { markingReasons, type GcPause } from './gcEvents';
 import { InspectorSession } from './inspectorSession';
-import { checkBatch } from './jobs';
+import { fireN8nBatch, openProfiledN8n, parseBatchArgs, PROFILE_BATCH, runEngineBatch, startProfiledWorker, startProfileSim } from './profileBatches';
 import { packageLocation, sourceLine, type PackageRuns } from './profileSource';
-import type { NodesBatchResult } from './protocol';
-import { openRealN8n } from './realN8nSession';
-import { sizeSuffix, startSizedSim, type SizedSim, type SizeTag } from './sizedSim';
-import { startWorker } from './workerProcess';
+import type { SizedSim, SizeTag } from './sizedSim';
 
-const BATCH = 30;
 const MB = 1e6;
 
 interface Args {
@@ -41,11 +37,7 @@ function parseArgs(argv: readonly string[]): Args {
 	const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 	const unknown = argv.filter((arg) => !/^--(targets|batches|size)=/.test(arg));
 	if (unknown.length > 0) throw new Error(`bench/heapProfile.ts: unknown argument(s) ${unknown.join(' ')}`);
-	const batches = Number(value('batches') ?? 3);
-	if (!Number.isInteger(batches) || batches < 1) throw new Error(`--batches must be a whole number ≥ 1, got ${value('batches')}`);
-	const size = (value('size') ?? '1m') as SizeTag;
-	if (!['1m', '4m', '16m'].includes(size)) throw new Error(`--size must be 1m, 4m or 16m, got ${size}`);
-	return { targets: (value('targets') ?? 'engine,2.0.3,2.41.1').split(',').filter(Boolean), batches, size };
+	return { targets: (value('targets') ?? 'engine,2.0.3,2.41.1').split(',').filter(Boolean), ...parseBatchArgs(value) };
 }
 
 interface Measured {
@@ -61,8 +53,6 @@ interface Measured {
 	/** Why V8 started incremental marking over the measured batches, in all the process's threads (n8n only). */
 	markingStarts?: Map<string, number>;
 }
-
-const prompts = (prefix: string, size: SizeTag) => Array.from({ length: BATCH }, (_, i) => `${prefix} ${i}${sizeSuffix(size)}`);
 
 /**
  * The process measured: its name in the tables, its inspector's port, how it runs the package, its Node, how to run
@@ -98,7 +88,7 @@ async function measure({ name, port, runs, nodeVersion, batch, printed }: Target
 		const profile = await inspector.stopHeapSampling(`${name}'s heap profile`);
 		const heapUsed = z.number().parse(await inspector.evaluate('process.memoryUsage().heapUsed'));
 		const attribution = attributeAllocations(profile, packageLocation(runs));
-		return { name, runs, nodeVersion, jobs: BATCH * args.batches, attribution, gc, heapUsed, markingStarts: printed ? markingReasons(marking) : undefined };
+		return { name, runs, nodeVersion, jobs: PROFILE_BATCH * args.batches, attribution, gc, heapUsed, markingStarts: printed ? markingReasons(marking) : undefined };
 	} finally {
 		inspector.close();
 	}
@@ -106,37 +96,20 @@ async function measure({ name, port, runs, nodeVersion, batch, printed }: Target
 
 async function measureEngine(sized: SizedSim, args: Args): Promise<Measured> {
 	const port = await getFreePort();
-	const previous = process.env.BENCH_WORKER_NODE_ARGS;
-	process.env.BENCH_WORKER_NODE_ARGS = `--inspect=127.0.0.1:${port}`;
-	let worker;
+	const worker = await startProfiledWorker('heap-profile engine', `--inspect=127.0.0.1:${port}`);
 	try {
-		worker = await startWorker('heap-profile engine', { COMFLY_IMAGE_CONCURRENCY: String(BATCH), BENCH_BINARY_MODE: 'filesystem' }, { deadline: Date.now() + 3_600_000, taskDeadlineMs: 600_000 });
-	} finally {
-		if (previous === undefined) delete process.env.BENCH_WORKER_NODE_ARGS;
-		else process.env.BENCH_WORKER_NODE_ARGS = previous;
-	}
-	const running = worker;
-	try {
-		const batch = async (prefix: string) => {
-			const { result } = await running.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(args.size), executions: [BATCH], concurrent: false, cache: 'refresh' });
-			checkBatch(`engine ${prefix}`, result, BATCH);
-		};
+		const batch = async (prefix: string) => void (await runEngineBatch(worker, sized, prefix, args.size));
 		return await measure({ name: 'engine', port, runs: 'ts-node', nodeVersion: process.versions.node, batch }, args);
 	} finally {
-		await running.close();
+		await worker.close();
 	}
 }
 
 async function measureN8n(version: string, sized: SizedSim, args: Args): Promise<Measured> {
 	const port = await getFreePort();
-	const nodeArgs = [`--inspect=127.0.0.1:${port}`, '--trace-incremental-marking'];
-	const session = await openRealN8n(version, [{ key: 'short', url: sized.ref.url, apiKey: sized.ref.apiKey }], (line) => log(`  [n8n ${version}] ${line}`), nodeArgs);
+	const session = await openProfiledN8n(version, sized, [`--inspect=127.0.0.1:${port}`, '--trace-incremental-marking']);
 	try {
-		const batch = async (prefix: string) => {
-			const execution = await session.fire('short', prompts(prefix, args.size));
-			const failed = execution.slots.filter((slot) => slot.status !== 'success').length;
-			if (failed > 0) throw new Error(`n8n ${version}: ${failed} slot(s) did not succeed`);
-		};
+		const batch = async (prefix: string) => void (await fireN8nBatch(session, prefix, args.size));
 		return await measure({ name: `n8n ${version}`, port, runs: 'dist', nodeVersion: session.nodeVersion, batch, printed: () => session.output() }, args);
 	} finally {
 		await session.close();
@@ -167,7 +140,7 @@ function report(machine: string, command: string, results: Measured[], batches: 
 	];
 	const lines = [
 		machine,
-		`command: \`${command}\`; after one warm-up batch, the measured batches of ${BATCH} × 1.5–3.5 s jobs under V8's sampling heap profiler (every 16 KiB on average; objects already freed counted too, Buffers' memory outside the JS heap not seen)`,
+		`command: \`${command}\`; after one warm-up batch, the measured batches of ${PROFILE_BATCH} × 1.5–3.5 s jobs under V8's sampling heap profiler (every 16 KiB on average; objects already freed counted too, Buffers' memory outside the JS heap not seen)`,
 		'',
 		table(
 			['MB allocated per job (JS heap)', ...results.flatMap((m) => [`${m.name}: own`, 'incl. its n8n/Node calls'])],
@@ -203,7 +176,7 @@ async function main(): Promise<void> {
 	const machine = `machine: ${m.cpuModel}, ${m.cores} cores, Node ${m.node}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' / ')}`;
 	log(machine);
 	if (args.targets.some((target) => target !== 'engine')) await buildPackage('heap profile');
-	const sized = await startSizedSim({ min: 1500, max: 3500 }, 'short');
+	const sized = await startProfileSim();
 	const results: Measured[] = [];
 	try {
 		for (const name of args.targets) {
