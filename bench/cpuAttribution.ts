@@ -260,3 +260,24 @@ export function attributeProfile(profile: CpuProfile, windows: ReadonlyArray<rea
 	const windowUs = windows.reduce((sum, [from, to]) => sum + (to - from), 0);
 	return { own, incl, functions: [...functions.values()].sort((a, b) => b.inclUs - a.inclUs), windowUs, sampledUs, samples: samples.length };
 }
+
+/**
+ * How busy the main thread was from the start of each window on: the mean µs per window of samples that were not
+ * idle, in bins of `binUs` (bin i covers [from + i·binUs, from + (i+1)·binUs) of each window; a sample counts in the
+ * bin it starts in, for the time until the next sample). The windows' own ends are not looked at: `bins` bins each.
+ */
+export function busyByBin(profile: CpuProfile, starts: readonly number[], binUs: number, bins: number, where: PackageLocation): number[] {
+	const idle = new Set(profile.nodes.filter((node) => frameKind(node.callFrame, where).kind === 'idle').map((node) => node.id));
+	const busy = new Array<number>(bins).fill(0);
+	let at = profile.startTime;
+	for (let i = 0; i < profile.samples.length; i++) {
+		at += profile.timeDeltas[i];
+		if (idle.has(profile.samples[i])) continue;
+		const next = i + 1 < profile.samples.length ? at + profile.timeDeltas[i + 1] : profile.endTime;
+		for (const from of starts) {
+			const bin = Math.floor((at - from) / binUs);
+			if (at >= from && bin < bins) busy[bin] += Math.max(0, next - at);
+		}
+	}
+	return busy.map((us) => us / Math.max(1, starts.length));
+}

@@ -6,6 +6,8 @@
  * `npx ts-node --transpile-only bench/cpuProfile.ts [--targets=engine,2.0.3,2.41.1] [--batches=3] [--size=1m] [--out=DIR]`,
  * or `--analyse=DIR` to print the tables again from a run's profiles (DIR/meta.json). The submit node's Cache is
  * Refresh, as in the real-n8n workflow; `--cache=off` (engine only) runs scenario 13's Cache Off instead.
+ * `--head=MS`: only the first MS of each batch (the submit node, then the jobs' steps until their tasks exist: the
+ * batch's critical path), in ms of the main thread per batch as sampled, with how busy it was in each 20 ms.
  * Not part of `npm run bench`.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +18,7 @@ import { z } from 'zod';
 
 import { describeMachine } from './benchResults';
 import { buildPackage } from './buildPackage';
-import { AREAS, attributeProfile, OTHER_BUCKETS, parseCpuProfile, type Area, type Attribution, type Bucket } from './cpuAttribution';
+import { AREAS, attributeProfile, busyByBin, OTHER_BUCKETS, parseCpuProfile, type Area, type Attribution, type Bucket } from './cpuAttribution';
 import { log, table } from './format';
 import { fireN8nBatch, openProfiledN8n, parseBatchArgs, PROFILE_BATCH, runEngineBatch, startProfiledWorker, startProfileSim } from './profileBatches';
 import { packageLocation, sourceLine } from './profileSource';
@@ -46,17 +48,21 @@ interface Args {
 	cache: 'refresh' | 'off';
 	out: string;
 	analyse?: string;
+	/** Only the first this many ms of each batch (headReport). */
+	headMs?: number;
 }
 
 function parseArgs(argv: readonly string[]): Args {
 	const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
-	const unknown = argv.filter((arg) => !/^--(targets|batches|size|cache|out|analyse)=/.test(arg));
+	const unknown = argv.filter((arg) => !/^--(targets|batches|size|cache|out|analyse|head)=/.test(arg));
 	if (unknown.length > 0) throw new Error(`bench/cpuProfile.ts: unknown argument(s) ${unknown.join(' ')}`);
 	const { batches, size } = parseBatchArgs(value);
 	const cache = value('cache') ?? 'refresh';
 	if (cache !== 'refresh' && cache !== 'off') throw new Error(`--cache must be refresh or off, got ${cache}`);
 	const targets = (value('targets') ?? 'engine,2.0.3,2.41.1').split(',').filter(Boolean);
 	if (cache === 'off' && targets.some((target) => target !== 'engine')) throw new Error('--cache=off profiles the engine only (the real-n8n workflow sets Cache to Refresh): add --targets=engine');
+	const head = value('head');
+	if (head !== undefined && !(/^\d+$/.test(head) && Number(head) >= HEAD_BIN_MS)) throw new Error(`--head must be a whole number of ms, at least ${HEAD_BIN_MS}, got ${head}`);
 	const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 	return {
 		targets,
@@ -65,6 +71,7 @@ function parseArgs(argv: readonly string[]): Args {
 		cache,
 		out: path.resolve(value('out') ?? path.join(os.tmpdir(), `flux-cpu-profile-${stamp}`)),
 		analyse: value('analyse'),
+		headMs: head === undefined ? undefined : Number(head),
 	};
 }
 
@@ -167,7 +174,57 @@ function report(meta: Meta, results: Array<{ target: Target; attribution: Attrib
 	return lines.join('\n');
 }
 
-function analyse(dir: string): string {
+/** The busy line's bins, ms. */
+const HEAD_BIN_MS = 20;
+
+/**
+ * The first `headMs` of each batch: ms of the main thread per batch as the samples saw it (wall time, not scaled to
+ * the OS's CPU count as `report` is: in the head the thread is the batch's critical path, and a sample it spent
+ * waiting for a core is time the batch waited too), by bucket, own and incl.; the package's functions; how busy the
+ * thread was in each 20 ms from the batch's start.
+ */
+function headReport(meta: Meta, results: Array<{ target: Target; attribution: Attribution; busy: number[] }>, headMs: number): string {
+	const areaKeys = Object.keys(AREAS) as Area[];
+	const perBatch = (target: Target, us: number) => (us / 1000 / target.windows.length).toFixed(1);
+	const row = (label: string, pick: (a: Attribution) => [number, number | undefined]) => [
+		label,
+		...results.flatMap(({ target, attribution }) => {
+			const [own, incl] = pick(attribution);
+			return [perBatch(target, own), incl === undefined ? '' : perBatch(target, incl)];
+		}),
+	];
+	const lines = [
+		`${meta.machine}`,
+		`the first ${headMs} ms of each of ${meta.batches} measured batches of ${PROFILE_BATCH} × ${meta.size} image jobs (1.5–3.5 s) per target, after one warm-up batch; command: \`${meta.command} --head=${headMs}\``,
+		'',
+		table(
+			[`ms of the main thread per batch, first ${headMs} ms`, ...results.flatMap(({ target }) => [`${target.name}: own`, 'incl. its n8n/Node calls'])],
+			[
+				...areaKeys.map((key) => row(AREAS[key], (a) => [a.own[key], a.incl[key]])),
+				row('**the package, all areas**', (a) => [sum(a.own, areaKeys), sum(a.incl, areaKeys)]),
+				...(Object.keys(OTHER_BUCKETS) as Array<keyof typeof OTHER_BUCKETS>).map((key) => row(OTHER_BUCKETS[key], (a) => [a.own[key], a.incl[key]])),
+				row('**busy** (not idle)', (a) => [busyUs(a), undefined]),
+			],
+		),
+		'',
+		table(
+			['main thread busy, % of each 20 ms from the batch start', 'busy'],
+			results.map(({ target, busy }) => [target.name, busy.map((us) => Math.round(us / (HEAD_BIN_MS * 10))).join(' ')]),
+		),
+	];
+	for (const { target, attribution } of results) {
+		lines.push('', `The package's functions in the first ${headMs} ms, ${target.name} (ms per batch):`, '');
+		lines.push(
+			table(
+				['function', 'where', 'area', 'own', 'incl.'],
+				attribution.functions.slice(0, 10).map((fn) => [fn.functionName || '(anonymous)', sourceLine(fn, target.runs), fn.areas.map((area) => AREAS[area]).join(' / '), perBatch(target, fn.ownUs), perBatch(target, fn.inclUs)]),
+			),
+		);
+	}
+	return lines.join('\n');
+}
+
+function analyse(dir: string, headMs?: number): string {
 	const meta = metaSchema.parse(JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')));
 	const results = meta.targets.map((target) => {
 		// CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: the main thread's (n8n 2.41 also runs a worker thread).
@@ -176,16 +233,17 @@ function analyse(dir: string): string {
 		const file = path.join(target.profileDir, files[0]);
 		const profile = parseCpuProfile(readFileSync(file, 'utf8'), file);
 		const where = packageLocation(target.runs);
-		const windows = target.windows.map(([from, to]) => [from * 1000 + meta.offsetUs, to * 1000 + meta.offsetUs] as const);
-		return { target, attribution: attributeProfile(profile, windows, where) };
+		const windows = target.windows.map(([from, to]) => [from * 1000 + meta.offsetUs, (headMs === undefined ? to : Math.min(to, from + headMs)) * 1000 + meta.offsetUs] as const);
+		const busy = headMs === undefined ? [] : busyByBin(profile, windows.map(([from]) => from), HEAD_BIN_MS * 1000, Math.ceil(headMs / HEAD_BIN_MS), where);
+		return { target, attribution: attributeProfile(profile, windows, where), busy };
 	});
-	return report(meta, results);
+	return headMs === undefined ? report(meta, results) : headReport(meta, results, headMs);
 }
 
 async function main(): Promise<void> {
 	const args = parseArgs(process.argv.slice(2));
 	if (args.analyse) {
-		console.log(analyse(path.resolve(args.analyse)));
+		console.log(analyse(path.resolve(args.analyse), args.headMs));
 		return;
 	}
 	const m = describeMachine();
@@ -213,8 +271,8 @@ async function main(): Promise<void> {
 	const meta: Meta = { machine, command, size: args.size, batches: args.batches, offsetUs, targets };
 	writeFileSync(path.join(args.out, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
 	console.log('');
-	console.log(analyse(args.out));
-	console.log(`\nprofiles and meta.json in ${args.out} (again: --analyse=${args.out})`);
+	console.log(analyse(args.out, args.headMs));
+	console.log(`\nprofiles and meta.json in ${args.out} (again: --analyse=${args.out}${args.headMs === undefined ? '' : ` --head=${args.headMs}`})`);
 }
 
 main().catch((error: unknown) => {

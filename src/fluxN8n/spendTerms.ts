@@ -12,6 +12,7 @@ import { accountId } from '../account';
 import { FluxError, isFluxError, modelRequestBody, requestBody, type FluxCredentials, type FluxImageRequest, type ModelRequest, type SubmitBudget } from '../flux';
 import type { ModelDescriptor } from '../models';
 import { NewJobsPerExecution, priceKey, SpendRefusal, spendBudget, spendReport, type SpendLimits, type SpendTerms } from '../spend';
+import { nodeNameOf } from '../n8n/nodeName';
 import { DECIMAL } from '../parameters/fieldSchemas';
 import { parseFluxCredentials } from './fluxCredentials';
 import type { FluxJobIdentity } from './fluxJobKey';
@@ -62,7 +63,7 @@ export interface StoredJobInput {
  */
 export function storedJobOf(ctx: IExecuteFunctions, input: StoredJobInput, identity: () => FluxJobIdentity): StoredJob {
 	const { credentials, params } = input;
-	const node = ctx.getNode().name;
+	const node = nodeNameOf(ctx);
 	const spend: SpendTerms = {
 		account: accountId(credentials),
 		limits: readSpendLimits(input.rawCredentials),

@@ -5,7 +5,7 @@
  * shared files (the HTTP job) to their caller's area; work resumed after an await: n8n's binary data to the hand-over,
  * the package's undici to HTTP; the per-function rows.
  */
-import { areaOf, attributeProfile, frameKind, parseCpuProfile, type CpuProfile } from '../../bench/cpuAttribution';
+import { areaOf, attributeProfile, busyByBin, frameKind, parseCpuProfile, type CpuProfile } from '../../bench/cpuAttribution';
 
 const PKG_ROOT = '/home/u/.n8n/nodes/node_modules/n8n-nodes-flux-concurrent';
 const PKG = `${PKG_ROOT}/dist`;
@@ -105,6 +105,13 @@ describe('cpu attribution', () => {
 		expect(areaOf('src/fluxN8n/fluxNode', 'runItem')).toBe('otherPackage');
 		expect(areaOf('src/pool/workerPool', 'run')).toBe('otherPackage');
 		expect(areaOf('src/flux/request', 'request')).toBeUndefined();
+	});
+
+	it('says how busy the main thread was in each bin from the windows\' starts (idle samples not counted; the mean over the windows)', () => {
+		// Samples at 1000, 2000, …, 17000 µs; the one at 3000 is idle.
+		expect(busyByBin(profile(), [0], 5000, 3, where)).toEqual([3000, 5000, 5000]);
+		expect(busyByBin(profile(), [0, 5000], 5000, 3, where)).toEqual([4000, 5000, 4000]);
+		expect(busyByBin(profile(), [16_000], 5000, 2, where)).toEqual([2000, 0]); // past the profile's end: nothing
 	});
 
 	it('refuses a file that is not a V8 profile, naming it', () => {

@@ -25,7 +25,7 @@ let sim: RelaySimulator;
 useRelaySimulator({ latencyMs: 60_000 }, (started) => (sim = started));
 
 /** What the node asked n8n for during one run, and what the jobs had done when execute() returned. */
-const seen = { parameterReads: [] as string[], credentialReads: 0, binaryDecodes: 0, runsStarted: 0, runsStartedAtReturn: -1, knownAtReturn: [] as string[], returnedJobIds: [] as string[] };
+const seen = { parameterReads: [] as string[], credentialReads: 0, nodeCopies: 0, binaryDecodes: 0, runsStarted: 0, runsStartedAtReturn: -1, knownAtReturn: [] as string[], returnedJobIds: [] as string[] };
 /** Called synchronously as execute() returns (before any job's deferred work starts). */
 let afterReturn: (() => void) | undefined;
 
@@ -35,12 +35,16 @@ const observed = new WeakSet<object>();
 function observe(ctx: IExecuteFunctions): void {
 	if (observed.has(ctx)) return;
 	observed.add(ctx);
-	const { getNodeParameter, getCredentials } = ctx;
+	const { getNodeParameter, getCredentials, getNode } = ctx;
 	const { getBinaryDataBuffer } = ctx.helpers;
 	ctx.getNodeParameter = ((...args: Parameters<typeof getNodeParameter>) => {
 		if (!(args[3] as { rawExpressions?: boolean } | undefined)?.rawExpressions) seen.parameterReads.push(args[0]);
 		return getNodeParameter.apply(ctx, args);
 	}) as typeof getNodeParameter;
+	ctx.getNode = (() => {
+		seen.nodeCopies++; // n8n deep-copies the node, its parameters too, on each call
+		return getNode.apply(ctx);
+	}) as typeof getNode;
 	ctx.getCredentials = (async (...args: Parameters<typeof getCredentials>) => {
 		seen.credentialReads++;
 		return await getCredentials.apply(ctx, args);
@@ -77,7 +81,7 @@ submit.execute = async function (this: IExecuteFunctions) {
 };
 
 async function submit30(parameters: INodeParameters, triggerItems: INodeExecutionData[]) {
-	Object.assign(seen, { parameterReads: [], credentialReads: 0, binaryDecodes: 0, runsStarted: 0, runsStartedAtReturn: -1, knownAtReturn: [] });
+	Object.assign(seen, { parameterReads: [], credentialReads: 0, nodeCopies: 0, binaryDecodes: 0, runsStarted: 0, runsStartedAtReturn: -1, knownAtReturn: [] });
 	const result = await runWorkflow({
 		nodes: [manualTrigger('Trigger'), submitNode('Submit', parameters)],
 		connections: connect(['Trigger', 'Submit']),
@@ -106,6 +110,8 @@ it('30 items: the prompt (an expression) is read per item, the parameters withou
 	}
 	// A credential field may hold an expression n8n resolves per item: it is still asked for per item.
 	expect(seen.credentialReads).toBe(30);
+	// The node itself (a deep copy per call in n8n): not per item.
+	expect(seen.nodeCopies).toBeLessThanOrEqual(3);
 	expect(seen.knownAtReturn).toHaveLength(30);
 	for (const state of seen.knownAtReturn) expect(['queued', 'running']).toContain(state);
 	expect(seen.runsStartedAtReturn).toBe(0);
