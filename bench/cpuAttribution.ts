@@ -263,8 +263,9 @@ export function attributeProfile(profile: CpuProfile, windows: ReadonlyArray<rea
 
 /**
  * How busy the main thread was from the start of each window on: the mean µs per window of samples that were not
- * idle, in bins of `binUs` (bin i covers [from + i·binUs, from + (i+1)·binUs) of each window; a sample counts in the
- * bin it starts in, for the time until the next sample). The windows' own ends are not looked at: `bins` bins each.
+ * idle, in bins of `binUs` (bin i covers [from + i·binUs, from + (i+1)·binUs) of each window). A sample stands for
+ * the time until the next one, split over the bins that time falls in (no bin holds more than `binUs`). The windows'
+ * own ends are not looked at: `bins` bins each.
  */
 export function busyByBin(profile: CpuProfile, starts: readonly number[], binUs: number, bins: number, where: PackageLocation): number[] {
 	const idle = new Set(profile.nodes.filter((node) => frameKind(node.callFrame, where).kind === 'idle').map((node) => node.id));
@@ -275,8 +276,11 @@ export function busyByBin(profile: CpuProfile, starts: readonly number[], binUs:
 		if (idle.has(profile.samples[i])) continue;
 		const next = i + 1 < profile.samples.length ? at + profile.timeDeltas[i + 1] : profile.endTime;
 		for (const from of starts) {
-			const bin = Math.floor((at - from) / binUs);
-			if (at >= from && bin < bins) busy[bin] += Math.max(0, next - at);
+			for (let bin = Math.max(0, Math.floor((at - from) / binUs)); bin < bins; bin++) {
+				const binFrom = from + bin * binUs;
+				if (binFrom >= next) break;
+				busy[bin] += Math.max(0, Math.min(next, binFrom + binUs) - Math.max(at, binFrom));
+			}
 		}
 	}
 	return busy.map((us) => us / Math.max(1, starts.length));

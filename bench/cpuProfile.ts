@@ -62,7 +62,7 @@ function parseArgs(argv: readonly string[]): Args {
 	const targets = (value('targets') ?? 'engine,2.0.3,2.41.1').split(',').filter(Boolean);
 	if (cache === 'off' && targets.some((target) => target !== 'engine')) throw new Error('--cache=off profiles the engine only (the real-n8n workflow sets Cache to Refresh): add --targets=engine');
 	const head = value('head');
-	if (head !== undefined && !(/^\d+$/.test(head) && Number(head) >= HEAD_BIN_MS)) throw new Error(`--head must be a whole number of ms, at least ${HEAD_BIN_MS}, got ${head}`);
+	if (head !== undefined && !(/^\d+$/.test(head) && Number(head) > 0 && Number(head) % HEAD_BIN_MS === 0)) throw new Error(`--head must be a whole number of ms, a multiple of ${HEAD_BIN_MS}, got ${head}`);
 	const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 	return {
 		targets,

@@ -112,6 +112,10 @@ describe('cpu attribution', () => {
 		expect(busyByBin(profile(), [0], 5000, 3, where)).toEqual([3000, 5000, 5000]);
 		expect(busyByBin(profile(), [0, 5000], 5000, 3, where)).toEqual([4000, 5000, 4000]);
 		expect(busyByBin(profile(), [16_000], 5000, 2, where)).toEqual([2000, 0]); // past the profile's end: nothing
+		// A sample's time split over the bins it spans: from 2500 to 5000, the last 500 µs of the sample at 2000, none of
+		// the idle one at 3000, the 1000 µs of the one at 4000.
+		expect(busyByBin(profile(), [2500], 2500, 1, where)).toEqual([1500]);
+		expect(busyByBin(profile(), [2500], 1000, 3, where)).toEqual([500, 500, 1000]);
 	});
 
 	it('refuses a file that is not a V8 profile, naming it', () => {
