@@ -145,8 +145,9 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 	let home: N8nHome | undefined;
 	let server: N8nServer | undefined;
 	try {
-		// COMFLY_* left at their defaults (pool 30, poll rate 25): what a user's n8n runs with; the store in a temp folder.
-		home = await createN8nHome({ packageDir: REPO_ROOT, n8nVersion: version, env: { COMFLY_STORE_DIR: storeDir }, log });
+		// COMFLY_* left at their defaults (pool 30, poll rate 25): what a user's n8n runs with; the store in a temp folder
+		// (BENCH_STORE_MAX_MB: its bound, to run without the store's prune).
+		home = await createN8nHome({ packageDir: REPO_ROOT, n8nVersion: version, env: { COMFLY_STORE_DIR: storeDir, ...(process.env.BENCH_STORE_MAX_MB ? { COMFLY_STORE_MAX_MB: process.env.BENCH_STORE_MAX_MB } : {}) }, log });
 		const setupMs = Date.now() - setupStarted;
 		const startStarted = Date.now();
 		server = await startN8nServer(home, { log, nodeArgs });
