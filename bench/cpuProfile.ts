@@ -117,6 +117,27 @@ const sum = (record: Record<Bucket, number>, keys: readonly string[]) => keys.re
 const busyUs = (a: Attribution) => a.sampledUs - a.own.idle;
 const osCpuMs = (target: Target) => target.cpuMs.reduce((a, b) => a + b, 0);
 
+type BucketRow = (label: string, pick: (a: Attribution) => [number, number | undefined]) => Array<string | number>;
+
+/** The table's rows by bucket: the package's areas, their sum, then the other buckets (idle only when `idle`). */
+function bucketRows(row: BucketRow, { idle }: { idle: boolean }) {
+	const areaKeys = Object.keys(AREAS) as Area[];
+	const others = (Object.keys(OTHER_BUCKETS) as Array<keyof typeof OTHER_BUCKETS>).filter((key) => idle || key !== 'idle');
+	return [
+		...areaKeys.map((key) => row(AREAS[key], (a) => [a.own[key], a.incl[key]])),
+		row('**the package, all areas**', (a) => [sum(a.own, areaKeys), sum(a.incl, areaKeys)]),
+		...others.map((key) => row(OTHER_BUCKETS[key], (a) => [a.own[key], a.incl[key]])),
+	];
+}
+
+/** A target's `count` largest package functions (by incl.), their times as `format` gives them. */
+function functionsTable(target: Target, attribution: Attribution, count: number, format: (us: number) => string): string {
+	return table(
+		['function', 'where', 'area', 'own', 'incl.'],
+		attribution.functions.slice(0, count).map((fn) => [fn.functionName || '(anonymous)', sourceLine(fn, target.runs), fn.areas.map((area) => AREAS[area]).join(' / '), format(fn.ownUs), format(fn.inclUs)]),
+	);
+}
+
 /**
  * The V8 profiler samples the main thread on wall-clock ticks: on a loaded machine a sample also covers the time
  * the thread waited for a core. So a bucket's ms of CPU per job is its share of the busy samples times the CPU the
@@ -125,7 +146,6 @@ const osCpuMs = (target: Target) => target.cpuMs.reduce((a, b) => a + b, 0);
 const cpuPerJob = (target: Target, a: Attribution) => (us: number) => ((us / busyUs(a)) * osCpuMs(target)) / target.jobs;
 
 function report(meta: Meta, results: Array<{ target: Target; attribution: Attribution }>): string {
-	const areaKeys = Object.keys(AREAS) as Area[];
 	const headers = ['ms of CPU per job', ...results.flatMap(({ target }) => [`${target.name}: own`, 'incl. its n8n/Node calls', 'own share'])];
 	const row = (label: string, pick: (a: Attribution) => [number, number | undefined]) => [
 		label,
@@ -135,12 +155,7 @@ function report(meta: Meta, results: Array<{ target: Target; attribution: Attrib
 			return [ms(own).toFixed(2), incl === undefined ? '' : ms(incl).toFixed(2), share(own, busyUs(attribution))];
 		}),
 	];
-	const rows = [
-		...areaKeys.map((key) => row(AREAS[key], (a) => [a.own[key], a.incl[key]])),
-		row('**the package, all areas**', (a) => [sum(a.own, areaKeys), sum(a.incl, areaKeys)]),
-		...(Object.keys(OTHER_BUCKETS) as Array<keyof typeof OTHER_BUCKETS>).filter((key) => key !== 'idle').map((key) => row(OTHER_BUCKETS[key], (a) => [a.own[key], a.incl[key]])),
-		row('**the process** (OS count)', (a) => [busyUs(a), undefined]),
-	];
+	const rows = [...bucketRows(row, { idle: false }), row('**the process** (OS count)', (a) => [busyUs(a), undefined])];
 	const lines = [
 		`${meta.machine}`,
 		`${meta.batches} measured batches of ${PROFILE_BATCH} × ${meta.size} image jobs (1.5–3.5 s) per target, after one warm-up batch; command: \`${meta.command}\``,
@@ -164,12 +179,7 @@ function report(meta: Meta, results: Array<{ target: Target; attribution: Attrib
 	for (const { target, attribution } of results) {
 		const ms = cpuPerJob(target, attribution);
 		lines.push('', `The package's functions by CPU incl. their n8n/Node calls, ${target.name} (ms per job):`, '');
-		lines.push(
-			table(
-				['function', 'where', 'area', 'own', 'incl.'],
-				attribution.functions.slice(0, 15).map((fn) => [fn.functionName || '(anonymous)', sourceLine(fn, target.runs), fn.areas.map((area) => AREAS[area]).join(' / '), ms(fn.ownUs).toFixed(2), ms(fn.inclUs).toFixed(2)]),
-			),
-		);
+		lines.push(functionsTable(target, attribution, 15, (us) => ms(us).toFixed(2)));
 	}
 	return lines.join('\n');
 }
@@ -184,7 +194,6 @@ const HEAD_BIN_MS = 20;
  * thread was in each 20 ms from the batch's start.
  */
 function headReport(meta: Meta, results: Array<{ target: Target; attribution: Attribution; busy: number[] }>, headMs: number): string {
-	const areaKeys = Object.keys(AREAS) as Area[];
 	const perBatch = (target: Target, us: number) => (us / 1000 / target.windows.length).toFixed(1);
 	const row = (label: string, pick: (a: Attribution) => [number, number | undefined]) => [
 		label,
@@ -199,12 +208,7 @@ function headReport(meta: Meta, results: Array<{ target: Target; attribution: At
 		'',
 		table(
 			[`ms of the main thread per batch, first ${headMs} ms`, ...results.flatMap(({ target }) => [`${target.name}: own`, 'incl. its n8n/Node calls'])],
-			[
-				...areaKeys.map((key) => row(AREAS[key], (a) => [a.own[key], a.incl[key]])),
-				row('**the package, all areas**', (a) => [sum(a.own, areaKeys), sum(a.incl, areaKeys)]),
-				...(Object.keys(OTHER_BUCKETS) as Array<keyof typeof OTHER_BUCKETS>).map((key) => row(OTHER_BUCKETS[key], (a) => [a.own[key], a.incl[key]])),
-				row('**busy** (not idle)', (a) => [busyUs(a), undefined]),
-			],
+			[...bucketRows(row, { idle: true }), row('**busy** (not idle)', (a) => [busyUs(a), undefined])],
 		),
 		'',
 		table(
@@ -214,12 +218,7 @@ function headReport(meta: Meta, results: Array<{ target: Target; attribution: At
 	];
 	for (const { target, attribution } of results) {
 		lines.push('', `The package's functions in the first ${headMs} ms, ${target.name} (ms per batch):`, '');
-		lines.push(
-			table(
-				['function', 'where', 'area', 'own', 'incl.'],
-				attribution.functions.slice(0, 10).map((fn) => [fn.functionName || '(anonymous)', sourceLine(fn, target.runs), fn.areas.map((area) => AREAS[area]).join(' / '), perBatch(target, fn.ownUs), perBatch(target, fn.inclUs)]),
-			),
-		);
+		lines.push(functionsTable(target, attribution, 10, (us) => perBatch(target, us)));
 	}
 	return lines.join('\n');
 }
