@@ -3,7 +3,8 @@
  * pool of C workers, each submitted (round trip `submitMs`, the task created midway), Ready after its latency, polled
  * by the schedule through the cap (a poll takes `pollMs`, it reads the state halfway), then downloaded (`downloadMs`).
  * Prints the makespan against the ideal, the lag, polls per job and the peak polls in one second.
- * `npx ts-node --transpile-only bench/capModel.ts [srcRoot]` (srcRoot: another checkout's src/flux, to compare).
+ * `npx ts-node --transpile-only bench/capModel.ts [srcRoot]` (srcRoot: another checkout's src/flux, to compare;
+ * REPS=N: N batches per scenario, their mean, median and p90 ratio instead of the median of 3 batches).
  * Not part of `npm run bench`; a tool for reasoning about the cap.
  */
 import path from 'node:path';
@@ -114,6 +115,8 @@ async function main() {
 		return () => min + ((max - min) * next()) / 0x1_0000_0000;
 	};
 	const rateEnv = Number(process.env.RATE ?? 25);
+	const reps = Number(process.env.REPS ?? 3);
+	if (!Number.isInteger(reps) || reps < 1) throw new Error(`REPS must be a whole number ≥ 1, not ${process.env.REPS}`);
 	const scenarios: Scenario[] = [
 		{ name: '1a N=30 L 1.9–2.1 s', n: 30, c: 30, latency: (i) => uniform(i, 1900, 2100)(), rate: rateEnv, warmups: 1 },
 		{ name: '1b N=300 C=30 L 1.9–2.1 s', n: 300, c: 30, latency: (i) => uniform(i, 1900, 2100)(), rate: rateEnv, warmups: 1 },
@@ -128,7 +131,13 @@ async function main() {
 		const times = new sched.ReadyTimes();
 		for (let w = 0; w < sc.warmups; w++) await runBatch({ ...sc, n: 30, c: 30 }, times, random, 1000 + w * 30);
 		const rows = [];
-		for (let rep = 0; rep < 3; rep++) rows.push(await runBatch(sc, times, random, rep * 1000));
+		for (let rep = 0; rep < reps; rep++) rows.push(await runBatch(sc, times, random, rep * 1000));
+		if (reps !== 3) {
+			const mean = (of: (row: (typeof rows)[number]) => number) => rows.reduce((sum, row) => sum + of(row), 0) / rows.length;
+			const ratios = rows.map((row) => row.wall / row.ideal).sort((a, b) => a - b);
+			console.log(`${sc.name} (cap ${sc.rate}/s), ${reps} batches: ×${mean((row) => row.wall / row.ideal).toFixed(4)} mean, ×${ratios[Math.floor(reps / 2)].toFixed(4)} median, ×${ratios[Math.floor(reps * 0.9)].toFixed(4)} p90; slowest lag ${mean((row) => row.lagMax).toFixed(0)} ms mean; polls/job ${mean((row) => row.polls).toFixed(2)}`);
+			continue;
+		}
 		const r = rows.sort((a, b) => a.eff - b.eff)[1];
 		console.log(`${sc.name} (cap ${sc.rate}/s): eff ${r.eff.toFixed(3)} (wall ${r.wall.toFixed(0)} / ideal ${r.ideal.toFixed(0)}; ×${(r.wall / r.ideal).toFixed(3)}) lag p50 ${r.lagP50.toFixed(0)} max ${r.lagMax.toFixed(0)} polls/job ${r.polls.toFixed(2)} peak ${r.peak}/s`);
 	}

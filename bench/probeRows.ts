@@ -2,7 +2,8 @@
  * A quick look at scenario 12's package rows alone (1.5–3.5 s jobs, N = 30, one warm-up batch first; `created`: when
  * the first, median and last task existed upstream, ms after the batch started), for working on performance:
  * `npx ts-node --transpile-only bench/probeRows.ts 1m,4m,16m` (MODE=default for in-memory binary data;
- * BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the worker). Not part of `npm run bench`.
+ * BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the worker; STORE_MAX_MB=N gives the worker
+ * COMFLY_STORE_MAX_MB=N, e.g. 100000 for no prune). Not part of `npm run bench`.
  */
 import { benchConfig } from './config';
 import { openBench } from './session';
@@ -16,7 +17,9 @@ async function main() {
   const bench = await openBench(benchConfig(false));
   const sized = await startSizedSim({ min: 1500, max: 3500 }, 'short');
   try {
-    const a = await bench.startWorker('A', { COMFLY_IMAGE_CONCURRENCY: '30', BENCH_BINARY_MODE: process.env.MODE ?? 'filesystem' });
+    // The worker drops the caller's COMFLY_* (each scenario sets its own): STORE_MAX_MB reaches it as COMFLY_STORE_MAX_MB.
+    const storeBound: Record<string, string> = process.env.STORE_MAX_MB === undefined ? {} : { COMFLY_STORE_MAX_MB: process.env.STORE_MAX_MB };
+    const a = await bench.startWorker('A', { COMFLY_IMAGE_CONCURRENCY: '30', BENCH_BINARY_MODE: process.env.MODE ?? 'filesystem', ...storeBound });
     const run = async (prefix: string, size: SizeTag) => {
       const { result } = await a.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(size), executions: [30], concurrent: false });
       const jobs = join(result.jobs, sized.sim.log);

@@ -3,9 +3,9 @@
  * random source). It decides the wait before the next status poll from what is known about the task:
  *
  * 1. The API's `progress` (0–1, or percent) and status changes: progress rising linearly gives the
- *    expected finish (ETA). The next poll is aimed just after it (the ETA plus the error the progress
- *    rounding allows), but a jump never more than `maxJumpFactor` × the time already waited, so a
- *    progress that does not run linearly is re-read before it can cost much.
+ *    expected finish (ETA). The next poll is aimed at it where the poll rate cap leaves room, else just after
+ *    it (the ETA plus the error the progress rounding allows), but a jump never more than `maxJumpFactor` × the
+ *    time already waited, so a progress that does not run linearly is re-read before it can cost much.
  * 2. Else the times-to-ready observed for the same model (its submit route) in this process ({@link ReadyTimes}):
  *    nothing before the low quantile of those times but one early probe (it may bring progress),
  *    then evenly spaced polls across the observed spread, so a job costs about `spreadPolls` polls.
@@ -244,16 +244,37 @@ function adaptiveWait(input: ScheduleInput): number | undefined {
 	return undefined; // much slower than anything seen: the elapsed-fraction policy
 }
 
+/** Polls a job with progress needs when its last poll is aimed at the expected finish itself (a probe, a refining poll, about 1.5 there). */
+const AT_FINISH_POLLS = 3;
+
+/**
+ * Whether the poll after the expected finish's refinement may aim at the finish itself rather than just after it:
+ * with no cap, or when the account's polling jobs, finishing across the learned spread, leave room under the cap for
+ * {@link AT_FINISH_POLLS} each (long jobs: 30 of 12–20 s finish about 4 a second). Aimed at the finish, about half the
+ * tasks are Ready at that poll, seen at most one finish error late, the rest within one dense interval after it;
+ * aimed at the finish plus its error, every task is Ready there, seen up to two errors late, for about half a poll a
+ * job less. Where finishes bunch under the cap (30 jobs of 1.5–3.5 s), those extra polls would hold up the others'.
+ */
+function roomToAimAtFinish(input: ScheduleInput): boolean {
+	const { account, learned } = input;
+	if (!account) return true;
+	if (!learned) return false;
+	const finishesPerSecond = account.pollers / (Math.max(1000, learned.highMs - learned.lowMs) / 1000);
+	return AT_FINISH_POLLS * finishesPerSecond <= RATE_SHARE * account.rate;
+}
+
 /**
  * Towards the expected finish: when the progress reading is too coarse (its finish error above the dense
- * interval), one refining poll a few errors before it; then a poll just after it (expected finish + error);
- * past that, dense polls. A jump is capped by the time elapsed (a non-linear progress is re-read in time).
+ * interval), one refining poll a few errors before it; then a poll at the expected finish where there is room
+ * ({@link roomToAimAtFinish}), else just after it (expected finish + error); past that, dense polls. A jump is
+ * capped by the time elapsed (a non-linear progress is re-read in time).
  */
 function towards(eta: { atMs: number; errorMs: number }, input: ScheduleInput): number {
 	const { elapsedMs, settings } = input;
 	const near = Math.max(settings.minWaitMs, settings.nearFraction * eta.atMs);
 	const refineAt = eta.atMs - REFINE_ERRORS * eta.errorMs;
-	const target = eta.errorMs > near && refineAt - elapsedMs > near ? refineAt : eta.atMs + eta.errorMs;
+	const finish = roomToAimAtFinish(input) ? eta.atMs : eta.atMs + eta.errorMs;
+	const target = eta.errorMs > near && refineAt - elapsedMs > near ? refineAt : finish;
 	const remaining = target - elapsedMs;
 	if (remaining <= near) return near;
 	const cap = Math.max(settings.minWaitMs, settings.maxJumpFactor * elapsedMs);
