@@ -115,6 +115,7 @@ async function main() {
 		return () => min + ((max - min) * next()) / 0x1_0000_0000;
 	};
 	const rateEnv = Number(process.env.RATE ?? 25);
+	const summarise = process.env.REPS !== undefined;
 	const reps = Number(process.env.REPS ?? 3);
 	if (!Number.isInteger(reps) || reps < 1) throw new Error(`REPS must be a whole number ≥ 1, not ${process.env.REPS}`);
 	const scenarios: Scenario[] = [
@@ -130,12 +131,14 @@ async function main() {
 		})();
 		const times = new sched.ReadyTimes();
 		for (let w = 0; w < sc.warmups; w++) await runBatch({ ...sc, n: 30, c: 30 }, times, random, 1000 + w * 30);
-		const rows = [];
+		const rows: Array<Awaited<ReturnType<typeof runBatch>>> = [];
 		for (let rep = 0; rep < reps; rep++) rows.push(await runBatch(sc, times, random, rep * 1000));
-		if (reps !== 3) {
+		if (summarise) {
 			const mean = (of: (row: (typeof rows)[number]) => number) => rows.reduce((sum, row) => sum + of(row), 0) / rows.length;
 			const ratios = rows.map((row) => row.wall / row.ideal).sort((a, b) => a - b);
-			console.log(`${sc.name} (cap ${sc.rate}/s), ${reps} batches: ×${mean((row) => row.wall / row.ideal).toFixed(4)} mean, ×${ratios[Math.floor(reps / 2)].toFixed(4)} median, ×${ratios[Math.floor(reps * 0.9)].toFixed(4)} p90; slowest lag ${mean((row) => row.lagMax).toFixed(0)} ms mean; polls/job ${mean((row) => row.polls).toFixed(2)}`);
+			const median = reps % 2 === 1 ? ratios[(reps - 1) / 2] : (ratios[reps / 2 - 1] + ratios[reps / 2]) / 2;
+			const p90 = ratios[Math.ceil(0.9 * reps) - 1]; // nearest rank
+			console.log(`${sc.name} (cap ${sc.rate}/s), ${reps} batches: ×${mean((row) => row.wall / row.ideal).toFixed(4)} mean, ×${median.toFixed(4)} median, ×${p90.toFixed(4)} p90; slowest lag ${mean((row) => row.lagMax).toFixed(0)} ms mean; polls/job ${mean((row) => row.polls).toFixed(2)}`);
 			continue;
 		}
 		const r = rows.sort((a, b) => a.eff - b.eff)[1];

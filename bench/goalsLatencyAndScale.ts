@@ -59,7 +59,7 @@ export function latencyRangeGoals(r: BenchResults): Goal[] {
 		target: `≤ 12 polls/job; ≤ ${rate}/s (COMFLY_POLL_RATE default)`,
 		result: polls <= 12 && clientPeak <= rate && surePeak <= rate ? 'PASS' : 'MISS',
 		why:
-			'the schedule reads the API\'s progress: one early poll gives the expected finish, one refining poll near it, one just after it (src/flux/pollSchedule.ts). ' +
+			'the schedule reads the API\'s progress: one early poll gives the expected finish, one refining poll near it, one at it where the cap leaves room (else just after it), and dense polls after it (src/flux/pollSchedule.ts). ' +
 			`The per-account cap (src/flux/pollRate.ts) lets at most ${rate} polls start in any 1 s + 40 ms, half of them at most back to back and the rest at the token rate, first come first served. ` +
 			'The simulator shares the orchestrator\'s event loop (which also serves the images) and stamps a poll when that loop handles it, up to its longest stall late: ' +
 			'a window of its stamps can hold polls that arrived over 1 s + that stall, so the polls that surely arrived within one second are those within 1 s − the stall of each other. ' +

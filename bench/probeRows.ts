@@ -3,7 +3,7 @@
  * the first, median and last task existed upstream, ms after the batch started), for working on performance:
  * `npx ts-node --transpile-only bench/probeRows.ts 1m,4m,16m` (MODE=default for in-memory binary data;
  * BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the worker; STORE_MAX_MB=N gives the worker
- * COMFLY_STORE_MAX_MB=N, e.g. 100000 for no prune). Not part of `npm run bench`.
+ * COMFLY_STORE_MAX_MB=N, e.g. 100000: no prune triggered by the bytes written). Not part of `npm run bench`.
  */
 import { benchConfig } from './config';
 import { openBench } from './session';
@@ -18,7 +18,9 @@ async function main() {
   const sized = await startSizedSim({ min: 1500, max: 3500 }, 'short');
   try {
     // The worker drops the caller's COMFLY_* (each scenario sets its own): STORE_MAX_MB reaches it as COMFLY_STORE_MAX_MB.
-    const storeBound: Record<string, string> = process.env.STORE_MAX_MB === undefined ? {} : { COMFLY_STORE_MAX_MB: process.env.STORE_MAX_MB };
+    const bound = process.env.STORE_MAX_MB;
+    if (bound !== undefined && !/^[1-9]\d*$/.test(bound)) throw new Error(`STORE_MAX_MB must be a whole number of MiB, not "${bound}"`);
+    const storeBound: Record<string, string> = bound === undefined ? {} : { COMFLY_STORE_MAX_MB: bound };
     const a = await bench.startWorker('A', { COMFLY_IMAGE_CONCURRENCY: '30', BENCH_BINARY_MODE: process.env.MODE ?? 'filesystem', ...storeBound });
     const run = async (prefix: string, size: SizeTag) => {
       const { result } = await a.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(size), executions: [30], concurrent: false });

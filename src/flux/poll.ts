@@ -133,12 +133,13 @@ function taskOrigin(rt: JobRuntime): { atMs: number; errorMs: number } | undefin
 
 /**
  * When the task became Ready, as far as its polls tell (ms since polling began): between the last pending poll and
- * the one that saw Ready; the progress's expected finish when it falls there, else the midpoint. (A task seen Ready
- * at its first poll: {@link ReadyTimes.censored}.)
+ * the one that saw Ready; the progress's expected finish when it falls there, the Ready poll when the expected finish
+ * comes after it by no more than its error (a poll aimed at the expected finish may be sent a rounding or a timer's
+ * early firing before it), else the midpoint. (A task seen Ready at its first poll: {@link ReadyTimes.censored}.)
  */
 export function readyTimeOf(track: TaskTrack, seenAtMs: number): number {
-	const eta = progressEta(track)?.atMs;
-	if (eta !== undefined && eta >= track.lastPollMs && eta <= seenAtMs) return eta;
+	const eta = progressEta(track);
+	if (eta !== undefined && eta.atMs >= track.lastPollMs && eta.atMs <= seenAtMs + eta.errorMs) return Math.min(seenAtMs, eta.atMs);
 	return (track.lastPollMs + seenAtMs) / 2;
 }
 

@@ -45,6 +45,13 @@ describe('readyTimeOf: when a task became Ready, from its own polls', () => {
 		expect(readyTimeOf(track, 2100)).toBeCloseTo(2000);
 	});
 
+	it('the Ready poll when it was sent just before the expected finish (within its error), not the midpoint', () => {
+		const track = new TaskTrack();
+		track.see({ atMs: 1000, status: 'Pending', progress: 0.45 }); // finishes at 2222.2 ± 24.7
+		expect(readyTimeOf(track, 2222)).toBe(2222); // the midpoint would be 1611
+		expect(readyTimeOf(track, 2150)).toBe(1575); // 72 ms before it: farther than its error, the midpoint
+	});
+
 	it('else the midpoint of those two polls', () => {
 		const track = new TaskTrack();
 		track.see({ atMs: 1000, status: 'Pending' });

@@ -176,6 +176,24 @@ describe('nextAdaptiveWait on a fake clock', () => {
 		expect(wait(1000, { learned: { lowMs: 1500, highMs: 3500 }, account: busy })).toBe(1020); // 30 finish over 2 s: no room
 		expect(wait(1000, { account: busy })).toBe(1020); // nothing learned: the spread of the finishes is unknown
 		expect(wait(1000, {})).toBe(1000); // no cap
+		// Late in a batch of 1.5–3.5 s jobs the 13 still polling finish within the 0.9 s left, not across 2 s: no room.
+		expect(wait(2600, { learned: { lowMs: 1500, highMs: 3500 }, account: { rate: 25, pollers: 13 } })).toBe(2652);
+		expect(wait(2600, { learned: { lowMs: 1500, highMs: 3500 }, account: { rate: 25, pollers: 6 } })).toBe(2600);
+	});
+
+	it('a task later than its expected finish and its error is polled further apart the later it is (a progress stuck at 100 %)', () => {
+		const track = new TaskTrack();
+		track.see({ atMs: 1000, status: 'Pending', progress: 0.5 }); // finishes at 2000 ± 20
+		const input = { track, settings: DEFAULT_ADAPTIVE_SCHEDULE, random: () => 0, fallbackMs: () => 250 };
+		expect(nextAdaptiveWait({ ...input, elapsedMs: 2030 })).toBe(50); // just past it: dense
+		expect(nextAdaptiveWait({ ...input, elapsedMs: 4020 })).toBe(1000); // 2 s late: half of that
+		let t = 2000;
+		let polls = 0;
+		while (t < 30_000) {
+			t += nextAdaptiveWait({ ...input, elapsedMs: t });
+			polls++;
+		}
+		expect(polls).toBeLessThanOrEqual(20); // every 50 ms it would be 560
 	});
 
 	it('a progress that does not run linearly is re-read: no jump is longer than 3× the time elapsed', () => {
