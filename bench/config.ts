@@ -1,4 +1,6 @@
 /** The benchmark's configuration: pool width, latency, image size and bounds; `--quick` shrinks every scenario. */
+import { z } from 'zod';
+
 import { N8N_MATRIX, NEWEST_N8N, OLDEST_N8N } from '../scripts/n8n/versions';
 
 export const MB = 1024 * 1024;
@@ -113,4 +115,12 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
 	}
 	if (unknown.length > 0) throw new Error(`bench: unknown argument(s) ${unknown.join(' ')}; usage: ${BENCH_USAGE}`);
 	return args;
+}
+
+/** `COMFLY_STORE_MAX_MB` from the bench's environment variable `variable` (a whole number of MiB), none when unset. */
+export function storeBoundEnv(variable: string): Record<string, string> {
+	const value = process.env[variable];
+	if (value === undefined || value === '') return {};
+	if (!z.string().regex(/^[1-9]\d*$/).safeParse(value).success) throw new Error(`${variable} must be a whole number of MiB (at least 1), got ${value}`);
+	return { COMFLY_STORE_MAX_MB: value };
 }

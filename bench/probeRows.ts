@@ -5,7 +5,7 @@
  * BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the worker; STORE_MAX_MB=N gives the worker
  * COMFLY_STORE_MAX_MB=N, e.g. 100000: no prune triggered by the bytes written). Not part of `npm run bench`.
  */
-import { benchConfig } from './config';
+import { benchConfig, storeBoundEnv } from './config';
 import { openBench } from './session';
 import { startSizedSim, sizeSuffix, peakPollsPerSecond, type SizeTag } from './sizedSim';
 import { join, pollsPerJob } from './jobs';
@@ -18,10 +18,7 @@ async function main() {
   const sized = await startSizedSim({ min: 1500, max: 3500 }, 'short');
   try {
     // The worker drops the caller's COMFLY_* (each scenario sets its own): STORE_MAX_MB reaches it as COMFLY_STORE_MAX_MB.
-    const bound = process.env.STORE_MAX_MB;
-    if (bound !== undefined && !/^[1-9]\d*$/.test(bound)) throw new Error(`STORE_MAX_MB must be a whole number of MiB, not "${bound}"`);
-    const storeBound: Record<string, string> = bound === undefined ? {} : { COMFLY_STORE_MAX_MB: bound };
-    const a = await bench.startWorker('A', { COMFLY_IMAGE_CONCURRENCY: '30', BENCH_BINARY_MODE: process.env.MODE ?? 'filesystem', ...storeBound });
+    const a = await bench.startWorker('A', { COMFLY_IMAGE_CONCURRENCY: '30', BENCH_BINARY_MODE: process.env.MODE ?? 'filesystem', ...storeBoundEnv('STORE_MAX_MB') });
     const run = async (prefix: string, size: SizeTag) => {
       const { result } = await a.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(size), executions: [30], concurrent: false });
       const jobs = join(result.jobs, sized.sim.log);

@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { parse as parseFlatted } from 'flatted';
-import { z } from 'zod';
 
 import { REPO_ROOT } from '../scripts/examples';
 import { createN8nHome, ensureN8nRuntime, type N8nHome } from '../scripts/n8n';
 import { N8nRestSession, startN8nServer, type N8nServer } from '../scripts/n8n/n8nServer';
+import { storeBoundEnv } from './config';
 
 /** A simulator a workflow points at (its own credential and webhook path). */
 export interface RealN8nTarget {
@@ -138,14 +138,6 @@ interface RunDataLike {
 	resultData: { runData: Record<string, Array<{ startTime?: number; executionTime?: number; data?: { main?: Array<Array<{ json: Record<string, unknown> }> | null> } }>>; error?: { message?: string } };
 }
 
-/** `COMFLY_STORE_MAX_MB` for the real n8n from `BENCH_STORE_MAX_MB` (a whole number of MiB), none when unset. */
-function storeBoundEnv(): Record<string, string> {
-	const value = process.env.BENCH_STORE_MAX_MB;
-	if (value === undefined || value === '') return {};
-	if (!z.string().regex(/^[1-9]\d*$/).safeParse(value).success) throw new Error(`BENCH_STORE_MAX_MB must be a whole number of MiB (at least 1), got ${value}`);
-	return { COMFLY_STORE_MAX_MB: value };
-}
-
 /** Starts n8n `version` with a workflow per target (each with its own credential), logged in as the owner; `nodeArgs` go to the Node of `n8n start`. */
 export async function openRealN8n(version: string, targets: readonly RealN8nTarget[], log: (line: string) => void, nodeArgs: readonly string[] = []): Promise<RealN8nSession> {
 	const setupStarted = Date.now();
@@ -156,7 +148,7 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 	try {
 		// COMFLY_* left at their defaults (pool 30, poll rate 25): what a user's n8n runs with; the store in a temp folder
 		// (BENCH_STORE_MAX_MB: its bound, e.g. to run without the store's prune).
-		home = await createN8nHome({ packageDir: REPO_ROOT, n8nVersion: version, env: { COMFLY_STORE_DIR: storeDir, ...storeBoundEnv() }, log });
+		home = await createN8nHome({ packageDir: REPO_ROOT, n8nVersion: version, env: { COMFLY_STORE_DIR: storeDir, ...storeBoundEnv('BENCH_STORE_MAX_MB') }, log });
 		const setupMs = Date.now() - setupStarted;
 		const startStarted = Date.now();
 		server = await startN8nServer(home, { log, nodeArgs });

@@ -193,6 +193,15 @@ const MIDDLE_POLLS = 1.5;
 const EXPLORE = 0.1;
 
 /**
+ * Whether the account's polling jobs, finishing evenly over `spreadMs` (at least a second), can each have `pollsEach`
+ * polls within the share of the cap the schedule plans to use.
+ */
+function capHasRoom(account: { rate: number; pollers: number }, spreadMs: number, pollsEach: number): boolean {
+	const finishesPerSecond = account.pollers / (Math.max(1000, spreadMs) / 1000);
+	return pollsEach * finishesPerSecond <= RATE_SHARE * account.rate;
+}
+
+/**
  * When a job with learned times polls first (ms since polling began), and whether that poll is a probe (jittered).
  * - Wide learned times (spread ≥ {@link WIDE_SPREAD} of their middle): an early probe, whose progress gives the
  *   expected finish (~2–3 polls a job; the probes come well before the first finishes, the finishes spread out).
@@ -208,8 +217,7 @@ function firstPoll(input: ScheduleInput, learned: { lowMs: number; highMs: numbe
 	if (spread >= WIDE_SPREAD * middle) return { atMs: learned.lowMs * WIDE_PROBE_AT, probe: true };
 	const probe = { atMs: learned.lowMs * PROBE_AT, probe: true };
 	if (!account) return { atMs: middle, probe: false };
-	const finishesPerSecond = account.pollers / (Math.max(1000, spread) / 1000);
-	if (MIDDLE_POLLS * finishesPerSecond <= RATE_SHARE * account.rate) return { atMs: middle, probe: false };
+	if (capHasRoom(account, spread, MIDDLE_POLLS)) return { atMs: middle, probe: false };
 	return clamp(input.random(), 0, 1) < EXPLORE ? probe : { atMs: learned.highMs, probe: false };
 }
 
@@ -268,9 +276,7 @@ function roomToAimAtFinish(input: ScheduleInput): boolean {
 	const { account, learned, elapsedMs } = input;
 	if (!account) return true;
 	if (!learned) return false;
-	const leftMs = learned.highMs - Math.max(learned.lowMs, elapsedMs);
-	const finishesPerSecond = account.pollers / (Math.max(1000, leftMs) / 1000);
-	return AT_FINISH_POLLS * finishesPerSecond <= RATE_SHARE * account.rate;
+	return capHasRoom(account, learned.highMs - Math.max(learned.lowMs, elapsedMs), AT_FINISH_POLLS);
 }
 
 /**
