@@ -5,8 +5,11 @@
  * (`enableOfflineQueue: false`). A command that fails because Redis is gone, silent past the deadline (a
  * stalled or very slow server on an open socket) or refusing the credentials marks Redis not usable: callers
  * then get `{ ok: false }` at once and fall back (per-process limits, the local journal), so no caller waits for
- * a stalled Redis more than once per deadline. A bounded PING on an unref'd timer probes it meanwhile; ioredis
- * reconnects a lost socket by itself. Either makes it usable again. One warning per outage in the log and in
+ * a stalled Redis more than once per deadline. A missed deadline alone is not yet an outage: this process's own
+ * event loop may have been blocked past it (timers fire before replies are read), so a PING sent at once decides
+ * (see {@link SharedRedis.settled}); answered, Redis is usable again with no warning. A bounded PING on an unref'd
+ * timer probes an outage meanwhile; ioredis reconnects a lost socket by itself. Either makes it usable again. One
+ * warning per outage in the log and in
  * {@link SharedRedis.warnings} (the collector's report), which also names an outage for {@link RECENT_OUTAGE_MS}
  * after Redis came back (so a batch that ran partly on per-process limits and the local journal says so). Messages
  * name where Redis was expected (host:port): the password goes to ioredis only, never to a message.
@@ -74,6 +77,8 @@ export class SharedRedis {
 	private stopProbe?: () => void;
 	/** One wait for the first connection, shared by every caller. */
 	private firstConnect?: Promise<boolean>;
+	/** Set while a PING decides whether a missed deadline was Redis's or this process's (never rejects). */
+	private checking?: Promise<void>;
 
 	constructor(
 		target: RedisTarget,
@@ -103,14 +108,22 @@ export class SharedRedis {
 
 	/** True while commands may be sent: connected, and not silent past a deadline. */
 	usable(): boolean {
-		return !this.closing && this.client.status === 'ready' && this.problem === undefined;
+		return !this.closing && this.client.status === 'ready' && this.problem === undefined && this.checking === undefined;
+	}
+
+	/**
+	 * Resolves once no missed deadline is being checked (at most one deadline after it was missed), so that
+	 * {@link warnings} then tells what is known: an outage, or none.
+	 */
+	async settled(): Promise<void> {
+		await this.checking;
 	}
 
 	/** {@link usable}; within CONNECT_WAIT_MS of creation, first waits for the first connection being made (until it is up or refused). */
 	async ready(): Promise<boolean> {
 		if (this.usable()) return true;
 		const waitMs = this.createdAt + CONNECT_WAIT_MS - Date.now();
-		if (this.closing || this.wasReady || this.problem !== undefined || waitMs <= 0 || !['connecting', 'connect', 'wait'].includes(this.client.status)) return false;
+		if (this.closing || this.wasReady || this.problem !== undefined || this.checking !== undefined || waitMs <= 0 || !['connecting', 'connect', 'wait'].includes(this.client.status)) return false;
 		this.firstConnect ??= new Promise<boolean>((resolve) => {
 			// Connected, refused (closed) or the wait is over: whichever comes first.
 			const done = () => {
@@ -145,7 +158,7 @@ export class SharedRedis {
 		return await this.run(async (client) => await client.eval(script, keys.length, ...keys, ...args));
 	}
 
-	/** The report's warnings: one while Redis is not usable, or shortly after it came back. */
+	/** The report's warnings: one while Redis is not usable, or shortly after it came back (a deadline still being checked is neither: see {@link settled}). */
 	warnings(): string[] {
 		if (this.problem !== undefined) return [this.message(this.problem)];
 		const last = this.lastOutage;
@@ -156,7 +169,7 @@ export class SharedRedis {
 		return [];
 	}
 
-	/** Calls `listener` each time Redis becomes usable again after an outage. */
+	/** Calls `listener` each time Redis becomes usable again: after an outage, or after a missed deadline that was this process's (see {@link check}). */
 	onUp(listener: () => void): void {
 		this.upListeners.push(listener);
 	}
@@ -170,8 +183,30 @@ export class SharedRedis {
 	private failed(error: unknown): void {
 		const kind = classifyRedisError(error);
 		if (kind === 'reply' || kind === 'other') return;
-		const detail = kind === 'stalled' ? `no reply within ${this.commandTimeoutMs / 1000} s` : safeReason(error);
-		this.lost({ kind, detail });
+		if (kind === 'stalled') this.check();
+		else this.lost({ kind, detail: safeReason(error) });
+	}
+
+	/**
+	 * A command missed its deadline: Redis stalled, or this process's event loop was blocked past the deadline
+	 * (its timers then fire before the reply that waits in the socket is read). Until a PING sent now answers,
+	 * Redis is not used; answered, it was this process: no outage, no warning, and the listeners run (what was held
+	 * back meanwhile is replayed). Silent past the deadline too (or gone): an outage.
+	 */
+	private check(): void {
+		if (this.problem !== undefined || this.checking !== undefined || this.closing) return;
+		const stalled: RedisProblem = { kind: 'stalled', detail: `no reply within ${this.commandTimeoutMs / 1000} s` };
+		this.checking = this.client.ping().then(
+			() => {
+				this.checking = undefined;
+				if (this.problem === undefined && !this.closing) this.notifyUp();
+			},
+			(error: unknown) => {
+				this.checking = undefined;
+				const kind = classifyRedisError(error);
+				this.lost(kind === 'unreachable' || kind === 'credentials' ? { kind, detail: safeReason(error) } : stalled);
+			},
+		);
 	}
 
 	/** Redis cannot be used: one warning per outage. */
@@ -191,6 +226,10 @@ export class SharedRedis {
 		this.lastOutage = { problem: this.problem, endedAt: (this.options.now ?? Date.now)() };
 		this.problem = undefined;
 		this.options.info?.(`Redis at ${this.where} answers again: the account-wide limit and the journal are shared across processes again.`);
+		this.notifyUp();
+	}
+
+	private notifyUp(): void {
 		for (const listener of this.upListeners) listener();
 	}
 
