@@ -5,11 +5,11 @@
  * (`enableOfflineQueue: false`). A command that fails because Redis is gone, silent past the deadline (a
  * stalled or very slow server on an open socket) or refusing the credentials marks Redis not usable: callers
  * then get `{ ok: false }` at once and fall back (per-process limits, the local journal), so no caller waits for
- * a stalled Redis more than once per deadline. A missed deadline alone is not yet an outage: this process's own
- * event loop may have been blocked past it (timers fire before replies are read), so a PING sent at once decides
- * (see {@link SharedRedis.settled}); answered, Redis is usable again with no warning. A bounded PING on an unref'd
- * timer probes an outage meanwhile; ioredis reconnects a lost socket by itself. Either makes it usable again. One
- * warning per outage in the log and in
+ * a stalled Redis more than once per deadline. A missed deadline is Redis's unless this process's own event loop
+ * was held up for half a deadline or more around it (its timers then fire before the waiting reply is read: a
+ * busy n8n, not a silent Redis), judged at the end of that loop turn (see {@link SharedRedis.settled}). A bounded
+ * PING on an unref'd timer probes an outage meanwhile; ioredis reconnects a lost socket by itself. Either makes it
+ * usable again. One warning per outage in the log and in
  * {@link SharedRedis.warnings} (the collector's report), which also names an outage for {@link RECENT_OUTAGE_MS}
  * after Redis came back (so a batch that ran partly on per-process limits and the local journal says so). Messages
  * name where Redis was expected (host:port): the password goes to ioredis only, never to a message.
@@ -19,6 +19,7 @@ import { Redis } from 'ioredis';
 import { redisAddress, type RedisTarget } from '../config';
 import { holdLease } from '../coordination/heartbeat';
 import type { Answer } from '../coordination/records';
+import { LoopDelay } from './loopDelay';
 
 /** Deadline of every command (ms). */
 const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
@@ -58,6 +59,8 @@ export interface SharedRedisOptions {
 	probeEveryMs?: number;
 	/** Clock of the "recent outage" report window. */
 	now?: () => number;
+	/** The event-loop monitor that judges a missed deadline (closed with the connection); default: one of its own, windows of one deadline. */
+	loopDelay?: LoopDelay;
 }
 
 export class SharedRedis {
@@ -77,8 +80,10 @@ export class SharedRedis {
 	private stopProbe?: () => void;
 	/** One wait for the first connection, shared by every caller. */
 	private firstConnect?: Promise<boolean>;
-	/** Set while a PING decides whether a missed deadline was Redis's or this process's (never rejects). */
-	private checking?: Promise<void>;
+	/** Set from a missed deadline until the end of its loop turn, when it is judged Redis's or this process's (never rejects). */
+	private judging?: Promise<void>;
+	/** How long this process's event loop was held up lately (a missed deadline is judged by it). */
+	private readonly loopDelay: LoopDelay;
 
 	constructor(
 		target: RedisTarget,
@@ -86,6 +91,7 @@ export class SharedRedis {
 	) {
 		this.where = redisAddress(target);
 		this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+		this.loopDelay = options.loopDelay ?? new LoopDelay(this.commandTimeoutMs);
 		this.client = new Redis({
 			host: target.host,
 			port: target.port,
@@ -108,22 +114,19 @@ export class SharedRedis {
 
 	/** True while commands may be sent: connected, and not silent past a deadline. */
 	usable(): boolean {
-		return !this.closing && this.client.status === 'ready' && this.problem === undefined && this.checking === undefined;
+		return !this.closing && this.client.status === 'ready' && this.problem === undefined;
 	}
 
-	/**
-	 * Resolves once no missed deadline is being checked (at most one deadline after it was missed), so that
-	 * {@link warnings} then tells what is known: an outage, or none.
-	 */
+	/** Resolves once every missed deadline so far is judged (by the end of its loop turn), so that {@link warnings} tells what is known. */
 	async settled(): Promise<void> {
-		await this.checking;
+		while (this.judging !== undefined) await this.judging;
 	}
 
 	/** {@link usable}; within CONNECT_WAIT_MS of creation, first waits for the first connection being made (until it is up or refused). */
 	async ready(): Promise<boolean> {
 		if (this.usable()) return true;
 		const waitMs = this.createdAt + CONNECT_WAIT_MS - Date.now();
-		if (this.closing || this.wasReady || this.problem !== undefined || this.checking !== undefined || waitMs <= 0 || !['connecting', 'connect', 'wait'].includes(this.client.status)) return false;
+		if (this.closing || this.wasReady || this.problem !== undefined || waitMs <= 0 || !['connecting', 'connect', 'wait'].includes(this.client.status)) return false;
 		this.firstConnect ??= new Promise<boolean>((resolve) => {
 			// Connected, refused (closed) or the wait is over: whichever comes first.
 			const done = () => {
@@ -149,6 +152,7 @@ export class SharedRedis {
 		} catch (error) {
 			if (classifyRedisError(error) === 'other') throw error;
 			this.failed(error);
+			await this.settled(); // a missed deadline is judged before the caller goes on: an outage is known to it
 			return { ok: false, reason: safeReason(error) };
 		}
 	}
@@ -158,7 +162,7 @@ export class SharedRedis {
 		return await this.run(async (client) => await client.eval(script, keys.length, ...keys, ...args));
 	}
 
-	/** The report's warnings: one while Redis is not usable, or shortly after it came back (a deadline still being checked is neither: see {@link settled}). */
+	/** The report's warnings: one while Redis is not usable, or shortly after it came back (a missed deadline not yet judged is neither: see {@link settled}). */
 	warnings(): string[] {
 		if (this.problem !== undefined) return [this.message(this.problem)];
 		const last = this.lastOutage;
@@ -169,13 +173,14 @@ export class SharedRedis {
 		return [];
 	}
 
-	/** Calls `listener` each time Redis becomes usable again: after an outage, or after a missed deadline that was this process's (see {@link check}). */
+	/** Calls `listener` each time Redis becomes usable again after an outage. */
 	onUp(listener: () => void): void {
 		this.upListeners.push(listener);
 	}
 
 	async close(): Promise<void> {
 		this.closing = true;
+		this.loopDelay.close(); // first: the probe's own stop then leaves the heartbeat with no timer to arm
 		this.endProbe();
 		this.client.disconnect(false);
 	}
@@ -183,30 +188,25 @@ export class SharedRedis {
 	private failed(error: unknown): void {
 		const kind = classifyRedisError(error);
 		if (kind === 'reply' || kind === 'other') return;
-		if (kind === 'stalled') this.check();
+		if (kind === 'stalled') this.judgeMissedDeadline();
 		else this.lost({ kind, detail: safeReason(error) });
 	}
 
 	/**
-	 * A command missed its deadline: Redis stalled, or this process's event loop was blocked past the deadline
-	 * (its timers then fire before the reply that waits in the socket is read). Until a PING sent now answers,
-	 * Redis is not used; answered, it was this process: no outage, no warning, and the listeners run (what was held
-	 * back meanwhile is replayed). Silent past the deadline too (or gone): an outage.
+	 * A command missed its deadline: Redis stalled, or this process's event loop was held up past the deadline (its
+	 * timers then fire before the reply waiting in the socket is read). Judged at the end of this loop turn, once the
+	 * event-loop monitor has seen the hold-up: held up for half a deadline or more, it was this process (that command
+	 * failed, nothing else changes); otherwise Redis is silent: an outage.
 	 */
-	private check(): void {
-		if (this.problem !== undefined || this.checking !== undefined || this.closing) return;
-		const stalled: RedisProblem = { kind: 'stalled', detail: `no reply within ${this.commandTimeoutMs / 1000} s` };
-		this.checking = this.client.ping().then(
-			() => {
-				this.checking = undefined;
-				if (this.problem === undefined && !this.closing) this.notifyUp();
-			},
-			(error: unknown) => {
-				this.checking = undefined;
-				const kind = classifyRedisError(error);
-				this.lost(kind === 'unreachable' || kind === 'credentials' ? { kind, detail: safeReason(error) } : stalled);
-			},
-		);
+	private judgeMissedDeadline(): void {
+		if (this.problem !== undefined || this.judging !== undefined || this.closing) return;
+		this.judging = new Promise<void>((resolve) => {
+			setImmediate(() => {
+				this.judging = undefined;
+				if (this.loopDelay.longestMs() < this.commandTimeoutMs / 2) this.lost({ kind: 'stalled', detail: `no reply within ${this.commandTimeoutMs / 1000} s` });
+				resolve();
+			});
+		});
 	}
 
 	/** Redis cannot be used: one warning per outage. */
@@ -226,10 +226,6 @@ export class SharedRedis {
 		this.lastOutage = { problem: this.problem, endedAt: (this.options.now ?? Date.now)() };
 		this.problem = undefined;
 		this.options.info?.(`Redis at ${this.where} answers again: the account-wide limit and the journal are shared across processes again.`);
-		this.notifyUp();
-	}
-
-	private notifyUp(): void {
 		for (const listener of this.upListeners) listener();
 	}
 
