@@ -1,6 +1,5 @@
 /**
- * One heartbeat per process for every lease it holds (folder locks, claims, Redis leases, the Redis probe, the
- * event-loop monitor's windows):
+ * One heartbeat per process for every lease it holds (folder locks, claims, Redis leases, the Redis probe):
  * `holdLease(renew, everyMs)` calls `renew` every `everyMs` until the returned release is called. One unref'd timer
  * serves them all (it never keeps the process alive) and is armed for the earliest due lease only, so fake timers
  * drive it. A renewal still running when it is due again is skipped, never run twice at once; a renewal's rejection

@@ -5,11 +5,12 @@
  * (`enableOfflineQueue: false`). A command that fails because Redis is gone, silent past the deadline (a
  * stalled or very slow server on an open socket) or refusing the credentials marks Redis not usable: callers
  * then get `{ ok: false }` at once and fall back (per-process limits, the local journal), so no caller waits for
- * a stalled Redis more than once per deadline. A missed deadline is Redis's unless this process's own event loop
- * was held up for half a deadline or more around it (its timers then fire before the waiting reply is read: a
- * busy n8n, not a silent Redis), judged at the end of that loop turn (see {@link SharedRedis.settled}). A bounded
- * PING on an unref'd timer probes an outage meanwhile; ioredis reconnects a lost socket by itself. Either makes it
- * usable again. One warning per outage in the log and in
+ * a stalled Redis more than once per deadline. A missed deadline is Redis's unless its answer was waiting unread:
+ * this process's event loop was held up past the deadline, so the timer fired before the socket was read (a busy
+ * n8n, not a silent Redis). That is judged after the same loop turn has read the socket (see
+ * {@link SharedRedis.settled}): then only that command failed. A bounded PING on an unref'd timer probes an outage
+ * meanwhile; ioredis reconnects a lost socket by itself. Either makes it usable again. One warning per outage in the
+ * log and in
  * {@link SharedRedis.warnings} (the collector's report), which also names an outage for {@link RECENT_OUTAGE_MS}
  * after Redis came back (so a batch that ran partly on per-process limits and the local journal says so). Messages
  * name where Redis was expected (host:port): the password goes to ioredis only, never to a message.
@@ -19,7 +20,6 @@ import { Redis } from 'ioredis';
 import { redisAddress, type RedisTarget } from '../config';
 import { holdLease } from '../coordination/heartbeat';
 import type { Answer } from '../coordination/records';
-import { LoopDelay } from './loopDelay';
 
 /** Deadline of every command (ms). */
 const DEFAULT_COMMAND_TIMEOUT_MS = 2000;
@@ -59,8 +59,6 @@ export interface SharedRedisOptions {
 	probeEveryMs?: number;
 	/** Clock of the "recent outage" report window. */
 	now?: () => number;
-	/** The event-loop monitor that judges a missed deadline (closed with the connection); default: one of its own, windows of one deadline. */
-	loopDelay?: LoopDelay;
 }
 
 export class SharedRedis {
@@ -82,8 +80,6 @@ export class SharedRedis {
 	private firstConnect?: Promise<boolean>;
 	/** Set from a missed deadline until the end of its loop turn, when it is judged Redis's or this process's (never rejects). */
 	private judging?: Promise<void>;
-	/** How long this process's event loop was held up lately (a missed deadline is judged by it). */
-	private readonly loopDelay: LoopDelay;
 
 	constructor(
 		target: RedisTarget,
@@ -91,7 +87,6 @@ export class SharedRedis {
 	) {
 		this.where = redisAddress(target);
 		this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-		this.loopDelay = options.loopDelay ?? new LoopDelay(this.commandTimeoutMs);
 		this.client = new Redis({
 			host: target.host,
 			port: target.port,
@@ -180,7 +175,6 @@ export class SharedRedis {
 
 	async close(): Promise<void> {
 		this.closing = true;
-		this.loopDelay.close(); // first: the probe's own stop then leaves the heartbeat with no timer to arm
 		this.endProbe();
 		this.client.disconnect(false);
 	}
@@ -194,16 +188,18 @@ export class SharedRedis {
 
 	/**
 	 * A command missed its deadline: Redis stalled, or this process's event loop was held up past the deadline (its
-	 * timers then fire before the reply waiting in the socket is read). Judged at the end of this loop turn, once the
-	 * event-loop monitor has seen the hold-up: held up for half a deadline or more, it was this process (that command
-	 * failed, nothing else changes); otherwise Redis is silent: an outage.
+	 * timers then fire before the replies waiting in the socket are read). Judged at the end of this loop turn, after
+	 * its poll phase has read the socket: ioredis drops the oldest command waiting for a reply when that reply is read
+	 * (`commandQueue`). Still the same one: Redis answered nothing, an outage. Another: the answers were there, the
+	 * lateness was this process's; that command failed, nothing else changes.
 	 */
 	private judgeMissedDeadline(): void {
 		if (this.problem !== undefined || this.judging !== undefined || this.closing) return;
+		const oldest = this.client.commandQueue.peekFront();
 		this.judging = new Promise<void>((resolve) => {
 			setImmediate(() => {
 				this.judging = undefined;
-				if (this.loopDelay.longestMs() < this.commandTimeoutMs / 2) this.lost({ kind: 'stalled', detail: `no reply within ${this.commandTimeoutMs / 1000} s` });
+				if (oldest !== undefined && this.client.commandQueue.peekFront() === oldest) this.lost({ kind: 'stalled', detail: `no reply within ${this.commandTimeoutMs / 1000} s` });
 				resolve();
 			});
 		});
