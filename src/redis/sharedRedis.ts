@@ -5,10 +5,10 @@
  * (`enableOfflineQueue: false`). A command that fails because Redis is gone, silent past the deadline (a
  * stalled or very slow server on an open socket) or refusing the credentials marks Redis not usable: callers
  * then get `{ ok: false }` at once and fall back (per-process limits, the local journal), so no caller waits for
- * a stalled Redis more than once per deadline. A missed deadline is Redis's unless its answer was waiting unread:
+ * a stalled Redis more than once per deadline. A missed deadline is Redis's unless answers were waiting unread:
  * this process's event loop was held up past the deadline, so the timer fired before the socket was read (a busy
- * n8n, not a silent Redis). That is judged after the same loop turn has read the socket (see
- * {@link SharedRedis.settled}): then only that command failed. A bounded PING on an unref'd timer probes an outage
+ * n8n, not a silent Redis). That is judged after the next read of the socket (see {@link SharedRedis.settled}):
+ * then only the commands whose deadline passed failed. A bounded PING on an unref'd timer probes an outage
  * meanwhile; ioredis reconnects a lost socket by itself. Either makes it usable again. One warning per outage in the
  * log and in
  * {@link SharedRedis.warnings} (the collector's report), which also names an outage for {@link RECENT_OUTAGE_MS}
@@ -78,7 +78,7 @@ export class SharedRedis {
 	private stopProbe?: () => void;
 	/** One wait for the first connection, shared by every caller. */
 	private firstConnect?: Promise<boolean>;
-	/** Set from a missed deadline until the end of its loop turn, when it is judged Redis's or this process's (never rejects). */
+	/** Set from a missed deadline until it is judged Redis's or this process's, after the next read of the socket (never rejects). */
 	private judging?: Promise<void>;
 
 	constructor(
@@ -112,7 +112,7 @@ export class SharedRedis {
 		return !this.closing && this.client.status === 'ready' && this.problem === undefined;
 	}
 
-	/** Resolves once every missed deadline so far is judged (by the end of its loop turn), so that {@link warnings} tells what is known. */
+	/** Resolves once every missed deadline so far is judged (one loop turn after it), so that {@link warnings} tells what is known. */
 	async settled(): Promise<void> {
 		while (this.judging !== undefined) await this.judging;
 	}
@@ -188,10 +188,13 @@ export class SharedRedis {
 
 	/**
 	 * A command missed its deadline: Redis stalled, or this process's event loop was held up past the deadline (its
-	 * timers then fire before the replies waiting in the socket are read). Judged at the end of this loop turn, after
-	 * its poll phase has read the socket: ioredis drops the oldest command waiting for a reply when that reply is read
-	 * (`commandQueue`). Still the same one: Redis answered nothing, an outage. Another: the answers were there, the
-	 * lateness was this process's; that command failed, nothing else changes.
+	 * timers then fire before the replies waiting in the socket are read). Judged in a setImmediate, which runs after
+	 * the next poll phase has read the socket: ioredis drops the oldest command waiting for a reply when that reply is
+	 * read (`commandQueue`). Still the same one: Redis answered nothing, an outage. Another: the answers were there,
+	 * the lateness was this process's; the commands whose deadline passed failed, nothing else changes. Two narrow
+	 * cases are judged late or early, never unsafely (callers fall back either way): Redis answered the oldest
+	 * command, then froze, while this process was held up (the outage is then declared at the next missed deadline);
+	 * a reply larger than one read (this package's replies are small) is not yet dropped, so the outage is declared.
 	 */
 	private judgeMissedDeadline(): void {
 		if (this.problem !== undefined || this.judging !== undefined || this.closing) return;
@@ -199,8 +202,11 @@ export class SharedRedis {
 		this.judging = new Promise<void>((resolve) => {
 			setImmediate(() => {
 				this.judging = undefined;
-				if (oldest !== undefined && this.client.commandQueue.peekFront() === oldest) this.lost({ kind: 'stalled', detail: `no reply within ${this.commandTimeoutMs / 1000} s` });
-				resolve();
+				try {
+					if (oldest !== undefined && this.client.commandQueue.peekFront() === oldest) this.lost({ kind: 'stalled', detail: `no reply within ${this.commandTimeoutMs / 1000} s` });
+				} finally {
+					resolve(); // a throwing warn() must not leave settled() waiting
+				}
 			});
 		});
 	}
