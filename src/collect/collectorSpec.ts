@@ -64,7 +64,7 @@ export interface CollectorSpec<Result extends CollectableResult> {
 	 */
 	resolveUnknownJob?(ctx: IExecuteFunctions, task: UnknownTask, signal: AbortSignal): Promise<Result | undefined>;
 	/** Notes for the report, read once after the slots are final (e.g. "the result store could not be used"). */
-	reportWarnings?(): Promise<string[]>;
+	reportWarnings?(): string[];
 	/**
 	 * More report fields and notes about the batch's jobs (`jobIds`: every slot's job), read once after the slots are
 	 * final: e.g. what the account spent in its window and its limits. Must not throw (a failure is a note).

@@ -135,7 +135,7 @@ async function runCollector<Result extends CollectableResult>(
 		pool.markCollected(outcomes.flatMap((outcome) => (outcome.result && outcome.slot.jobId ? [outcome.slot.jobId] : [])));
 		const jobIds = slots.flatMap((slot) => (slot.jobId === undefined ? [] : [slot.jobId]));
 		const extras = (await spec.reportExtras?.(ctx, jobIds)) ?? { fields: {}, warnings: [] };
-		const report = buildReport(outcomes, [...((await spec.reportWarnings?.()) ?? []), ...extras.warnings], extras.fields);
+		const report = buildReport(outcomes, [...(spec.reportWarnings?.() ?? []), ...extras.warnings], extras.fields);
 		const hint = unsuccessfulSlotsHint(report, spec, params, ctx.getNode().onError === 'continueErrorOutput');
 		if (hint) ctx.addExecutionHints(hint);
 		// The "Report" output item, paired to every slot's task item.

@@ -8,7 +8,7 @@ import type { CollectorSpec, SlotFiles, UnknownTask } from '../collect';
 import { checkFluxCredentials, redact } from '../flux';
 import { toNodeError, type ErrorHints } from '../n8n/nodeErrors';
 import type { JobContext } from '../pool';
-import { processRedis, redisWarnings } from '../redis';
+import { redisWarnings } from '../redis';
 import { getStore } from '../store';
 import type { ConcurrentSource } from '../twin/concurrentSource';
 import { prepareItems } from '../twin/makeConcurrentTwin';
@@ -163,13 +163,8 @@ export function makeFluxSource<J extends FluxNodeJob>(description: INodeTypeDesc
 	};
 }
 
-/**
- * The report's notes: the result store failed now or recently, its journal was damaged or lost; Redis is
- * misconfigured or was not usable (empty when all is well). Waits for a missed Redis deadline being checked (at
- * most one deadline) so the note tells an outage from this process's own late timers.
- */
-export async function storeWarnings(): Promise<string[]> {
-	await processRedis()?.settled();
+/** The report's notes: the result store failed now or recently, its journal was damaged or lost; Redis is misconfigured or was not usable (empty when all is well). */
+export function storeWarnings(): string[] {
 	return [...getStore().warnings(), ...redisWarnings()];
 }
 

@@ -7,11 +7,10 @@
  * then get `{ ok: false }` at once and fall back (per-process limits, the local journal), so no caller waits for
  * a stalled Redis more than once per deadline. A missed deadline is Redis's unless answers were waiting unread:
  * this process's event loop was held up past the deadline, so the timer fired before the socket was read (a busy
- * n8n, not a silent Redis). That is judged after the next read of the socket (see {@link SharedRedis.settled}):
+ * n8n, not a silent Redis). That is judged after the next read of the socket, before the caller gets its answer:
  * then only the commands whose deadline passed failed. A bounded PING on an unref'd timer probes an outage
  * meanwhile; ioredis reconnects a lost socket by itself. Either makes it usable again. One warning per outage in the
- * log and in
- * {@link SharedRedis.warnings} (the collector's report), which also names an outage for {@link RECENT_OUTAGE_MS}
+ * log and in {@link SharedRedis.warnings} (the collector's report), which also names an outage for {@link RECENT_OUTAGE_MS}
  * after Redis came back (so a batch that ran partly on per-process limits and the local journal says so). Messages
  * name where Redis was expected (host:port): the password goes to ioredis only, never to a message.
  */
@@ -112,11 +111,6 @@ export class SharedRedis {
 		return !this.closing && this.client.status === 'ready' && this.problem === undefined;
 	}
 
-	/** Resolves once every missed deadline so far is judged (one loop turn after it), so that {@link warnings} tells what is known. */
-	async settled(): Promise<void> {
-		while (this.judging !== undefined) await this.judging;
-	}
-
 	/** {@link usable}; within CONNECT_WAIT_MS of creation, first waits for the first connection being made (until it is up or refused). */
 	async ready(): Promise<boolean> {
 		if (this.usable()) return true;
@@ -147,7 +141,7 @@ export class SharedRedis {
 		} catch (error) {
 			if (classifyRedisError(error) === 'other') throw error;
 			this.failed(error);
-			await this.settled(); // a missed deadline is judged before the caller goes on: an outage is known to it
+			await this.judging; // a missed deadline is judged before the caller goes on: an outage is known to it
 			return { ok: false, reason: safeReason(error) };
 		}
 	}
@@ -157,7 +151,7 @@ export class SharedRedis {
 		return await this.run(async (client) => await client.eval(script, keys.length, ...keys, ...args));
 	}
 
-	/** The report's warnings: one while Redis is not usable, or shortly after it came back (a missed deadline not yet judged is neither: see {@link settled}). */
+	/** The report's warnings: one while Redis is not usable, or shortly after it came back. */
 	warnings(): string[] {
 		if (this.problem !== undefined) return [this.message(this.problem)];
 		const last = this.lastOutage;
@@ -205,7 +199,7 @@ export class SharedRedis {
 				try {
 					if (oldest !== undefined && this.client.commandQueue.peekFront() === oldest) this.lost({ kind: 'stalled', detail: `no reply within ${this.commandTimeoutMs / 1000} s` });
 				} finally {
-					resolve(); // a throwing warn() must not leave settled() waiting
+					resolve(); // a throwing warn() must not leave the callers waiting
 				}
 			});
 		});

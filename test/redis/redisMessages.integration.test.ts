@@ -49,8 +49,8 @@ describe('COMFLY_REDIS_URL that is not a Redis URL', () => {
 		const result = await obtainFluxImage(preparedImageJob(sim, 'a wren'), jobContext('j-1'));
 		expect(result.outcome).toBe('success');
 		expect(logged).toEqual([`[n8n-nodes-flux-concurrent] ${expected}`]); // not garbled by the log's URL redaction
-		expect((await storeWarnings())).toEqual([expected]); // the collector's report
-		expect((await storeWarnings())).toEqual([expected]); // every report, while it is wrong; logged once
+		expect(storeWarnings()).toEqual([expected]); // the collector's report
+		expect(storeWarnings()).toEqual([expected]); // every report, while it is wrong; logged once
 		expect(logged).toHaveLength(1);
 		expect(processRedis()).toBeUndefined();
 	});
@@ -74,9 +74,9 @@ describe('a redis-server that requires a password', () => {
 		await until(() => logged.length > 0, 'the refusal is logged');
 		expect(await shared!.run(async (client) => await client.ping())).toMatchObject({ ok: false });
 		expect(logged).toEqual([expect.stringMatching(/^\[n8n-nodes-flux-concurrent\] Redis at 127\.0\.0\.1:\d+ refused the credentials/)]);
-		expect((await storeWarnings())).toEqual([expect.stringMatching(CREDENTIALS)]);
-		for (const text of [...logged, ...(await storeWarnings())]) expect(text).not.toMatch(/unreachable/);
-		noSecret([...logged, ...(await storeWarnings())]);
+		expect(storeWarnings()).toEqual([expect.stringMatching(CREDENTIALS)]);
+		for (const text of [...logged, ...storeWarnings()]) expect(text).not.toMatch(/unreachable/);
+		noSecret([...logged, ...storeWarnings()]);
 	});
 
 	it('the right password: no warning, commands run', async () => {

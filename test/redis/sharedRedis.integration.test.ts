@@ -1,9 +1,8 @@
 /**
  * SharedRedis against a real redis-server frozen with SIGSTOP (the socket stays open, nothing answers): the
  * command in flight resolves "not usable" at its deadline instead of hanging, later commands are not sent at
- * all, one warning says so (log and report); after SIGCONT a background probe finds Redis
- * again and commands run. A deadline missed because this process's event loop was held up (Redis answered in
- * time) is no outage. A short command deadline goes through the constructor (tests only; production uses 2 s).
+ * all, one warning says so (log and report); after SIGCONT a background probe finds Redis again and commands
+ * run. A deadline missed because this process's event loop was held up (Redis answered in time) is no outage. A short command deadline goes through the constructor (tests only; production uses 2 s).
  */
 import type { Redis } from 'ioredis';
 
