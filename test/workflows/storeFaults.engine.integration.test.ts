@@ -62,7 +62,8 @@ it('journal records overwritten with garbage: stored results are served, and the
 	const again = await runPromptBatch(sim, prompts);
 	expect(report(again)).toMatchObject({ cached: 3, allSucceeded: true });
 	expect(sim.log.submits).toHaveLength(3);
-	expect(report(again).warnings).toEqual([expect.stringMatching(/job journal at .* is damaged: 1 damaged line\(s\) were dropped from .*may be sent \(and paid\) again/)]);
+	// How many damaged lines one file holds depends on how the journal laid out and compacted the three records (CI once saw 2).
+	expect(report(again).warnings).toEqual([expect.stringMatching(/job journal at .* is damaged: [1-9]\d* damaged line\(s\) were dropped from .*may be sent \(and paid\) again/)]);
 	// Once for this store (the earlier test's store, dropped by newProcess, may still log from its background prune).
 	const dir = getStore().config.dir;
 	expect(warn.mock.calls.filter(([m]) => String(m).includes('is damaged') && String(m).includes(dir))).toHaveLength(1);
