@@ -2,7 +2,10 @@
 /**
  * One ioredis connection to the shared Redis, with deadlines and a fallback. Every command is bounded
  * (`commandTimeout`, {@link DEFAULT_COMMAND_TIMEOUT_MS}); commands never queue while Redis is away
- * (`enableOfflineQueue: false`). A command that fails because Redis is gone, silent past the deadline (a
+ * (`enableOfflineQueue: false`), and one left unanswered by a lost connection is not sent again after ioredis
+ * reconnects (`autoResendUnfulfilledCommands: false`): its deadline fails it, and its caller has fallen back by
+ * then (a claim taken in the folder, spend counted per machine), so a resend would put it into Redis a second
+ * time, unowned (a restarted Redis given a claim nobody releases). A command that fails because Redis is gone, silent past the deadline (a
  * stalled or very slow server on an open socket) or refusing the credentials marks Redis not usable: callers
  * then get `{ ok: false }` at once and fall back (per-process limits, the local journal), so no caller waits for
  * a stalled Redis more than once per deadline. A missed deadline is Redis's unless answers were waiting unread:
@@ -94,6 +97,7 @@ export class SharedRedis {
 			db: target.db,
 			tls: target.tls ? {} : undefined,
 			enableOfflineQueue: false,
+			autoResendUnfulfilledCommands: false,
 			maxRetriesPerRequest: 1,
 			commandTimeout: this.commandTimeoutMs,
 			connectTimeout: CONNECT_WAIT_MS,
