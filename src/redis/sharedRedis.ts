@@ -34,6 +34,8 @@ const CONNECT_WAIT_MS = 2000;
  * socket already closed (Redis gone): its 2 s default kept a closing process (and jest) alive for 2 s.
  */
 const DISCONNECT_TIMEOUT_MS = 100;
+/** After how many deadlines of silence an open connection is replaced by a new one (the probe's, see startProbe). */
+const RENEW_SILENT_AFTER_DEADLINES = 3;
 /** Longest pause between reconnection attempts (ms). */
 const MAX_RECONNECT_DELAY_MS = 1000;
 const CONNECTION_MESSAGES = [/connection is closed/i, /stream isn't writeable/i, /max retries per request/i];
@@ -78,6 +80,8 @@ export class SharedRedis {
 	private closing = false;
 	/** Stops the probe (on the process's heartbeat, which skips a beat while the last PING still waits). */
 	private stopProbe?: () => void;
+	/** When the probe began, or last replaced a silent connection. */
+	private silentSince = 0;
 	/** One wait for the first connection, shared by every caller. */
 	private firstConnect?: Promise<boolean>;
 	/** Set from a missed deadline until it is judged Redis's or this process's, after the next read of the socket (never rejects). */
@@ -237,12 +241,24 @@ export class SharedRedis {
 		return `Redis at ${this.where} ${state} (${problem.detail}): ${FALLBACK} until it answers again; nothing is lost or paid twice.`;
 	}
 
-	/** A bounded PING on the open connection (a lost socket is ioredis's to reconnect: its `ready` ends the outage). */
+	/**
+	 * A bounded PING on the open connection (a lost socket is ioredis's to reconnect: its `ready` ends the outage).
+	 * A connection silent for {@link RENEW_SILENT_AFTER_DEADLINES} deadlines is replaced (ioredis reconnects): its
+	 * path may have vanished without a FIN or RST (Redis's host or container gone, a partition), and TCP gives up on
+	 * such a socket only after about 15 minutes of retransmissions; a new connection reaches a Redis that is back
+	 * at the address at once. A Redis that is merely stalled gets the new connection too (it answers once it runs).
+	 */
 	private startProbe(): void {
 		if (this.stopProbe !== undefined || this.closing) return;
+		this.silentSince = Date.now();
 		this.stopProbe = holdLease(async () => {
 			if (this.closing || this.client.status !== 'ready') return;
-			await this.client.ping().then(() => this.answered(), () => undefined); // still silent or gone: the next probe tries again
+			const answered = await this.client.ping().then(() => true, () => false);
+			if (answered) return this.answered();
+			if (this.problem?.kind !== 'stalled' || this.closing || this.client.status !== 'ready') return;
+			if (Date.now() - this.silentSince < RENEW_SILENT_AFTER_DEADLINES * this.commandTimeoutMs) return;
+			this.silentSince = Date.now();
+			this.client.disconnect(true);
 		}, this.options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS);
 	}
 

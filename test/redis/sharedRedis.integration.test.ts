@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 
 import type { SharedRedis } from '../../src/redis';
 import type { TestRedis } from '../support/redisServer';
+import { startTcpBlackhole } from '../support/tcpBlackhole';
 import { until } from '../support/until';
 import { sharedRedisAt } from './sharedRedisAt';
 import { useRedisServer } from './useRedisServer';
@@ -57,6 +58,21 @@ describe('a Redis that stops answering on an open connection', () => {
 		expect(shared.warnings()).toEqual([expect.stringMatching(/was unreachable for a while \(no reply within 0\.3 s\): .* it is back/)]);
 	});
 
+	it('frozen past three deadlines: the silent connection is replaced, and once thawed Redis is used again (one warning, one "answers again")', async () => {
+		let reconnects = 0;
+		shared.client.on('reconnecting', () => reconnects++);
+		expect(await shared.run(async (client) => await client.set('k', 'before'))).toEqual({ ok: true, value: 'OK' });
+		redis.freeze();
+		expect(await shared.run(async (client) => await client.get('k'))).toEqual({ ok: false, reason: 'Command timed out' });
+		await until(() => reconnects > 0, 'the silent connection is replaced');
+		expect(redis.frozen()).toBe(true);
+		redis.thaw();
+		await until(() => shared.usable(), 'Redis answers on a new connection');
+		expect(await shared.run(async (client) => await client.get('k'))).toEqual({ ok: true, value: 'before' });
+		expect(warned).toEqual([expect.stringMatching(/stopped answering/)]);
+		expect(informed).toEqual([expect.stringMatching(/answers again/)]);
+	});
+
 	it('a deadline missed because this process was held up (Redis answered in time) is no outage: that command fails, nothing else changes', async () => {
 		let ups = 0;
 		shared.onUp(() => ups++);
@@ -97,6 +113,27 @@ describe('a Redis that stops answering on an open connection', () => {
 	it('an error that is not Redis’s (an abort, a bug) reaches the caller', async () => {
 		await expect(shared.run(async () => Promise.reject(new TypeError('a bug')))).rejects.toThrow('a bug');
 		expect(shared.usable()).toBe(true);
+	});
+});
+
+describe('a connection whose path to Redis vanished (no FIN, no RST: its host or container gone, a partition)', () => {
+	it('is replaced by a new one once the silence outlasts three deadlines, so a Redis reachable again is used again (not after TCP gives up, about 15 minutes later)', async () => {
+		const relay = await startTcpBlackhole(redis.port);
+		const viaRelay = sharedRedisAt(`redis://127.0.0.1:${relay.port}`, { warn: (m) => warned.push(m), info: (m) => informed.push(m), commandTimeoutMs: 300, probeEveryMs: 50 });
+		try {
+			expect(await viaRelay.run(async (client) => await client.set('k', 'through the relay'))).toEqual({ ok: true, value: 'OK' });
+			relay.blackhole(); // the open connection carries nothing from now on and never closes; a new one reaches Redis
+			expect(await viaRelay.run(async (client) => await client.get('k'))).toEqual({ ok: false, reason: 'Command timed out' });
+			expect(viaRelay.usable()).toBe(false);
+			await until(() => viaRelay.usable(), 'a new connection answers');
+			expect(relay.accepted()).toBe(2);
+			expect(await viaRelay.run(async (client) => await client.get('k'))).toEqual({ ok: true, value: 'through the relay' });
+			expect(warned).toEqual([expect.stringMatching(/stopped answering \(no reply within 0\.3 s\)/)]);
+			expect(informed).toEqual([expect.stringMatching(/answers again/)]);
+		} finally {
+			await viaRelay.close();
+			await relay.close();
+		}
 	});
 });
 
