@@ -17,6 +17,8 @@
  * after Redis came back (so a batch that ran partly on per-process limits and the local journal says so). Messages
  * name where Redis was expected (host:port): the password goes to ioredis only, never to a message.
  */
+import type { Socket } from 'node:net';
+
 import { Redis } from 'ioredis';
 
 import { redisAddress, type RedisTarget } from '../config';
@@ -243,10 +245,11 @@ export class SharedRedis {
 
 	/**
 	 * A bounded PING on the open connection (a lost socket is ioredis's to reconnect: its `ready` ends the outage).
-	 * A connection silent for {@link RENEW_SILENT_AFTER_DEADLINES} deadlines is replaced (ioredis reconnects): its
-	 * path may have vanished without a FIN or RST (Redis's host or container gone, a partition), and TCP gives up on
-	 * such a socket only after about 15 minutes of retransmissions; a new connection reaches a Redis that is back
-	 * at the address at once. A Redis that is merely stalled gets the new connection too (it answers once it runs).
+	 * A connection silent for {@link RENEW_SILENT_AFTER_DEADLINES} deadlines is replaced (see {@link dropSilentConnection}):
+	 * its path may have vanished without a FIN or RST (Redis's host or container gone, a partition), and TCP gives up
+	 * on such a socket only after about 15 minutes of retransmissions; a new connection reaches a Redis that is back
+	 * at the address at once. A Redis that is merely stalled gets new connections too: ioredis's ready check on each
+	 * misses its deadline and ioredis replaces it again, one every few seconds, until Redis runs and answers one.
 	 */
 	private startProbe(): void {
 		if (this.stopProbe !== undefined || this.closing) return;
@@ -258,8 +261,24 @@ export class SharedRedis {
 			if (this.problem?.kind !== 'stalled' || this.closing || this.client.status !== 'ready') return;
 			if (Date.now() - this.silentSince < RENEW_SILENT_AFTER_DEADLINES * this.commandTimeoutMs) return;
 			this.silentSince = Date.now();
-			this.client.disconnect(true);
+			this.dropSilentConnection();
 		}, this.options.probeEveryMs ?? DEFAULT_PROBE_EVERY_MS);
+	}
+
+	/**
+	 * Closes the silent connection with a reset, so what it has not delivered (the commands whose deadline passed) is
+	 * dropped, not retransmitted once a partition heals, after the replays the new connection sends meanwhile (their
+	 * order is the replay queue's promise); ioredis sees the close and reconnects. A TLS socket cannot be reset from
+	 * Node: it is ended instead (what it has not delivered may then still arrive).
+	 */
+	private dropSilentConnection(): void {
+		const stream = this.client.stream as Socket | undefined;
+		try {
+			if (stream !== undefined && !stream.destroyed) return void stream.resetAndDestroy();
+		} catch {
+			// not a plain TCP socket (TLS): ended below
+		}
+		this.client.disconnect(true);
 	}
 
 	private endProbe(): void {

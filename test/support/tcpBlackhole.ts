@@ -12,12 +12,15 @@ export interface TcpBlackhole {
 	blackhole(): void;
 	/** Connections accepted so far. */
 	accepted(): number;
+	/** How each black-holed connection was closed by the client so far: `reset` (an RST) or `end` (a FIN). */
+	closings(): Array<'reset' | 'end'>;
 	close(): Promise<void>;
 }
 
 export async function startTcpBlackhole(targetPort: number): Promise<TcpBlackhole> {
 	const open = new Set<{ client: net.Socket; server: net.Socket }>();
 	const swallowed: net.Socket[] = [];
+	const closings: Array<'reset' | 'end'> = [];
 	let accepted = 0;
 	const relay = net.createServer({ allowHalfOpen: true }, (client) => {
 		accepted++;
@@ -51,10 +54,15 @@ export async function startTcpBlackhole(targetPort: number): Promise<TcpBlackhol
 					socket.resume(); // read and drop: nothing arrives at the other end, nothing is answered
 					swallowed.push(socket);
 				}
+				client.on('end', () => closings.push('end'));
+				client.on('error', (error: NodeJS.ErrnoException) => {
+					if (error.code === 'ECONNRESET') closings.push('reset');
+				});
 			}
 			open.clear();
 		},
 		accepted: () => accepted,
+		closings: () => [...closings],
 		close: async () => {
 			for (const socket of swallowed) socket.destroy();
 			for (const { client, server } of open) {
