@@ -23,7 +23,7 @@ const opened: SharedRedis[] = [];
 const folders: string[] = [];
 afterAll(async () => {
 	await Promise.all(opened.map(async (client) => await client.close()));
-	for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+	for (const dir of folders) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 let accounts = 0;
