@@ -36,7 +36,7 @@ const CONNECT_WAIT_MS = 2000;
  * socket already closed (Redis gone): its 2 s default kept a closing process (and jest) alive for 2 s.
  */
 const DISCONNECT_TIMEOUT_MS = 100;
-/** After how many deadlines of silence an open connection is replaced by a new one (the probe's, see startProbe). */
+/** After how many more deadlines of silence, once an outage was declared, an open connection is replaced by a new one (the probe's, see startProbe). */
 const RENEW_SILENT_AFTER_DEADLINES = 3;
 /** Longest pause between reconnection attempts (ms). */
 const MAX_RECONNECT_DELAY_MS = 1000;
@@ -245,7 +245,8 @@ export class SharedRedis {
 
 	/**
 	 * A bounded PING on the open connection (a lost socket is ioredis's to reconnect: its `ready` ends the outage).
-	 * A connection silent for {@link RENEW_SILENT_AFTER_DEADLINES} deadlines is replaced (see {@link dropSilentConnection}):
+	 * A connection still silent {@link RENEW_SILENT_AFTER_DEADLINES} deadlines after the outage was declared is replaced
+	 * (at the first failed PING past that; see {@link dropSilentConnection}):
 	 * its path may have vanished without a FIN or RST (Redis's host or container gone, a partition), and TCP gives up
 	 * on such a socket only after about 15 minutes of retransmissions; a new connection reaches a Redis that is back
 	 * at the address at once. A Redis that is merely stalled gets new connections too: ioredis's ready check on each
@@ -268,8 +269,8 @@ export class SharedRedis {
 	/**
 	 * Closes the silent connection with a reset, so what it has not delivered (the commands whose deadline passed) is
 	 * dropped, not retransmitted once a partition heals, after the replays the new connection sends meanwhile (their
-	 * order is the replay queue's promise); ioredis sees the close and reconnects. A TLS socket cannot be reset from
-	 * Node: it is ended instead (what it has not delivered may then still arrive).
+	 * order is the replay queue's promise); ioredis sees the close and reconnects. Node's `resetAndDestroy()` throws
+	 * for a TLS socket: it is ended instead, so over TLS a timed-out command may still arrive after a healed partition.
 	 */
 	private dropSilentConnection(): void {
 		const stream = this.client.stream as Socket | undefined;

@@ -127,7 +127,7 @@ describe('a connection whose path to Redis vanished (no FIN, no RST: its host or
 			expect(viaRelay.usable()).toBe(false);
 			await until(() => viaRelay.usable(), 'a new connection answers');
 			expect(relay.accepted()).toBe(2);
-			// Reset, not ended: the bytes it never delivered (the GET) are dropped, not retransmitted after a healed partition, behind the new connection's writes.
+			// Closed by an RST, not a FIN: a reset socket's kernel drops what it has not delivered (the GET) instead of retransmitting it after a healed partition, behind the new connection's writes (the relay cannot show that part).
 			expect(relay.closings()).toEqual(['reset']);
 			expect(await viaRelay.run(async (client) => await client.get('k'))).toEqual({ ok: true, value: 'through the relay' });
 			expect(warned).toEqual([expect.stringMatching(/stopped answering \(no reply within 0\.3 s\)/)]);
