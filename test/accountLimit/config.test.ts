@@ -65,7 +65,7 @@ describe('readRedisTarget: hostile values', () => {
 			const missing = path.join(dir, 'nothing-here');
 			expect(() => readRedisTarget({ EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_PASSWORD_FILE: missing })).toThrow(/^QUEUE_BULL_REDIS_PASSWORD_FILE could not be read/);
 		} finally {
-			rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+			rmSync(dir, { recursive: true, force: true });
 		}
 	});
 });

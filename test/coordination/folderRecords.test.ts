@@ -17,7 +17,7 @@ describeRecordStoreContract('FolderRecords', folderStoreUnderTest);
 describe('FolderRecords', () => {
 	let root: string;
 	beforeEach(() => (root = mkdtempSync(path.join(os.tmpdir(), 'flux-records-'))));
-	afterEach(() => rmSync(root, { recursive: true, force: true, maxRetries: 5 }));
+	afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 	it('makes its folder again when it was removed, and syncs each write when durable', async () => {
 		const synced: string[] = [];

@@ -16,6 +16,6 @@ export async function folderStoreUnderTest(): Promise<StoreUnderTest> {
 			const info = await fs.stat(store.fileOf(name), { bigint: true }).catch(() => undefined);
 			return info && `${info.ino}:${info.mtimeNs}`;
 		},
-		close: async () => rmSync(path.dirname(dir), { recursive: true, force: true, maxRetries: 5 }),
+		close: async () => rmSync(path.dirname(dir), { recursive: true, force: true }),
 	};
 }

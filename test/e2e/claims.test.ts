@@ -42,7 +42,7 @@ afterAll(async () => {
 	if (redis?.frozen()) redis.thaw();
 	await redis?.stop();
 	await stopSimulatedN8n(e2e);
-	for (const dir of folders) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+	for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
 function outputFolder(name: string): string {

@@ -48,7 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	for (const child of running) killNamespace(child);
 	await stopSimulatedN8n(e2e);
-	for (const dir of folders) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+	for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
 function storeFolder(): string {

@@ -44,7 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	await stopSimulatedN8n(e2e);
 	await redis?.stop();
-	for (const dir of folders) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+	for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
 const node = (name: string, type: string, parameters: Record<string, unknown>, x: number, extra: Record<string, unknown> = {}) => ({

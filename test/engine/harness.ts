@@ -222,7 +222,7 @@ export function teardownEngine(): void {
 	scheduler.deregisterAllCrons();
 	clearInterval((scheduler as unknown as { logInterval?: NodeJS.Timeout }).logInterval);
 	if (engineState.ownsStorageDir && engineState.storageDir) {
-		rmSync(engineState.storageDir, { recursive: true, force: true, maxRetries: 5 });
+		rmSync(engineState.storageDir, { recursive: true, force: true });
 	}
 	engineState = undefined;
 }

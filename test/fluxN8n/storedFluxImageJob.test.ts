@@ -211,7 +211,7 @@ describe('where the image goes (no image bytes held once they are on disk)', () 
 			expect(readPromptFromPng(readFileSync(String(image.filePath)))).toBe('a heron on a full disk');
 			expect((await store.journal.read(job.identity.key))?.reason).toMatch(/the result store could not keep it/);
 		} finally {
-			rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+			rmSync(dir, { recursive: true, force: true });
 		}
 	});
 });
@@ -267,7 +267,7 @@ describe('the claim on the job key', () => {
 			expect(readPromptFromPng(await readAll(await imageSource(taken)))).toBe('an unkept wren');
 			expect(sim.log.submits).toHaveLength(1);
 		} finally {
-			rmSync(ownerDir, { recursive: true, force: true, maxRetries: 5 });
+			rmSync(ownerDir, { recursive: true, force: true });
 		}
 	});
 });

@@ -33,7 +33,7 @@ afterEach(() => {
 	workers = [];
 });
 afterAll(() => {
-	for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+	for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 function folder(): string {

@@ -336,7 +336,7 @@ async function badDisk(kind: 'read-only' | 'full', round: number): Promise<void>
 		count(name, rows, runs);
 	} finally {
 		execFileSync('umount', ['-l', mount]);
-		rmSync(mount, { recursive: true, force: true, maxRetries: 5 });
+		rmSync(mount, { recursive: true, force: true });
 	}
 }
 
@@ -426,7 +426,7 @@ async function main(): Promise<void> {
 		await sim.close();
 		if (redis.frozen()) redis.thaw();
 		await redis.stop();
-		for (const dir of folders) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+		for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 	}
 	const rows = [...tallies].map(([name, t]) => ({ scenario: name, ...t, failureKinds: JSON.stringify(t.failureKinds) }));
 	console.table(rows);

@@ -46,7 +46,7 @@ describe('the home’s n8n launcher (<home>/n8n.js)', () => {
 		writeFileSync(path.join(dir, 'preload.js'), 'globalThis.preloaded = true;');
 		writeFileSync(path.join(dir, 'other-node'), `#!/bin/sh\nOTHER_NODE=yes exec ${JSON.stringify(process.execPath)} "$@"\n`, { mode: 0o755 });
 	});
-	afterEach(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
+	afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 	function launch(nodeBin: string, env: Record<string, string> = {}) {
 		writeFileSync(path.join(dir, 'n8n.js'), launcherSource(nodeBin, path.join(dir, 'fake-n8n.js')));
@@ -77,7 +77,7 @@ describe('one sqlite3 build shared by the n8n versions (N-API)', () => {
 	afterEach(() => {
 		if (saved === undefined) delete process.env.XDG_CACHE_HOME;
 		else process.env.XDG_CACHE_HOME = saved;
-		rmSync(cache, { recursive: true, force: true, maxRetries: 5 });
+		rmSync(cache, { recursive: true, force: true });
 	});
 
 	function install(name: string, sqliteVersion: string, built?: string): string {

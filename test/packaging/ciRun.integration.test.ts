@@ -54,7 +54,7 @@ interface CiRun {
 
 const scratch: string[] = [];
 afterAll(() => {
-	for (const dir of scratch) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+	for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 });
 
 function runCi(switches: string[]): CiRun {

@@ -38,7 +38,7 @@ afterEach(() => {
 	for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 afterAll(() => {
-	for (const dir of folders) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+	for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
 async function startLedgerWorkers(commands: object[]): Promise<ChildProcess[]> {
@@ -78,7 +78,7 @@ it('a spend folder deleted while n8n runs (a store folder cleaned by hand): the 
 	const ledger = new SpendLedger({ dir });
 	const budget = () => jobBudget({ account: ACCOUNT, limits: { jobs: 5 }, priceKey: 'k', blockMs: 1000 }, () => ({ ledger, perExecution: new NewJobsPerExecution() }))!;
 	await budget().reserve(new AbortController().signal);
-	rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+	rmSync(dir, { recursive: true, force: true });
 	// Before the fix the folder was known to exist for the life of the process: every lock then failed ENOENT after
 	// about 10 s of retries and every job under a limit was refused "could not be locked".
 	const second = await budget().reserve(new AbortController().signal).then(() => 'reserved', (error: unknown) => (error as Error).message);

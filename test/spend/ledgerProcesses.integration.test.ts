@@ -33,7 +33,7 @@ afterEach(() => {
 	for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 afterAll(() => {
-	for (const dir of folders) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+	for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
 async function startLedgerWorkers(commands: object[]): Promise<ChildProcess[]> {

@@ -25,7 +25,7 @@ afterEach(() => {
 });
 afterAll(async () => {
 	await Promise.all(opened.map(async (client) => await client.close()));
-	for (const dir of folders) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+	for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
 async function liveRedis(): Promise<SharedRedis> {

@@ -23,7 +23,7 @@ const opened: SharedRedis[] = [];
 const folders: string[] = [];
 afterAll(async () => {
 	await Promise.all(opened.map(async (client) => await client.close()));
-	for (const dir of folders) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+	for (const dir of folders) rmSync(dir, { recursive: true, force: true, maxRetries: 5 }); // a background write may still land in a folder (ENOTEMPTY): once a suite failed here with all its tests passed
 });
 
 let accounts = 0;

@@ -211,7 +211,7 @@ it('a folder that cannot hold claims (the path is a file): the fault is reported
 		expect(second).toMatchObject({ waited: true, through: { folder: true } });
 		await second!.release();
 	} finally {
-		rmSync(spareFolder(blocker), { recursive: true, force: true, maxRetries: 5 });
+		rmSync(spareFolder(blocker), { recursive: true, force: true });
 	}
 });
 

@@ -182,7 +182,7 @@ describe('a damaged or lost journal is never silent', () => {
 	it('a journal deleted while the store kept its folder: the next process notes it was lost', async () => {
 		const dir = path.join(temp.dir, 'store');
 		await makeJournal(dir).submitting('k', start);
-		rmSync(path.join(dir, 'journal'), { recursive: true, force: true, maxRetries: 5 });
+		rmSync(path.join(dir, 'journal'), { recursive: true, force: true });
 		const faults = new StoreFaults((m) => warnings.push(m), () => clock);
 		const next = new JobJournal(dir, { ttlMs: 30 * DAY, now: () => clock, faults });
 		expect(await next.read('k')).toBeUndefined();

@@ -103,7 +103,7 @@ it('a write-ahead file made again after its folder was deleted has the folder sy
 	});
 	await log.append(line('first'));
 	expect(syncs).toContain('folder journal');
-	rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+	rmSync(dir, { recursive: true, force: true });
 	syncs.length = 0;
 	await log.append(line('again'));
 	expect(await namesIn(path.join(dir, 'ahead-0.log'))).toEqual(['again']);

@@ -325,7 +325,7 @@ describe('ResultStore: adopting a downloaded file (one write, one hash)', () => 
 			expect(allFiles(elsewhere).filter((f) => f.file.includes('content-v2'))).toHaveLength(1);
 			expect(allFiles(path.join(elsewhere, 'tmp'))).toEqual([]);
 		} finally {
-			rmSync(elsewhere, { recursive: true, force: true, maxRetries: 5 });
+			rmSync(elsewhere, { recursive: true, force: true });
 		}
 	});
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 
 export function makeTempDir(): { dir: string; cleanup(): void } {
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'flux-store-'));
-	return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }) };
+	return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** A fresh temporary folder for each test of the file (`temp.dir`), removed after it: call at the top of a test file. */

@@ -31,5 +31,5 @@ beforeEach(async () => {
 afterAll(async () => {
 	// The process-wide Redis connection (if any) must not outlive the file.
 	await resetProcessWide(PER_TEST);
-	for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+	for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 5 }); // retried: a background write of the store may still land in it (ENOTEMPTY)
 });

@@ -20,7 +20,7 @@ export function mountTmpfs(sizeKb: number): Tmpfs {
 	try {
 		execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k,mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
 	} catch (error) {
-		rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+		rmSync(dir, { recursive: true, force: true });
 		throw new Error(`mounting a ${sizeKb} KiB tmpfs needs root: ${String((error as { stderr?: Buffer }).stderr ?? error)}`);
 	}
 	return {
@@ -28,7 +28,7 @@ export function mountTmpfs(sizeKb: number): Tmpfs {
 		readOnly: (on) => execFileSync('mount', ['-o', `remount,${on ? 'ro' : 'rw'}`, dir], { stdio: 'pipe' }),
 		unmount: () => {
 			execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
-			rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+			rmSync(dir, { recursive: true, force: true });
 		},
 	};
 }

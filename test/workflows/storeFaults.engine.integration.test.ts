@@ -71,7 +71,7 @@ it('journal records overwritten with garbage: stored results are served, and the
 
 it('a lost journal (deleted): stored results are still served, and the report warns that jobs running before are unknown now', async () => {
 	await runPromptBatch(sim, prompts);
-	rmSync(getStore().journal.cacheDir, { recursive: true, force: true, maxRetries: 5 });
+	rmSync(getStore().journal.cacheDir, { recursive: true, force: true });
 	newProcess();
 	const again = await runPromptBatch(sim, prompts);
 	expect(report(again)).toMatchObject({ cached: 3, allSucceeded: true });
