@@ -4,10 +4,10 @@
  * waiting on I/O, and how much written data the page cache still held unwritten at the second reading. Every process of the machine counts, not
  * only the bench's: a reading says what the disk was doing while a batch ran, not what the batch did.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 export interface IoReading {
-	/** 512-byte sectors written to the machine's whole disks (not their partitions, loop or RAM devices) since boot. */
+	/** 512-byte sectors written to the machine's whole disks (not their partitions, nor virtual block devices) since boot. */
 	sectorsWritten: number;
 	/** Ticks of all cores since boot: waiting on I/O, in the kernel (system, irq, softirq), and in all. */
 	iowaitTicks: number;
@@ -28,12 +28,12 @@ export interface IoBetween {
 	unwrittenMiB: number;
 }
 
-const WHOLE_DISKS_SKIPPED = /^(loop|ram|zram|sr)\d/;
 
 /** The machine's counters now; undefined off Linux or when /proc and /sys cannot be read. */
 export function readMachineIo(): IoReading | undefined {
 	try {
-		const disks = new Set(readdirSync('/sys/block').filter((name) => !WHOLE_DISKS_SKIPPED.test(name)));
+		// Devices backed by hardware (`device` link): not loop, RAM, device-mapper or RAID devices, whose writes land on those too.
+		const disks = new Set(readdirSync('/sys/block').filter((name) => existsSync(`/sys/block/${name}/device`)));
 		let sectorsWritten = 0;
 		for (const line of readFileSync('/proc/diskstats', 'utf8').split('\n')) {
 			const fields = line.trim().split(/\s+/);
@@ -63,10 +63,10 @@ export function ioBetween(before: IoReading | undefined, after: IoReading | unde
 	};
 }
 
-/** "machine: kernel 23 % of the cores, iowait 4 %; disk: 812 MiB written, 310 MiB not yet on disk" (empty off Linux). */
-export function describeIo(io: IoBetween | undefined): string {
+/** `prefix` + "machine: kernel 23 % of the cores, iowait 4 %; disk: 812 MiB written, 310 MiB not yet on disk" (empty off Linux). */
+export function describeIo(io: IoBetween | undefined, prefix = ''): string {
 	if (!io) return '';
 	const mib = (n: number) => Math.round(n).toLocaleString('en-US');
 	const pct = (share: number) => `${Math.round(share * 100)} %`;
-	return `machine: kernel ${pct(io.kernelShare)} of the cores, iowait ${pct(io.iowaitShare)}; disk: ${mib(io.writtenMiB)} MiB written, ${mib(io.unwrittenMiB)} MiB not yet on disk`;
+	return `${prefix}machine: kernel ${pct(io.kernelShare)} of the cores, iowait ${pct(io.iowaitShare)}; disk: ${mib(io.writtenMiB)} MiB written, ${mib(io.unwrittenMiB)} MiB not yet on disk`;
 }

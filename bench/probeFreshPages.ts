@@ -5,7 +5,7 @@
  * pages that held nothing of this run). Prints each file's wall time and this process's system CPU, in ms per GiB.
  * `npx ts-node --transpile-only bench/probeFreshPages.ts [--files=6] [--dir=/dev/shm]` (dir: default the OS's
  * temporary folder; a tmpfs keeps the disk out of it). Writes up to files × 1 GiB there, removed at the end. Not part
- * of `npm run bench`: the probe behind "The tail of 16 MiB batches is the machine's fresh pages" in bench/README.md.
+ * of `npm run bench`: the probe behind "The tail of 16 MiB batches is this machine's fresh memory" in bench/README.md.
  */
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -24,7 +24,7 @@ function writeOneGib(file: string, chunk: Buffer): { wallMs: number; systemMs: n
 	const start = performance.now();
 	const fd = openSync(file, 'wx', 0o600);
 	try {
-		for (let written = 0; written < GIB; written += CHUNK) writeSync(fd, chunk);
+		for (let written = 0; written < GIB; ) written += writeSync(fd, chunk);
 	} finally {
 		closeSync(fd);
 	}

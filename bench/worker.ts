@@ -5,7 +5,8 @@
  * memory are the nodes' and the engine's alone).
  *
  * Environment (read once, like the nodes do): COMFLY_IMAGE_CONCURRENCY / COMFLY_IMAGE_PENDING set
- * the pool; BENCH_BINARY_MODE = 'default' (in-memory) | 'filesystem' picks n8n's binary data mode.
+ * the pool; BENCH_BINARY_MODE = 'default' (in-memory) | 'filesystem' picks n8n's binary data mode; BENCH_BINARY_DIR is the
+ * folder of n8n's binary data in filesystem mode (default: a new temporary folder, removed with the worker).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { subscribe } from 'node:diagnostics_channel';
@@ -488,7 +489,7 @@ async function shutdown(code: number): Promise<never> {
 }
 
 async function main(): Promise<void> {
-	await harness.configureEngine({ binaryDataMode: binaryMode });
+	await harness.configureEngine({ binaryDataMode: binaryMode, ...(process.env.BENCH_BINARY_DIR ? { storagePath: process.env.BENCH_BINARY_DIR } : {}) });
 	const imagePool = pool.poolFor('image'); // reads COMFLY_IMAGE_* now, once
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const n8nCore = (require('n8n-core/package.json') as { version: string }).version;

@@ -26,9 +26,9 @@ function readRss(pid: number): number | undefined {
 	}
 }
 
-/** One temp result store for the whole benchmark (never the user's ~/.n8n), removed when we exit. */
+/** One temp result store for the whole benchmark (never the user's ~/.n8n), removed when we exit: its folder. */
 let benchStoreDir: string | undefined;
-function benchStore(): string {
+export function benchStore(): string {
 	if (benchStoreDir === undefined) {
 		const dir = mkdtempSync(path.join(tmpdir(), 'flux-bench-store-'));
 		process.once('exit', () => rmSync(dir, { recursive: true, force: true }));

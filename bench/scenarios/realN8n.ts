@@ -77,7 +77,7 @@ export interface RealN8nScenario {
 	errors: string[];
 }
 
-const BATCH = 30;
+export const BATCH = 30;
 const prompts = (prefix: string, size: SizeTag) => Array.from({ length: BATCH }, (_, i) => `${prefix} ${i}${sizeSuffix(size)}`);
 
 /** The timeline of an execution of the real n8n. */

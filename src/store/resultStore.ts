@@ -61,7 +61,7 @@ export interface ResultStoreOptions {
 }
 
 /** Folder of the results inside the store folder. */
-const RESULTS_SUBFOLDER = 'results';
+export const RESULTS_SUBFOLDER = 'results';
 const KEY_PREFIX = 'result:';
 /** Chunk size of reads from the store (cacheBackend.ts). */
 export { READ_CHUNK_BYTES };

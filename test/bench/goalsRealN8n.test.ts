@@ -56,10 +56,22 @@ describe('real-n8n goals', () => {
 		expect(off.every((g) => g.result === 'MISS' && /--real-n8n=off/.test(g.measured))).toBe(true);
 	});
 
+	it("n8n's process CPU per job in the short 1 MiB batches: ≤ 25 ms passes, more misses; every supported version has the row", () => {
+		const v = OLDEST_N8N.n8n;
+		const r = scenario(1.01, 3); // n8n's median batch: 1,200 ms of CPU (40 ms a job), the engine's 900 ms
+		expect(byId(realN8nGoals(r, 'oldest'))[`real-cpu/${v}`]).toMatchObject({ result: 'MISS', measured: "40.0 ms per job (median batch of 1: 1200 ms); the engine's worker, same batches: 30.0 ms per job", target: '≤ 25 ms per job' });
+		for (const shape of r.shapes) for (const driver of shape.drivers) driver.medianCpuMs = shape.shape.id === 'real-a' ? 750 : 99_000; // only real-a's batches count
+		expect(byId(realN8nGoals(r, 'oldest'))[`real-cpu/${v}`]).toMatchObject({ result: 'PASS', measured: expect.stringMatching(/^25\.0 ms per job/) });
+		expect(byId(realN8nGoals(r, 'oldest'))[`real-cpu/${NEWEST_N8N.n8n}`]).toMatchObject({ result: 'MISS', measured: 'not measured in this run (--real-n8n=oldest)' });
+		r.shapes[0].drivers[1].medianCpuMs = NaN; // the batches ran, their CPU was not read
+		expect(byId(realN8nGoals(r, 'oldest'))[`real-cpu/${v}`]).toMatchObject({ result: 'MISS', measured: 'not measured: its CPU was not measured in this run' });
+	});
+
 	it('a version that failed to start is a MISS naming the failure', () => {
 		const r = scenario(1.01, 3);
 		r.versions.push(NEWEST_N8N.n8n);
 		r.servers.push({ version: NEWEST_N8N.n8n, error: 'n8n start exited (1)' });
 		expect(byId(realN8nGoals(r, 'both'))[`real-b/${NEWEST_N8N.n8n}`]).toMatchObject({ result: 'MISS', measured: 'not measured: n8n start exited (1)' });
+		expect(byId(realN8nGoals(r, 'both'))[`real-cpu/${NEWEST_N8N.n8n}`]).toMatchObject({ result: 'MISS', measured: 'not measured: n8n start exited (1)' });
 	});
 });
