@@ -4,7 +4,7 @@
  * `npx ts-node --transpile-only bench/probeRows.ts 1m,4m,16m` (MODE=default for in-memory binary data;
  * BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the worker; STORE_MAX_MB=N gives the worker
  * COMFLY_STORE_MAX_MB=N, e.g. 100000: no prune triggered by the bytes written; each row gives the worker's
- * CPU, user and system, and on Linux ends with the machine's kernel time and disks meanwhile, machineIo.ts; DROP_KEPT=1
+ * CPU, user and system, and on Linux ends with the machine's kernel time and disk traffic meanwhile (machineIo.ts); DROP_KEPT=1
  * deletes the worker's stored results and n8n's binary data after each batch). Not part of `npm run bench`.
  */
 import { benchConfig, storeBoundEnv } from './config';
