@@ -16,10 +16,14 @@ const rangeText = (r: RealN8nScenario, shape: RealN8nShape) => {
 	return `${fixed(min / 1000, 1)}–${fixed(max / 1000, 1)} s`;
 };
 
+/** A shape's range as the scenario's defaults give it (a goal of a version that did not run has no scenario to read). */
+const defaultRangeText = (shape: RealN8nShape) => (shape.range === 'short' ? '1.5–3.5 s' : '12.0–20.0 s');
+const sizeText = (shape: RealN8nShape) => shape.size.replace('m', ' MiB');
+
 const targetText = (shape: RealN8nShape) => `≤ ${shape.target}×${'pollsTarget' in shape ? ` at ≤ ${shape.pollsTarget} polls/job` : ''}`;
 
 function shapeTitle(shape: RealN8nShape, rangeLabel: string, version: string): string {
-	return `30 jobs of ${rangeLabel}, ${shape.size.replace('m', ' MiB')} images, through a real n8n ${version} (webhook → submit → collect): makespan / slowest job`;
+	return `${BATCH} jobs of ${rangeLabel}, ${sizeText(shape)} images, through a real n8n ${version} (webhook → submit → collect): makespan / slowest job`;
 }
 
 const pass = (shape: RealN8nShape, p: CriticalPath) => p.ratio <= shape.target && (!('pollsTarget' in shape) || p.pollsPerJob <= shape.pollsTarget);
@@ -72,12 +76,13 @@ function medianOf(d: DriverRuns, of: (p: CriticalPath) => number): number {
 /** The shape whose batches the CPU goal reads (30 × 1 MiB, 1.5–3.5 s), and the goal: the whole n8n process, ms per job. */
 const CPU_SHAPE = REAL_N8N_SHAPES[0];
 const CPU_PER_JOB_TARGET_MS = 25;
-const cpuTitle = (version: string) => `CPU of the n8n ${version} process per job, in the batches of ${CPU_SHAPE.id} (30 jobs of 1.5–3.5 s, 1 MiB images): user + system, OS count`;
+const CPU_TARGET = `≤ ${CPU_PER_JOB_TARGET_MS} ms per job`;
+const cpuTitle = (version: string) => `CPU of the n8n ${version} process per job, in the batches of ${CPU_SHAPE.id} (${BATCH} jobs of ${defaultRangeText(CPU_SHAPE)}, ${sizeText(CPU_SHAPE)} images): user + system, OS count`;
 
 /** n8n's process CPU per job in {@link CPU_SHAPE}'s batches (median batch ÷ 30) against {@link CPU_PER_JOB_TARGET_MS}. */
 function cpuGoal(r: RealN8nScenario, version: string): Goal {
 	const id = `real-cpu/${version}`;
-	const target = `≤ ${CPU_PER_JOB_TARGET_MS} ms per job`;
+	const target = CPU_TARGET;
 	const drivers = r.shapes.find((sh) => sh.shape.id === CPU_SHAPE.id)?.drivers;
 	const real = drivers?.find((d) => d.driver === n8nDriver(version));
 	const engine = drivers?.find((d) => d.driver === ENGINE_DRIVER);
@@ -121,16 +126,14 @@ export function realN8nGoals(r: RealN8nScenario | undefined, asked: string): Goa
 	// Every version of the support matrix has its rows: one this run did not measure is a MISS that says so.
 	for (const { n8n: version } of N8N_MATRIX) {
 		const ran = r?.versions.includes(version) === true;
+		const notMeasured = (id: string, goal: string, target: string): Goal => {
+			const measured = `not measured in this run (--real-n8n=${asked})`;
+			return { id, goal, measured, target, result: 'MISS', why: `${measured}: a goal this run did not measure is not met; run with --real-n8n=both (the default).` };
+		};
 		for (const shape of REAL_N8N_SHAPES) {
-			if (r && ran) goals.push(shapeGoal(r, shape, version));
-			else {
-				const range = shape.range === 'short' ? '1.5–3.5 s' : '12.0–20.0 s';
-				const measured = `not measured in this run (--real-n8n=${asked})`;
-				goals.push({ id: `${shape.id}/${version}`, goal: shapeTitle(shape, range, version), measured, target: targetText(shape), result: 'MISS', why: `${measured}: a goal this run did not measure is not met; run with --real-n8n=both (the default).` });
-			}
+			goals.push(r && ran ? shapeGoal(r, shape, version) : notMeasured(`${shape.id}/${version}`, shapeTitle(shape, defaultRangeText(shape), version), targetText(shape)));
 		}
-		if (r && ran) goals.push(cpuGoal(r, version));
-		else goals.push({ id: `real-cpu/${version}`, goal: cpuTitle(version), measured: `not measured in this run (--real-n8n=${asked})`, target: `≤ ${CPU_PER_JOB_TARGET_MS} ms per job`, result: 'MISS', why: 'a goal this run did not measure is not met; run with --real-n8n=both (the default).' });
+		goals.push(r && ran ? cpuGoal(r, version) : notMeasured(`real-cpu/${version}`, cpuTitle(version), CPU_TARGET));
 		const cold = r && ran ? coldGoal(r, version) : undefined;
 		if (cold) goals.push(cold);
 	}

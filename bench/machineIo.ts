@@ -1,8 +1,9 @@
 /**
  * The whole machine's disk and kernel time between two readings, from Linux's /proc (undefined on any other system, or
  * where /proc cannot be read): MiB written to its disks, the shares of the cores' time spent in the kernel and idle
- * waiting on I/O, and how much written data the page cache still held unwritten at the second reading. Every process of the machine counts, not
- * only the bench's: a reading says what the disk was doing while a batch ran, not what the batch did.
+ * waiting on I/O, and how much written data the page cache still held unwritten at the second reading. Every process
+ * of the machine counts, not only the bench's: a reading says what the disk was doing while a batch ran, not what the
+ * batch did.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
@@ -27,7 +28,6 @@ export interface IoBetween {
 	/** At `after`: written data not yet on disk, MiB. */
 	unwrittenMiB: number;
 }
-
 
 /** The machine's counters now; undefined off Linux or when /proc and /sys cannot be read. */
 export function readMachineIo(): IoReading | undefined {
