@@ -21,6 +21,7 @@ import type { SubmitOverhead } from './scenarios/submitOverhead';
 import type { Comparison } from './scenarios/compare';
 import type { ScalingRow } from './scenarios/scaling';
 import type { RealN8nScenario } from './scenarios/realN8n';
+import type { PackageCpuScenario } from './scenarios/packageCpu';
 import { summarize } from './stats';
 
 export type Machine = ReturnType<typeof describeMachine>;
@@ -68,6 +69,8 @@ export interface BenchResults {
 	scaleOut: ScaleOut;
 	/** The real-n8n scenario (bench/scenarios/realN8n.ts); undefined with --real-n8n=off. */
 	realN8n?: RealN8nScenario;
+	/** The package's CPU per job under a profiler (bench/scenarios/packageCpu.ts). */
+	packageCpu: PackageCpuScenario;
 }
 
 /** The object written to bench/results.json. */
@@ -104,6 +107,7 @@ export function resultsJson(r: BenchResults, goals: readonly Goal[], totalMs: nu
 			scaling: r.scaling,
 			scaleOut: r.scaleOut,
 			...(r.realN8n ? { realN8n: realN8nJson(r.realN8n) } : {}),
+			packageCpu: r.packageCpu,
 		},
 	};
 }

@@ -8,38 +8,22 @@
  * Refresh, as in the real-n8n workflow; `--cache=off` (engine only) runs scenario 13's Cache Off instead.
  * `--head=MS`: only the first MS of each batch (the submit node, then the jobs' steps until their tasks exist: the
  * batch's critical path), in ms of the main thread per batch as sampled, with how busy it was in each 20 ms.
- * Not part of `npm run bench`.
+ * Not part of `npm run bench` (whose package-CPU rows profile the same batches: bench/scenarios/packageCpu.ts).
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { z } from 'zod';
 
 import { describeMachine } from './benchResults';
 import { buildPackage } from './buildPackage';
-import { AREAS, attributeProfile, busyByBin, OTHER_BUCKETS, parseCpuProfile, type Area, type Attribution, type Bucket } from './cpuAttribution';
+import { AREAS, OTHER_BUCKETS, type Area, type Attribution } from './cpuAttribution';
+import { attributeTarget, busyUs, cpuPerJob, metaSchema, monotonicOffsetUs, osCpuMs, profileEngine, profileN8n, sumBuckets, writeMeta, type Meta, type Target } from './cpuProfiles';
 import { log, table } from './format';
-import { fireN8nBatch, openProfiledN8n, parseBatchArgs, PROFILE_BATCH, runEngineBatch, startProfiledWorker, startProfileSim } from './profileBatches';
-import { packageLocation, sourceLine } from './profileSource';
-import type { SizedSim, SizeTag } from './sizedSim';
+import { parseBatchArgs, PROFILE_BATCH, startProfileSim } from './profileBatches';
+import { sourceLine } from './profileSource';
+import type { SizeTag } from './sizedSim';
 
-const targetSchema = z.object({
-	name: z.string(),
-	/** The folder the process wrote its one .cpuprofile into. */
-	profileDir: z.string(),
-	/** The measured batches, [from, to] epoch ms. */
-	windows: z.array(z.tuple([z.number(), z.number()])),
-	jobs: z.number(),
-	/** The process's CPU (user + system) over each measured batch, ms, as the OS counted it. */
-	cpuMs: z.array(z.number()),
-	/** 'dist': the installed package (dist/…js); 'ts-node': this checkout's sources. */
-	runs: z.enum(['dist', 'ts-node']),
-	nodeVersion: z.string(),
-});
-type Target = z.infer<typeof targetSchema>;
-const metaSchema = z.object({ machine: z.string(), command: z.string(), size: z.string(), batches: z.number(), offsetUs: z.number(), targets: z.array(targetSchema) });
-type Meta = z.infer<typeof metaSchema>;
 
 interface Args {
 	targets: string[];
@@ -75,47 +59,7 @@ function parseArgs(argv: readonly string[]): Args {
 	};
 }
 
-async function profileEngine(sized: SizedSim, args: Args, profileDir: string): Promise<Target> {
-	const worker = await startProfiledWorker('cpu-profile engine', `--cpu-prof --cpu-prof-dir=${profileDir}`);
-	const windows: Array<[number, number]> = [];
-	const cpuMs: number[] = [];
-	try {
-		for (let batch = -1; batch < args.batches; batch++) {
-			const prefix = batch < 0 ? 'short warm-up' : 'short job';
-			const result = await runEngineBatch(worker, sized, prefix, args.size, args.cache);
-			log(`engine ${batch < 0 ? 'warm-up' : `batch ${batch + 1}`}: ${result.wallMs} ms, CPU ${(result.cpu.user + result.cpu.system).toFixed(0)} ms`);
-			if (batch < 0) continue;
-			windows.push([result.startedAt, result.startedAt + result.wallMs]);
-			cpuMs.push(result.cpu.user + result.cpu.system);
-		}
-	} finally {
-		await worker.close(); // the profile is written as the worker exits
-	}
-	return { name: 'engine', profileDir, windows, jobs: PROFILE_BATCH * args.batches, cpuMs, runs: 'ts-node', nodeVersion: process.versions.node };
-}
-
-async function profileN8n(version: string, sized: SizedSim, args: Args, profileDir: string): Promise<Target> {
-	const session = await openProfiledN8n(version, sized, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
-	const windows: Array<[number, number]> = [];
-	const cpuMs: number[] = [];
-	try {
-		for (let batch = -1; batch < args.batches; batch++) {
-			const execution = await fireN8nBatch(session, batch < 0 ? 'short warm-up' : 'short job', args.size);
-			log(`n8n ${version} ${batch < 0 ? 'warm-up' : `batch ${batch + 1}`}: ${execution.answeredAt - execution.firedAt} ms, CPU ${execution.n8nCpuMs ?? 'n/a'} ms`);
-			if (batch < 0) continue;
-			windows.push([execution.firedAt, execution.answeredAt]);
-			cpuMs.push(execution.n8nCpuMs ?? NaN);
-		}
-	} finally {
-		await session.close(); // n8n stops gracefully and its Node writes the profile
-	}
-	return { name: `n8n ${version}`, profileDir, windows, jobs: PROFILE_BATCH * args.batches, cpuMs, runs: 'dist', nodeVersion: session.nodeVersion };
-}
-
 const share = (us: number, total: number) => (total > 0 ? `${((100 * us) / total).toFixed(0)} %` : 'n/a');
-const sum = (record: Record<Bucket, number>, keys: readonly string[]) => keys.reduce((total, key) => total + record[key as Bucket], 0);
-const busyUs = (a: Attribution) => a.sampledUs - a.own.idle;
-const osCpuMs = (target: Target) => target.cpuMs.reduce((a, b) => a + b, 0);
 
 type BucketRow = (label: string, pick: (a: Attribution) => [number, number | undefined]) => Array<string | number>;
 
@@ -125,7 +69,7 @@ function bucketRows(row: BucketRow, { idle }: { idle: boolean }) {
 	const others = (Object.keys(OTHER_BUCKETS) as Array<keyof typeof OTHER_BUCKETS>).filter((key) => idle || key !== 'idle');
 	return [
 		...areaKeys.map((key) => row(AREAS[key], (a) => [a.own[key], a.incl[key]])),
-		row('**the package, all areas**', (a) => [sum(a.own, areaKeys), sum(a.incl, areaKeys)]),
+		row('**the package, all areas**', (a) => [sumBuckets(a.own, areaKeys), sumBuckets(a.incl, areaKeys)]),
 		...others.map((key) => row(OTHER_BUCKETS[key], (a) => [a.own[key], a.incl[key]])),
 	];
 }
@@ -137,13 +81,6 @@ function functionsTable(target: Target, attribution: Attribution, count: number,
 		attribution.functions.slice(0, count).map((fn) => [fn.functionName || '(anonymous)', sourceLine(fn, target.runs), fn.areas.map((area) => AREAS[area]).join(' / '), format(fn.ownUs), format(fn.inclUs)]),
 	);
 }
-
-/**
- * The V8 profiler samples the main thread on wall-clock ticks: on a loaded machine a sample also covers the time
- * the thread waited for a core. So a bucket's ms of CPU per job is its share of the busy samples times the CPU the
- * OS counted for the process over the same batches (all its threads), divided by the jobs.
- */
-const cpuPerJob = (target: Target, a: Attribution) => (us: number) => ((us / busyUs(a)) * osCpuMs(target)) / target.jobs;
 
 function report(meta: Meta, results: Array<{ target: Target; attribution: Attribution }>): string {
 	const headers = ['ms of CPU per job', ...results.flatMap(({ target }) => [`${target.name}: own`, 'incl. its n8n/Node calls', 'own share'])];
@@ -225,17 +162,7 @@ function headReport(meta: Meta, results: Array<{ target: Target; attribution: At
 
 function analyse(dir: string, headMs?: number): string {
 	const meta = metaSchema.parse(JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8')));
-	const results = meta.targets.map((target) => {
-		// CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: the main thread's (n8n 2.41 also runs a worker thread).
-		const files = readdirSync(target.profileDir).filter((file) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(file));
-		if (files.length !== 1) throw new Error(`${target.profileDir}: expected one main-thread .cpuprofile, found ${files.length} (did the process exit cleanly?)`);
-		const file = path.join(target.profileDir, files[0]);
-		const profile = parseCpuProfile(readFileSync(file, 'utf8'), file);
-		const where = packageLocation(target.runs);
-		const windows = target.windows.map(([from, to]) => [from * 1000 + meta.offsetUs, (headMs === undefined ? to : Math.min(to, from + headMs)) * 1000 + meta.offsetUs] as const);
-		const busy = headMs === undefined ? [] : busyByBin(profile, windows.map(([from]) => from), HEAD_BIN_MS * 1000, Math.ceil(headMs / HEAD_BIN_MS), where);
-		return { target, attribution: attributeProfile(profile, windows, where), busy };
-	});
+	const results = meta.targets.map((target) => ({ target, ...attributeTarget(target, meta.offsetUs, headMs === undefined ? undefined : { headMs, binMs: HEAD_BIN_MS }) }));
 	return headMs === undefined ? report(meta, results) : headReport(meta, results, headMs);
 }
 
@@ -248,8 +175,7 @@ async function main(): Promise<void> {
 	const m = describeMachine();
 	const machine = `machine: ${m.cpuModel}, ${m.cores} cores, Node ${m.node}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' / ')}`;
 	log(machine);
-	// Profile timestamps are CLOCK_MONOTONIC µs (as process.hrtime); the batches are timed in epoch ms.
-	const offsetUs = Number(process.hrtime.bigint() / 1000n) - Date.now() * 1000;
+	const offsetUs = monotonicOffsetUs();
 	mkdirSync(args.out, { recursive: true });
 	const versions = args.targets.filter((target) => target !== 'engine');
 	if (versions.length > 0) await buildPackage('cpu profile');
@@ -268,7 +194,7 @@ async function main(): Promise<void> {
 	}
 	const command = `npx ts-node --transpile-only bench/cpuProfile.ts --targets=${args.targets.join(',')} --batches=${args.batches} --size=${args.size}${args.cache === 'off' ? ' --cache=off' : ''}`;
 	const meta: Meta = { machine, command, size: args.size, batches: args.batches, offsetUs, targets };
-	writeFileSync(path.join(args.out, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
+	writeMeta(args.out, meta);
 	console.log('');
 	console.log(analyse(args.out, args.headMs));
 	console.log(`\nprofiles and meta.json in ${args.out} (again: --analyse=${args.out}${args.headMs === undefined ? '' : ` --head=${args.headMs}`})`);

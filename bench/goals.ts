@@ -15,6 +15,7 @@ import { modelAt } from './scenarios/pollPolicies';
 import { SHARED_REFERENCE_GOAL_RATIO } from './scenarios/sharedReference';
 import { latencyRangeGoals, scalingGoals, arrivalOrderGoal, collectorOverheadGoal } from './goalsLatencyAndScale';
 import { realN8nGoals } from './goalsRealN8n';
+import { packageCpuGoals } from './goalsPackageCpu';
 import { STORE_MISS_COST_GOAL } from './scenarios/store';
 import { BOUND_SLACK, CLAIM_COST_GOAL } from './scenarios/claims';
 import { videoGoals } from './scenarios/video';
@@ -37,6 +38,7 @@ export function allGoals(r: BenchResults): Goal[] {
 		...claimsGoals(r),
 		...latencyRangeGoals(r),
 		...realN8nGoals(r.realN8n, r.config.REAL_N8N.asked),
+		...packageCpuGoals(r.packageCpu, r.config.REAL_N8N.asked),
 		...scalingGoals(r),
 		...videoGoals(r.video),
 		...scaleOutGoals(r),

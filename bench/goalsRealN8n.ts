@@ -99,7 +99,7 @@ function cpuGoal(r: RealN8nScenario, version: string): Goal {
 		result: perJob(real) <= CPU_PER_JOB_TARGET_MS ? 'PASS' : 'MISS',
 		why:
 			"the whole process: n8n's own work for the webhook, the execution and its database next to the package's. " +
-			"The package's share, by a CPU profile's attribution, is not a row here: the profiler changes the batches' timing; `bench/cpuProfile.ts` measures it (bench/README.md, \"Where the CPU goes\").",
+			"The package's own share, by a CPU profile's attribution, is the row pkg-cpu/<version> (other batches: the profiler changes their timing).",
 	};
 }
 

@@ -1,5 +1,6 @@
 /**
- * The real-n8n scenario alone (a real n8n beside the engine, the 30-job shapes), for working on the real-n8n numbers:
+ * The real-n8n scenario alone (a real n8n beside the engine, the 30-job shapes), then the package-CPU scenario on the
+ * same versions (bench/scenarios/packageCpu.ts), for working on the real-n8n numbers:
  * `npx ts-node --transpile-only bench/realN8nBench.ts [--real-n8n=both|oldest|newest|<version>] [--real-runs=N] [--quick]`.
  * Prints its goals and tables and writes $TMPDIR/bench-real-n8n.json (never bench/results.json). `npm run bench`
  * runs the same scenario among the others.
@@ -11,8 +12,10 @@ import path from 'node:path';
 import { describeMachine, realN8nJson } from './benchResults';
 import { benchConfig, parseBenchArgs } from './config';
 import { benchStart, log, s, table } from './format';
+import { packageCpuGoals } from './goalsPackageCpu';
 import { realN8nGoals } from './goalsRealN8n';
 import { realN8nReport } from './reportRealN8n';
+import { runPackageCpu } from './scenarios/packageCpu';
 import { runRealN8n } from './scenarios/realN8n';
 import { openBench } from './session';
 
@@ -26,14 +29,15 @@ async function main(): Promise<void> {
 	try {
 		const scenario = await runRealN8n(bench);
 		if (!scenario) return;
-		const goals = realN8nGoals(scenario, config.REAL_N8N.asked).filter((goal) => config.REAL_N8N.versions.some((version) => goal.id.endsWith(`/${version}`)));
+		const packageCpu = await runPackageCpu(bench, scenario.versions);
+		const goals = [...realN8nGoals(scenario, config.REAL_N8N.asked), ...packageCpuGoals(packageCpu, config.REAL_N8N.asked)].filter((goal) => config.REAL_N8N.versions.some((version) => goal.id.endsWith(`/${version}`)));
 		console.log('');
 		console.log(table(['#', 'Goal', 'Measured', 'Target', 'Result'], goals.map((g) => [g.id, g.goal, g.measured, g.target, g.result])));
 		console.log('');
 		console.log(realN8nReport(scenario));
 		for (const g of goals.filter((goal) => goal.result === 'MISS')) console.log(`\n${g.id}: ${g.why ?? ''}`);
 		const out = path.join(os.tmpdir(), 'bench-real-n8n.json');
-		writeFileSync(out, JSON.stringify({ generatedAt: new Date().toISOString(), benchWallMs: Date.now() - benchStart, machine, config: config.REAL_N8N, quick: config.quick, goals, realN8n: realN8nJson(scenario) }, null, 2) + '\n');
+		writeFileSync(out, JSON.stringify({ generatedAt: new Date().toISOString(), benchWallMs: Date.now() - benchStart, machine, config: config.REAL_N8N, quick: config.quick, goals, realN8n: realN8nJson(scenario), packageCpu }, null, 2) + '\n');
 		console.log(`\nWhole run ${s(Date.now() - benchStart)}; results written to ${out}`);
 	} finally {
 		await bench.close();
