@@ -69,8 +69,8 @@ export interface BenchResults {
 	scaleOut: ScaleOut;
 	/** The real-n8n scenario (bench/scenarios/realN8n.ts); undefined with --real-n8n=off. */
 	realN8n?: RealN8nScenario;
-	/** The package's CPU per job under a profiler (bench/scenarios/packageCpu.ts). */
-	packageCpu: PackageCpuScenario;
+	/** The package's CPU per job under a profiler (bench/scenarios/packageCpu.ts); undefined with --real-n8n=off. */
+	packageCpu?: PackageCpuScenario;
 }
 
 /** The object written to bench/results.json. */
@@ -107,7 +107,7 @@ export function resultsJson(r: BenchResults, goals: readonly Goal[], totalMs: nu
 			scaling: r.scaling,
 			scaleOut: r.scaleOut,
 			...(r.realN8n ? { realN8n: realN8nJson(r.realN8n) } : {}),
-			packageCpu: r.packageCpu,
+			...(r.packageCpu ? { packageCpu: r.packageCpu } : {}),
 		},
 	};
 }

@@ -65,7 +65,7 @@ export function benchConfig(quick: boolean, realN8n: { versions?: string; runs?:
 		STORE_MISS_PAIRS: quick ? 2 : 4,
 		REPEATS_30: quick ? 2 : 3,
 		OVERHEAD_RUNS: quick ? { warmup: 1, reps: 5 } : { warmup: 3, reps: 30 },
-		// 25 minutes for the in-process scenarios (15–20 on a loaded 2-core machine), 25 more for the real-n8n scenario on two n8n versions.
+		// 25 minutes for the in-process scenarios (15–20 on a loaded 2-core machine), 25 more for the real-n8n and package-CPU scenarios on two n8n versions.
 		BENCH_DEADLINE_MS: 50 * 60_000,
 		TASK_DEADLINE_MS: 330_000,
 		MODEL_LATENCIES: [2_000, 10_000, 30_000, 60_000],

@@ -14,7 +14,6 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-
 import { describeMachine } from './benchResults';
 import { buildPackage } from './buildPackage';
 import { AREAS, OTHER_BUCKETS, type Area, type Attribution } from './cpuAttribution';
@@ -23,7 +22,6 @@ import { log, table } from './format';
 import { parseBatchArgs, PROFILE_BATCH, startProfileSim } from './profileBatches';
 import { sourceLine } from './profileSource';
 import type { SizeTag } from './sizedSim';
-
 
 interface Args {
 	targets: string[];
@@ -179,6 +177,7 @@ async function main(): Promise<void> {
 	mkdirSync(args.out, { recursive: true });
 	const versions = args.targets.filter((target) => target !== 'engine');
 	if (versions.length > 0) await buildPackage('cpu profile');
+	const plan = { measured: args.batches, size: args.size, cache: args.cache };
 	const sized = await startProfileSim();
 	const targets: Target[] = [];
 	try {
@@ -186,7 +185,7 @@ async function main(): Promise<void> {
 			const profileDir = path.join(args.out, name === 'engine' ? 'engine' : `n8n-${name}`);
 			mkdirSync(profileDir, { recursive: true });
 			log(`profiling ${name === 'engine' ? 'the engine worker' : `n8n ${name}`} …`);
-			targets.push(name === 'engine' ? await profileEngine(sized, args, profileDir) : await profileN8n(name, sized, args, profileDir));
+			targets.push(name === 'engine' ? await profileEngine(sized, plan, profileDir) : await profileN8n(name, sized, plan, profileDir));
 			sized.reset();
 		}
 	} finally {

@@ -15,7 +15,7 @@ import { fireN8nBatch, openProfiledN8n, PROFILE_BATCH, runEngineBatch, startProf
 import { packageLocation } from './profileSource';
 import type { SizedSim, SizeTag } from './sizedSim';
 
-export const targetSchema = z.object({
+const targetSchema = z.object({
 	name: z.string(),
 	/** The folder the process wrote its one .cpuprofile into. */
 	profileDir: z.string(),
@@ -36,22 +36,22 @@ export type Meta = z.infer<typeof metaSchema>;
 
 export const writeMeta = (dir: string, meta: Meta): void => writeFileSync(path.join(dir, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
 
-/** What the profiled batches are: how many after the warm-up, the image size, the submit node's Cache. */
+/** What the profiled batches are: how many are measured (after one warm-up batch), the image size, the submit node's Cache. */
 export interface ProfileBatches {
-	batches: number;
+	measured: number;
 	size: SizeTag;
 	cache: 'refresh' | 'off';
 }
 
 /** Runs the batches in a fresh engine worker under `--cpu-prof` (its profile lands in `profileDir` as it exits). */
-export async function profileEngine(sized: SizedSim, batches: ProfileBatches, profileDir: string): Promise<Target> {
+export async function profileEngine(sized: SizedSim, plan: ProfileBatches, profileDir: string): Promise<Target> {
 	const worker = await startProfiledWorker('cpu-profile engine', `--cpu-prof --cpu-prof-dir=${profileDir}`);
 	const windows: Array<[number, number]> = [];
 	const cpuMs: number[] = [];
 	try {
-		for (let batch = -1; batch < batches.batches; batch++) {
+		for (let batch = -1; batch < plan.measured; batch++) {
 			const prefix = batch < 0 ? 'short warm-up' : 'short job';
-			const result = await runEngineBatch(worker, sized, prefix, batches.size, batches.cache);
+			const result = await runEngineBatch(worker, sized, prefix, plan.size, plan.cache);
 			log(`engine ${batch < 0 ? 'warm-up' : `batch ${batch + 1}`}: ${result.wallMs} ms, CPU ${(result.cpu.user + result.cpu.system).toFixed(0)} ms`);
 			if (batch < 0) continue;
 			windows.push([result.startedAt, result.startedAt + result.wallMs]);
@@ -60,17 +60,17 @@ export async function profileEngine(sized: SizedSim, batches: ProfileBatches, pr
 	} finally {
 		await worker.close(); // the profile is written as the worker exits
 	}
-	return { name: 'engine', profileDir, windows, jobs: PROFILE_BATCH * batches.batches, cpuMs, runs: 'ts-node', nodeVersion: process.versions.node };
+	return { name: 'engine', profileDir, windows, jobs: PROFILE_BATCH * plan.measured, cpuMs, runs: 'ts-node', nodeVersion: process.versions.node };
 }
 
 /** Runs the batches through a real `n8n start` of `version` (the package as built in dist/) whose main process runs under `--cpu-prof`. */
-export async function profileN8n(version: string, sized: SizedSim, batches: ProfileBatches, profileDir: string): Promise<Target> {
+export async function profileN8n(version: string, sized: SizedSim, plan: ProfileBatches, profileDir: string): Promise<Target> {
 	const session = await openProfiledN8n(version, sized, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
 	const windows: Array<[number, number]> = [];
 	const cpuMs: number[] = [];
 	try {
-		for (let batch = -1; batch < batches.batches; batch++) {
-			const execution = await fireN8nBatch(session, batch < 0 ? 'short warm-up' : 'short job', batches.size);
+		for (let batch = -1; batch < plan.measured; batch++) {
+			const execution = await fireN8nBatch(session, batch < 0 ? 'short warm-up' : 'short job', plan.size);
 			log(`n8n ${version} ${batch < 0 ? 'warm-up' : `batch ${batch + 1}`}: ${execution.answeredAt - execution.firedAt} ms, CPU ${execution.n8nCpuMs ?? 'n/a'} ms`);
 			if (batch < 0) continue;
 			windows.push([execution.firedAt, execution.answeredAt]);
@@ -79,15 +79,15 @@ export async function profileN8n(version: string, sized: SizedSim, batches: Prof
 	} finally {
 		await session.close(); // n8n stops gracefully and its Node writes the profile
 	}
-	return { name: `n8n ${version}`, profileDir, windows, jobs: PROFILE_BATCH * batches.batches, cpuMs, runs: 'dist', nodeVersion: session.nodeVersion };
+	return { name: `n8n ${version}`, profileDir, windows, jobs: PROFILE_BATCH * plan.measured, cpuMs, runs: 'dist', nodeVersion: session.nodeVersion };
 }
 
 /** Profile timestamps are CLOCK_MONOTONIC µs (as process.hrtime); the batches are timed in epoch ms: add this to epoch µs. */
 export const monotonicOffsetUs = (): number => Number(process.hrtime.bigint() / 1000n) - Date.now() * 1000;
 
 /**
- * The target's profile attributed over its measured batches (`headMs`: only each batch's first that many ms, and the
- * main thread's busy time per `binMs` from each batch's start, `bins` of them).
+ * The target's profile attributed over its measured batches (`offsetUs`: monotonicOffsetUs() of the run; `head`: only
+ * each batch's first `headMs`, and the main thread's busy time in each `binMs` from each batch's start).
  */
 export function attributeTarget(target: Target, offsetUs: number, head?: { headMs: number; binMs: number }): { attribution: Attribution; busy: number[] } {
 	// CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: the main thread's (n8n 2.41 also runs a worker thread).

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
 	try {
 		const scenario = await runRealN8n(bench);
 		if (!scenario) return;
-		const packageCpu = await runPackageCpu(bench, scenario.versions);
+		const packageCpu = await runPackageCpu(bench, scenario);
 		const goals = [...realN8nGoals(scenario, config.REAL_N8N.asked), ...packageCpuGoals(packageCpu, config.REAL_N8N.asked)].filter((goal) => config.REAL_N8N.versions.some((version) => goal.id.endsWith(`/${version}`)));
 		console.log('');
 		console.log(table(['#', 'Goal', 'Measured', 'Target', 'Result'], goals.map((g) => [g.id, g.goal, g.measured, g.target, g.result])));

@@ -1,8 +1,9 @@
 /**
  * `npm run bench [-- --quick] [--real-n8n=both|oldest|newest|off|<version>] [--real-runs=N]`: drives the package's
- * nodes through n8n-core's real WorkflowExecute (in process, via test/engine/harness.ts) and, for the real-n8n and
- * package-CPU scenarios, through a real `n8n start` of each asked version, against the relay simulator on 127.0.0.1, prints a table of the
- * measurements with PASS/MISS per goal, and writes bench/results.json (`--quick`: a temp file).
+ * nodes through n8n-core's real WorkflowExecute (in process, via test/engine/harness.ts) and, for the real-n8n
+ * and package-CPU scenarios, through a real `n8n start` of each asked version, against the relay simulator on
+ * 127.0.0.1, prints a table of the measurements with PASS/MISS per goal, and writes bench/results.json (`--quick`: a
+ * temp file).
  *
  * This process hosts the relay simulators; the nodes run in child processes (bench/worker.ts), one
  * per pool configuration / binary data mode, so that pool sizes (read once from the environment)
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
 		const policyRows = await runPollPolicies(bench, a); // 4
 		const comparison = await runComparison(bench, a, DEFAULT_POLL_RATE); // 12
 		const realN8n = await runRealN8n(bench); // real n8n (n8n start per version, beside a fresh engine worker)
-		const packageCpu = await runPackageCpu(bench, realN8n?.versions ?? []); // the package's CPU per job under a profiler (after real n8n: its dist/ build)
+		const packageCpu = await runPackageCpu(bench, realN8n); // the package's CPU per job under a profiler (after real n8n: its dist/ build)
 		const rateLimits = await runRateLimits(bench, a); // 6 (closes A, starts and closes B)
 		const memRows = await runMemory(bench); // 5 (fresh workers)
 		const reference = await runSharedReference(bench); // 7 (fresh worker)
