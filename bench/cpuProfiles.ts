@@ -90,7 +90,7 @@ export const monotonicOffsetUs = (): number => Number(process.hrtime.bigint() / 
  * each batch's first `headMs`, and the main thread's busy time in each `binMs` from each batch's start).
  */
 export function attributeTarget(target: Target, offsetUs: number, head?: { headMs: number; binMs: number }): { attribution: Attribution; busy: number[] } {
-	// CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: the main thread's (n8n 2.41 also runs a worker thread).
+	// CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: the main thread's (n8n also runs worker threads, profiled too).
 	const files = readdirSync(target.profileDir).filter((file) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(file));
 	if (files.length !== 1) throw new Error(`${target.profileDir}: expected one main-thread .cpuprofile, found ${files.length} (did the process exit cleanly?)`);
 	const file = path.join(target.profileDir, files[0]);

@@ -1,6 +1,6 @@
 /**
- * The package's own CPU per job (issue 34: "a 1 MiB image job costs at most 10 ms of the package's own CPU, the
- * profile's attribution"): the batches of bench/cpuProfile.ts (30 × 1 MiB, jobs of 1.5–3.5 s, Cache Refresh, one
+ * The package's own CPU per job (issue 34: "a 1 MiB image job costs at most 10 ms of the package's own CPU (the
+ * profile's attribution)"): the batches of bench/cpuProfile.ts (30 × 1 MiB, jobs of 1.5–3.5 s, Cache Refresh, one
  * warm-up batch first) in a fresh engine worker and in a real `n8n start` of each version that started in the
  * real-n8n scenario, each process under `node --cpu-prof`; each profile attributed over the measured batches
  * (bench/cpuProfiles.ts). It runs after the real-n8n scenario, whose build of dist/ the n8n homes install, and apart
