@@ -58,6 +58,8 @@ export interface RealN8nExecution {
 	slots: ReportSlot[];
 	/** CPU time (user + system) of the `n8n start` process over the execution, ms; undefined off Linux. */
 	n8nCpuMs?: number;
+	/** The system (kernel) part of it, ms. */
+	n8nSystemCpuMs?: number;
 }
 
 export interface RealN8nSession {
@@ -116,13 +118,13 @@ function benchWorkflow(home: N8nHome, name: string, webhookPath: string, credent
 	};
 }
 
-/** utime + stime of a process, ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMsOf(pid: number | undefined): number | undefined {
+/** utime and stime of a process, ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMsOf(pid: number | undefined): { user: number; system: number } | undefined {
 	if (pid === undefined) return undefined;
 	try {
 		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
 		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-		return (Number(fields[11]) + Number(fields[12])) * 10; // fields 14 and 15 of stat(5), counted after the name
+		return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }; // fields 14 and 15 of stat(5), counted after the name
 	} catch {
 		return undefined;
 	}
@@ -190,7 +192,7 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 			const hook = webhooks.get(targetKey);
 			if (!hook) throw new Error(`no workflow for ${targetKey}`);
 			const body = JSON.stringify({ prompts: prompts.map((prompt) => ({ prompt })) });
-			let cpu0: number | undefined;
+			let cpu0: { user: number; system: number } | undefined;
 			let firedAt: number;
 			let res: Response;
 			let answer: string;
@@ -229,7 +231,8 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 				};
 			});
 			if (slots.length !== prompts.length) throw new Error(`n8n ${version}: execution ${executionId}: the collector reported ${slots.length} slots for ${prompts.length} prompts`);
-			return { firedAt, answeredAt, httpStatus: res.status, executionId, status, startedAt, stoppedAt, nodes, slots, n8nCpuMs: cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0 };
+			const cpu = cpu0 && cpu1 ? { n8nCpuMs: cpu1.user + cpu1.system - (cpu0.user + cpu0.system), n8nSystemCpuMs: cpu1.system - cpu0.system } : {};
+			return { firedAt, answeredAt, httpStatus: res.status, executionId, status, startedAt, stoppedAt, nodes, slots, ...cpu };
 		};
 		const started = { home, server };
 		return {

@@ -37,6 +37,8 @@ export interface MeasuredBatch {
 	path: CriticalPath;
 	/** The n8n start process's CPU (user + system) or the engine worker's, ms. */
 	cpuMs?: number;
+	/** Its system (kernel) part, ms. */
+	systemCpuMs?: number;
 	/** The execution id (real n8n). */
 	executionId?: string;
 }
@@ -47,6 +49,8 @@ export interface DriverRuns {
 	/** Medians over the runs: the ratio, polls per job, and each part of the path. */
 	median: CriticalPath;
 	medianCpuMs: number;
+	/** The median batch's system (kernel) CPU, ms (undefined in results from before it was read). */
+	medianSystemCpuMs?: number;
 }
 
 export interface ShapeResult {
@@ -110,7 +114,7 @@ function engineDriver(worker: Worker, sims: Record<RangeName, SizedSim>): Driver
 			const sized = sims[range];
 			const { result } = await worker.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(size), executions: [BATCH], concurrent: false });
 			checkBatch(`engine ${range} ${size}`, result, BATCH);
-			return { path: criticalPath(engineTimeline(result), sized.sim.log), cpuMs: result.cpu.user + result.cpu.system };
+			return { path: criticalPath(engineTimeline(result), sized.sim.log), cpuMs: result.cpu.user + result.cpu.system, systemCpuMs: result.cpu.system };
 		},
 	};
 }
@@ -122,7 +126,7 @@ function realDriver(session: RealN8nSession, sims: Record<RangeName, SizedSim>):
 			const execution = await session.fire(range, prompts(prefix, size));
 			const failed = execution.slots.filter((slot) => slot.status !== 'success');
 			if (failed.length > 0) throw new Error(`n8n ${session.version} ${range} ${size}: ${failed.length} slot(s) did not succeed`);
-			return { path: criticalPath(n8nTimeline(execution), sims[range].sim.log), cpuMs: execution.n8nCpuMs, executionId: execution.executionId };
+			return { path: criticalPath(n8nTimeline(execution), sims[range].sim.log), cpuMs: execution.n8nCpuMs, systemCpuMs: execution.n8nSystemCpuMs, executionId: execution.executionId };
 		},
 	};
 }
@@ -195,6 +199,7 @@ export async function runRealN8n(bench: Bench): Promise<RealN8nScenario | undefi
 				runs: batches,
 				median: medianPath(batches.map((b) => b.path)),
 				medianCpuMs: median(batches.map((b) => b.cpuMs ?? NaN)),
+				medianSystemCpuMs: median(batches.map((b) => b.systemCpuMs ?? NaN)),
 			})),
 		}));
 		await worker.close();
