@@ -80,7 +80,7 @@ const CPU_TARGET = `≤ ${CPU_PER_JOB_TARGET_MS} ms per job`;
 const cpuTitle = (version: string) => `CPU of the n8n ${version} process per job, in the batches of ${CPU_SHAPE.id} (${BATCH} jobs of ${defaultRangeText(CPU_SHAPE)}, ${sizeText(CPU_SHAPE)} images): user + system, OS count`;
 
 /** The kernel's share of a driver's CPU, as text (absent in results from before it was read). */
-const systemText = (d: DriverRuns) => (d.medianSystemCpuMs !== undefined && Number.isFinite(d.medianSystemCpuMs) ? `; system (kernel) time ${ms(d.medianSystemCpuMs)} a batch, median` : '');
+const systemText = (d: DriverRuns) => (d.medianSystemCpuMs !== undefined && Number.isFinite(d.medianSystemCpuMs) ? `; system (kernel) time ${ms(d.medianSystemCpuMs)} a batch, median of the batches` : '');
 
 /** n8n's process CPU per job in {@link CPU_SHAPE}'s batches (median batch ÷ 30) against {@link CPU_PER_JOB_TARGET_MS}. */
 function cpuGoal(r: RealN8nScenario, version: string): Goal {
@@ -101,7 +101,7 @@ function cpuGoal(r: RealN8nScenario, version: string): Goal {
 		target,
 		result: perJob(real) <= CPU_PER_JOB_TARGET_MS ? 'PASS' : 'MISS',
 		why:
-			"the whole process: n8n's own work for the webhook, the execution and its database next to the package's, user and system (kernel) time; on this VM the kernel's time grows with the memory a process keeps (bench/README.md, \"The tail of 16 MiB batches is this machine's fresh memory\"). " +
+			"the whole process: n8n's own work for the webhook, the execution and its database next to the package's, user and system (kernel) time; it moves widely from batch to batch with the same code (bench/README.md, \"n8n's CPU per batch moves twofold from batch to batch\"). " +
 			"The package's own share, by a CPU profile's attribution, is the row pkg-cpu/<version> (other batches: the profiler changes their timing).",
 	};
 }

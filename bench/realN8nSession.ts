@@ -118,13 +118,22 @@ function benchWorkflow(home: N8nHome, name: string, webhookPath: string, credent
 	};
 }
 
-/** utime and stime of a process, ms (Linux /proc; clock ticks of 10 ms). */
+/**
+ * utime and stime of a `/proc/<pid>/stat` line, ms: fields 14 and 15 of stat(5), counted after the command name
+ * (which may hold spaces and parentheses: the fields start after its last `)`), in USER_HZ ticks (100 a second on
+ * x86 and arm64). The kernel splits a process's time into user and system by sampled ticks, so the system part of
+ * a second's window is an estimate to within some tens of ms.
+ */
+export function parseStatTimes(stat: string): { user: number; system: number } {
+	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+	return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+}
+
+/** utime and stime of a process, ms (Linux /proc); undefined where it cannot be read. */
 function cpuMsOf(pid: number | undefined): { user: number; system: number } | undefined {
 	if (pid === undefined) return undefined;
 	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-		return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }; // fields 14 and 15 of stat(5), counted after the name
+		return parseStatTimes(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 	} catch {
 		return undefined;
 	}

@@ -46,7 +46,7 @@ export function realN8nBreakdownTables(r: RealN8nScenario): string[] {
 			['polls per job', ...drivers.map((d) => fixed(d.median.pollsPerJob, 2))],
 			['CPU per batch (n8n main process / engine worker)', ...drivers.map((d) => ms(d.medianCpuMs))],
 			// Read since 2026-12-07: results.json files from before have no such row.
-			...(drivers.some((d) => d.medianSystemCpuMs !== undefined) ? [['  of it system (kernel) time, median batch', ...drivers.map((d) => ms(d.medianSystemCpuMs ?? NaN))]] : []),
+			...(drivers.some((d) => d.medianSystemCpuMs !== undefined) ? [['  system (kernel) time, median of the batches', ...drivers.map((d) => ms(d.medianSystemCpuMs ?? NaN))]] : []),
 		];
 		return table(header, rows);
 	});

@@ -49,7 +49,7 @@ export interface DriverRuns {
 	/** Medians over the runs: the ratio, polls per job, and each part of the path. */
 	median: CriticalPath;
 	medianCpuMs: number;
-	/** The median batch's system (kernel) CPU, ms (undefined in results from before it was read). */
+	/** The median of the batches' system (kernel) CPU, ms, taken apart from the total's (undefined in results from before it was read). */
 	medianSystemCpuMs?: number;
 }
 
