@@ -26,6 +26,9 @@ import { summarize } from './stats';
 
 export type Machine = ReturnType<typeof describeMachine>;
 
+/** "machine: <CPU>, <cores> cores, Node <version>; load average a / b / c": the line the standalone probes print first. */
+export const machineLine = (m: Machine): string => `machine: ${m.cpuModel}, ${m.cores} cores, Node ${m.node}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' / ')}`;
+
 export function describeMachine() {
 	const cpus = os.cpus();
 	return {

@@ -14,7 +14,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { describeMachine } from './benchResults';
+import { describeMachine, machineLine } from './benchResults';
 import { buildPackage } from './buildPackage';
 import { AREAS, OTHER_BUCKETS, type Area, type Attribution } from './cpuAttribution';
 import { attributeTarget, busyUs, cpuPerJob, metaSchema, monotonicOffsetUs, osCpuMs, profileEngine, profileN8n, sumBuckets, writeMeta, type Meta, type Target } from './cpuProfiles';
@@ -171,7 +171,7 @@ async function main(): Promise<void> {
 		return;
 	}
 	const m = describeMachine();
-	const machine = `machine: ${m.cpuModel}, ${m.cores} cores, Node ${m.node}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' / ')}`;
+	const machine = machineLine(m);
 	log(machine);
 	const offsetUs = monotonicOffsetUs();
 	mkdirSync(args.out, { recursive: true });

@@ -6,7 +6,7 @@
  * run is a MISS that says so; so is a scenario that was not run (`--real-n8n=off`).
  */
 import { fixed, ms, s } from './format';
-import type { Goal } from './goal';
+import { notMeasuredGoal, type Goal } from './goal';
 import { excessMs, type CriticalPath } from './makespanBreakdown';
 import { BATCH, ENGINE_DRIVER, excessText, n8nDriver, REAL_N8N_SHAPES, type DriverRuns, type RealN8nScenario, type RealN8nShape } from './scenarios/realN8n';
 import { N8N_MATRIX } from '../scripts/n8n/versions';
@@ -129,14 +129,10 @@ export function realN8nGoals(r: RealN8nScenario | undefined, asked: string): Goa
 	// Every version of the support matrix has its rows: one this run did not measure is a MISS that says so.
 	for (const { n8n: version } of N8N_MATRIX) {
 		const ran = r?.versions.includes(version) === true;
-		const notMeasured = (id: string, goal: string, target: string): Goal => {
-			const measured = `not measured in this run (--real-n8n=${asked})`;
-			return { id, goal, measured, target, result: 'MISS', why: `${measured}: a goal this run did not measure is not met; run with --real-n8n=both (the default).` };
-		};
 		for (const shape of REAL_N8N_SHAPES) {
-			goals.push(r && ran ? shapeGoal(r, shape, version) : notMeasured(`${shape.id}/${version}`, shapeTitle(shape, defaultRangeText(shape), version), targetText(shape)));
+			goals.push(r && ran ? shapeGoal(r, shape, version) : notMeasuredGoal(`${shape.id}/${version}`, shapeTitle(shape, defaultRangeText(shape), version), targetText(shape), asked));
 		}
-		goals.push(r && ran ? cpuGoal(r, version) : notMeasured(`real-cpu/${version}`, cpuTitle(version), CPU_TARGET));
+		goals.push(r && ran ? cpuGoal(r, version) : notMeasuredGoal(`real-cpu/${version}`, cpuTitle(version), CPU_TARGET, asked));
 		const cold = r && ran ? coldGoal(r, version) : undefined;
 		if (cold) goals.push(cold);
 	}

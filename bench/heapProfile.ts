@@ -14,7 +14,7 @@
 import { z } from 'zod';
 
 import { getFreePort } from '../scripts/n8n/processes';
-import { describeMachine } from './benchResults';
+import { describeMachine, machineLine } from './benchResults';
 import { buildPackage } from './buildPackage';
 import { AREAS, OTHER_BUCKETS, type Area, type Attribution, type Bucket } from './cpuAttribution';
 import { log, table } from './format';
@@ -173,7 +173,7 @@ function report(machine: string, command: string, results: Measured[], batches: 
 async function main(): Promise<void> {
 	const args = parseArgs(process.argv.slice(2));
 	const m = describeMachine();
-	const machine = `machine: ${m.cpuModel}, ${m.cores} cores, Node ${m.node}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' / ')}`;
+	const machine = machineLine(m);
 	log(machine);
 	if (args.targets.some((target) => target !== 'engine')) await buildPackage('heap profile');
 	const sized = await startProfileSim();

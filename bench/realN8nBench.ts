@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { describeMachine, realN8nJson } from './benchResults';
+import { describeMachine, machineLine, realN8nJson } from './benchResults';
 import { benchConfig, parseBenchArgs } from './config';
 import { benchStart, log, s, table } from './format';
 import { packageCpuGoals } from './goalsPackageCpu';
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
 	const config = benchConfig(args.quick, { versions: args.realN8n ?? (args.quick ? 'oldest' : 'both'), runs: args.realRuns });
 	if (config.REAL_N8N.versions.length === 0) throw new Error('bench/realN8nBench.ts: --real-n8n=off leaves nothing to run');
 	const machine = describeMachine();
-	log(`machine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadAverageAtStart.map((x) => x.toFixed(2)).join(' / ')}`);
+	log(machineLine(machine));
 	const bench = await openBench(config);
 	try {
 		const scenario = await runRealN8n(bench);

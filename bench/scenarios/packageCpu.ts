@@ -12,9 +12,9 @@ import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { describeMachine } from '../benchResults';
+import { describeMachine, machineLine } from '../benchResults';
 import { AREAS, type Attribution } from '../cpuAttribution';
-import { attributeTarget, monotonicOffsetUs, packageCpuPerJob, profileEngine, profileN8n, writeMeta, type ProfileBatches, type Target } from '../cpuProfiles';
+import { attributeTarget, monotonicOffsetUs, packageCpuPerJob, profileEngine, profileN8n, sumBuckets, writeMeta, type ProfileBatches, type Target } from '../cpuProfiles';
 import { fixed, log } from '../format';
 import { startProfileSim } from '../profileBatches';
 import type { RealN8nScenario } from './realN8n';
@@ -52,7 +52,7 @@ const MIN_SAMPLED_SHARE = 0.9;
 export function packageCpuOf(name: string, target: Target, attribution: Attribution): PackageCpuTarget {
 	const perJob = packageCpuPerJob(target, attribution);
 	const sampledShare = attribution.windowUs > 0 ? attribution.sampledUs / attribution.windowUs : 0;
-	const packageUs = Object.keys(AREAS).reduce((total, key) => total + attribution.own[key as keyof typeof AREAS], 0);
+	const packageUs = sumBuckets(attribution.own, Object.keys(AREAS));
 	const result = { target: name, measuredBatches: target.windows.length, jobs: target.jobs, ...perJob, sampledShare };
 	const error =
 		sampledShare < MIN_SAMPLED_SHARE
@@ -115,7 +115,7 @@ export async function runPackageCpu(bench: Bench, realN8n: RealN8nScenario | und
 	} finally {
 		await sized.sim.close();
 	}
-	const machine = `machine: ${m.cpuModel}, ${m.cores} cores, Node ${m.node}; load average ${m.loadAverageAtStart.map((x) => x.toFixed(2)).join(' / ')}`;
+	const machine = machineLine(m);
 	const command = `npm run bench (the package-CPU scenario: ${['engine', ...realN8n.versions].join(', ')})`;
 	writeMeta(profilesDir, { machine, command, size: plan.size, batches: plan.measured, offsetUs, targets: profiled });
 	log(`package CPU: profiles in ${profilesDir} (their tables: npx ts-node --transpile-only bench/cpuProfile.ts --analyse=${profilesDir})`);
