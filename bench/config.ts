@@ -70,7 +70,7 @@ export function benchConfig(quick: boolean, realN8n: { versions?: string; runs?:
 		TASK_DEADLINE_MS: 330_000,
 		MODEL_LATENCIES: [2_000, 10_000, 30_000, 60_000],
 		BFL_EXAMPLE_POLLS_PER_SECOND: 2,
-		REAL_N8N: { versions: realN8nVersions(asked), runs: realN8n.runs ?? (quick ? 1 : 3), asked },
+		REAL_N8N: { versions: realN8nVersions(asked), runs: realN8n.runs ?? (quick ? 1 : 5), asked },
 	};
 }
 
@@ -90,7 +90,7 @@ export interface BenchArgs {
 	help?: boolean;
 	/** `--real-n8n=both|oldest|newest|off|<version>` (default both; oldest with --quick). */
 	realN8n?: string;
-	/** `--real-runs=N` (default 3; 1 with --quick). */
+	/** `--real-runs=N` (default 5: the real-cpu rows spread widely from batch to batch; 1 with --quick). */
 	realRuns?: number;
 }
 

@@ -82,6 +82,15 @@ const cpuTitle = (version: string) => `CPU of the n8n ${version} process per job
 /** The kernel's share of a driver's CPU, as text (absent in results from before it was read). */
 const systemText = (d: DriverRuns) => (d.medianSystemCpuMs !== undefined && Number.isFinite(d.medianSystemCpuMs) ? `; system (kernel) time ${ms(d.medianSystemCpuMs)} a batch, median of the batches` : '');
 
+/** Where a driver's CPU ran and what its GC paused, as text (absent in results from before they were read). */
+function threadText(d: DriverRuns): string {
+	const known = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x);
+	const parts: string[] = [];
+	if (known(d.medianMainThreadCpuMs)) parts.push(`main thread ${ms(d.medianMainThreadCpuMs)} a batch (the rest on V8's and libuv's helper threads)`);
+	if (known(d.medianGcPauseMs)) parts.push(`GC pauses ${ms(d.medianGcPauseMs)} a batch, a full GC in ${d.runs.filter((b) => (b.gc?.major ?? 0) > 0).length} of ${d.runs.length} batches`);
+	return parts.length > 0 ? `; ${parts.join('; ')}, medians` : '';
+}
+
 /** n8n's process CPU per job in {@link CPU_SHAPE}'s batches (median batch ÷ 30) against {@link CPU_PER_JOB_TARGET_MS}. */
 function cpuGoal(r: RealN8nScenario, version: string): Goal {
 	const id = `real-cpu/${version}`;
@@ -97,7 +106,7 @@ function cpuGoal(r: RealN8nScenario, version: string): Goal {
 	return {
 		id,
 		goal: cpuTitle(version),
-		measured: `${ms(perJob(real), 1)} per job (median batch of ${real.runs.length}: ${ms(real.medianCpuMs)}${systemText(real)}); the engine's worker, same batches: ${engine ? `${ms(perJob(engine), 1)} per job${systemText(engine)}` : 'n/a'}`,
+		measured: `${ms(perJob(real), 1)} per job (median batch of ${real.runs.length}: ${ms(real.medianCpuMs)}${systemText(real)}${threadText(real)}); the engine's worker, same batches: ${engine ? `${ms(perJob(engine), 1)} per job${systemText(engine)}${threadText(engine)}` : 'n/a'}`,
 		target,
 		result: perJob(real) <= CPU_PER_JOB_TARGET_MS ? 'PASS' : 'MISS',
 		why:

@@ -129,6 +129,8 @@ export interface NodesBatchResult {
 	wallMs: number;
 	startedAt: number;
 	cpu: CpuMs;
+	/** The main thread's part of `cpu` (Linux /proc; undefined elsewhere), ms. */
+	mainThreadCpuMs?: number;
 	executions: ExecutionSummary[];
 	jobs: JobRecord[];
 	memory?: MemorySummary;

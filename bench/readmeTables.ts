@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { realN8nBreakdownTables, realN8nColdTable, realN8nSummaryTable } from './reportRealN8n';
+import { realN8nBreakdownTables, realN8nColdTable, realN8nCpuBatchesTable, realN8nSummaryTable } from './reportRealN8n';
 import { readmeSummaryLines } from './readmeSummary';
 import type { RealN8nScenario } from './scenarios/realN8n';
 
@@ -60,6 +60,8 @@ if (real) {
 	console.log(`A real n8n beside the engine (${real.runs} run(s) per shape and driver, medians; load average ${real.loadAverage.atStart.map((x) => x.toFixed(1)).join(' / ')} at its start):\n`);
 	console.log(realN8nSummaryTable(real));
 	for (const t of realN8nBreakdownTables(real)) console.log(`\n${t}`);
+	const batches = realN8nCpuBatchesTable(real);
+	if (batches) console.log(`\n${batches}`);
 	console.log(`\n${realN8nColdTable(real)}\n`);
 } else console.log('(this results.json has no real-n8n run: the real-n8n scenario was off)\n');
 console.log(

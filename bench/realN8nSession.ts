@@ -7,7 +7,7 @@
  * collector's report (per-slot pool timings and task ids), the execution's start and stop.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -17,6 +17,8 @@ import { REPO_ROOT } from '../scripts/examples';
 import { createN8nHome, ensureN8nRuntime, type N8nHome } from '../scripts/n8n';
 import { N8nRestSession, startN8nServer, type N8nServer } from '../scripts/n8n/n8nServer';
 import { storeBoundEnv } from './config';
+import { gcBetween, GC_LOG_ENV, GC_RECORDER, type GcTally } from './gcLog';
+import { statCpuMs, threadsCpuBetween, threadsOf, type ThreadsCpuMs } from './procStat';
 
 /** A simulator a workflow points at (its own credential and webhook path). */
 export interface RealN8nTarget {
@@ -60,6 +62,12 @@ export interface RealN8nExecution {
 	n8nCpuMs?: number;
 	/** The system (kernel) part of it, ms. */
 	n8nSystemCpuMs?: number;
+	/** The part of it on the main thread (JavaScript, the GC's pauses), ms; the rest ran on V8's and libuv's helper threads. */
+	n8nMainThreadCpuMs?: number;
+	/** The CPU by kind of thread, ms, where Node names its threads (n8n versions on Node 22+). */
+	n8nThreadsCpuMs?: ThreadsCpuMs;
+	/** The main thread's garbage collections over the execution (bench/gcRecorder.js in n8n's process). */
+	gc?: GcTally;
 }
 
 export interface RealN8nSession {
@@ -118,27 +126,6 @@ function benchWorkflow(home: N8nHome, name: string, webhookPath: string, credent
 	};
 }
 
-/**
- * utime and stime of a `/proc/<pid>/stat` line, ms: fields 14 and 15 of stat(5), counted after the command name
- * (which may hold spaces and parentheses: the fields start after its last `)`), in USER_HZ ticks (100 a second on
- * x86 and arm64). The kernel splits a process's time into user and system by sampled ticks, so the system part of
- * a second's window is an estimate to within some tens of ms.
- */
-export function parseStatTimes(stat: string): { user: number; system: number } {
-	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-	return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
-}
-
-/** utime and stime of a process, ms (Linux /proc); undefined where it cannot be read. */
-function cpuMsOf(pid: number | undefined): { user: number; system: number } | undefined {
-	if (pid === undefined) return undefined;
-	try {
-		return parseStatTimes(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-	} catch {
-		return undefined;
-	}
-}
-
 function expectOk(answer: { status: number; body: unknown }, what: string): void {
 	if (answer.status !== 200) throw new Error(`${what} answered HTTP ${answer.status}: ${JSON.stringify(answer.body).slice(0, 800)}`);
 }
@@ -149,11 +136,20 @@ interface RunDataLike {
 	resultData: { runData: Record<string, Array<{ startTime?: number; executionTime?: number; data?: { main?: Array<Array<{ json: Record<string, unknown> }> | null> } }>>; error?: { message?: string } };
 }
 
-/** Starts n8n `version` with a workflow per target (each with its own credential), logged in as the owner; `nodeArgs` go to the Node of `n8n start`. */
+/**
+ * Starts n8n `version` with a workflow per target (each with its own credential), logged in as the owner; `nodeArgs`
+ * go to the Node of `n8n start`, with bench/gcRecorder.js preloaded (its garbage collections, for `fire`'s `gc`).
+ */
 export async function openRealN8n(version: string, targets: readonly RealN8nTarget[], log: (line: string) => void, nodeArgs: readonly string[] = []): Promise<RealN8nSession> {
 	const setupStarted = Date.now();
 	const runtime = await ensureN8nRuntime({ version, log });
 	const storeDir = mkdtempSync(path.join(tmpdir(), `flux-bench-n8n-${version}-store-`));
+	const gcDir = mkdtempSync(path.join(tmpdir(), `flux-bench-n8n-${version}-gc-`));
+	const gcLog = path.join(gcDir, 'gc.jsonl');
+	const removeScratch = () => {
+		rmSync(storeDir, { recursive: true, force: true });
+		rmSync(gcDir, { recursive: true, force: true });
+	};
 	let home: N8nHome | undefined;
 	let server: N8nServer | undefined;
 	try {
@@ -162,7 +158,7 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 		home = await createN8nHome({ packageDir: REPO_ROOT, n8nVersion: version, env: { COMFLY_STORE_DIR: storeDir, ...storeBoundEnv('BENCH_STORE_MAX_MB') }, log });
 		const setupMs = Date.now() - setupStarted;
 		const startStarted = Date.now();
-		server = await startN8nServer(home, { log, nodeArgs });
+		server = await startN8nServer(home, { log, nodeArgs: [...nodeArgs, '--require', GC_RECORDER], env: { [GC_LOG_ENV]: gcLog } });
 		const startupMs = Date.now() - startStarted;
 		const rest = new N8nRestSession(server.url);
 		await rest.setUpOwner();
@@ -202,11 +198,13 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 			if (!hook) throw new Error(`no workflow for ${targetKey}`);
 			const body = JSON.stringify({ prompts: prompts.map((prompt) => ({ prompt })) });
 			let cpu0: { user: number; system: number } | undefined;
+			let threads0: ReturnType<typeof threadsOf>;
 			let firedAt: number;
 			let res: Response;
 			let answer: string;
 			for (const giveUpAt = Date.now() + REGISTRATION_WAIT_MS; ; await new Promise((resolve) => setTimeout(resolve, 200))) {
-				cpu0 = cpuMsOf(pid);
+				cpu0 = statCpuMs(pid);
+				threads0 = threadsOf(pid);
 				firedAt = Date.now();
 				res = await fetch(`${url}/webhook/${hook.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(FIRE_TIMEOUT_MS) });
 				answer = await res.text();
@@ -215,7 +213,8 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 			}
 			hook.firstFire = false;
 			const answeredAt = Date.now();
-			const cpu1 = cpuMsOf(pid);
+			const cpu1 = statCpuMs(pid);
+			const threads1 = threadsOf(pid);
 			if (res.status !== 200) throw new Error(`n8n ${version}: the webhook answered HTTP ${res.status}: ${answer.slice(0, 500)}`);
 			const executionId = await lastExecution(hook.workflowId);
 			const { status, startedAt, stoppedAt, run } = await readExecution(executionId);
@@ -241,7 +240,12 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 			});
 			if (slots.length !== prompts.length) throw new Error(`n8n ${version}: execution ${executionId}: the collector reported ${slots.length} slots for ${prompts.length} prompts`);
 			const cpu = cpu0 && cpu1 ? { n8nCpuMs: cpu1.user + cpu1.system - (cpu0.user + cpu0.system), n8nSystemCpuMs: cpu1.system - cpu0.system } : {};
-			return { firedAt, answeredAt, httpStatus: res.status, executionId, status, startedAt, stoppedAt, nodes, slots, ...cpu };
+			const threads = pid !== undefined && threads0 && threads1 ? threadsCpuBetween(pid, threads0, threads1) : undefined;
+			const named = threads1 !== undefined && [...threads1.values()].some((t) => t.name === 'V8Worker' || t.name === 'libuv-worker');
+			const mainThread = threads ? { n8nMainThreadCpuMs: threads.main, ...(named ? { n8nThreadsCpuMs: threads } : {}) } : {};
+			// Read after the execution was read back: the observer's line for a collection just before the answer is written by then.
+			const gc = gcBetween(gcLog, firedAt, answeredAt);
+			return { firedAt, answeredAt, httpStatus: res.status, executionId, status, startedAt, stoppedAt, nodes, slots, ...cpu, ...mainThread, ...(gc ? { gc } : {}) };
 		};
 		const started = { home, server };
 		return {
@@ -254,13 +258,13 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 			async close() {
 				await started.server.stop();
 				await started.home.cleanup();
-				rmSync(storeDir, { recursive: true, force: true });
+				removeScratch();
 			},
 		};
 	} catch (error) {
 		await server?.stop();
 		await home?.cleanup();
-		rmSync(storeDir, { recursive: true, force: true });
+		removeScratch();
 		throw error;
 	}
 }

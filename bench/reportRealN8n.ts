@@ -5,7 +5,7 @@
  */
 import { fixed, ms, s, table } from './format';
 import { EXCESS_PARTS, excessMs } from './makespanBreakdown';
-import { REAL_N8N_SHAPES, type RealN8nScenario } from './scenarios/realN8n';
+import { REAL_N8N_SHAPES, type MeasuredBatch, type RealN8nScenario } from './scenarios/realN8n';
 import { median } from './stats';
 
 const sizeText = (size: string) => size.replace('m', ' MiB');
@@ -47,9 +47,31 @@ export function realN8nBreakdownTables(r: RealN8nScenario): string[] {
 			['CPU per batch (n8n main process / engine worker)', ...drivers.map((d) => ms(d.medianCpuMs))],
 			// Read since 2026-12-07: results.json files from before have no such row.
 			...(drivers.some((d) => d.medianSystemCpuMs !== undefined) ? [['  system (kernel) time, median of the batches', ...drivers.map((d) => ms(d.medianSystemCpuMs ?? NaN))]] : []),
+			// Read since 2026-12-07, evening.
+			...(drivers.some((d) => d.medianMainThreadCpuMs !== undefined) ? [['  on the main thread, median of the batches', ...drivers.map((d) => ms(d.medianMainThreadCpuMs ?? NaN))]] : []),
+			...(drivers.some((d) => d.medianGcPauseMs !== undefined) ? [["  the main thread's GC pauses, median of the batches", ...drivers.map((d) => ms(d.medianGcPauseMs ?? NaN))]] : []),
 		];
 		return table(header, rows);
 	});
+}
+
+/**
+ * The CPU shape's batches one by one (the medians above hide how far they spread): per driver and batch, the
+ * process's CPU, its main thread's part and the rest (by kind of thread where Node names its threads: n8n on Node
+ * 22+), the main thread's GC pauses and how many were full (mark-compact) collections; undefined for results from
+ * before the main thread was read.
+ */
+export function realN8nCpuBatchesTable(r: RealN8nScenario, shapeId = REAL_N8N_SHAPES[0].id): string | undefined {
+	const drivers = r.shapes.find((sh) => sh.shape.id === shapeId)?.drivers ?? [];
+	if (!drivers.some((d) => d.runs.some((b) => b.mainThreadCpuMs !== undefined))) return undefined;
+	const rest = (b: MeasuredBatch) => (b.cpuMs ?? NaN) - (b.mainThreadCpuMs ?? NaN);
+	const named = (b: MeasuredBatch, key: 'v8Workers' | 'libuvPool') => (b.threadsCpuMs ? ms(b.threadsCpuMs[key]) : '—');
+	return table(
+		[`${shapeId}: CPU per batch`, 'batch', 'process', 'main thread', 'other threads', '  of it V8 workers', '  of it libuv pool', "main thread's GC pauses", 'full GCs'],
+		drivers.flatMap((d) =>
+			d.runs.map((b, i) => [d.driver, String(i + 1), ms(b.cpuMs ?? NaN), ms(b.mainThreadCpuMs ?? NaN), ms(rest(b)), named(b, 'v8Workers'), named(b, 'libuvPool'), b.gc ? ms(b.gc.pauseMs) : 'n/a', b.gc ? String(b.gc.major) : 'n/a']),
+		),
+	);
 }
 
 /** Each driver's first batch per range (a fresh process: no ready times learned). */
@@ -71,6 +93,7 @@ export function realN8nReport(r: RealN8nScenario): string {
 		'',
 		'    Where the time above the slowest job goes: the critical path of the last job to finish, cut where n8n, the collector\'s report and the simulator recorded it (each row a median of its own)',
 		...realN8nBreakdownTables(r).flatMap((t) => [t, '']),
+		...[realN8nCpuBatchesTable(r)].filter((t): t is string => t !== undefined).flatMap((t) => [t, '']),
 		realN8nColdTable(r),
 		...(r.errors.length > 0 ? ['', ...r.errors.map((e) => `    ERROR: ${e}`)] : []),
 	].join('\n');

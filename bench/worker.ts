@@ -6,7 +6,8 @@
  *
  * Environment (read once, like the nodes do): COMFLY_IMAGE_CONCURRENCY / COMFLY_IMAGE_PENDING set
  * the pool; BENCH_BINARY_MODE = 'default' (in-memory) | 'filesystem' picks n8n's binary data mode; BENCH_BINARY_DIR is the
- * folder of n8n's binary data in filesystem mode (default: a new temporary folder, removed with the worker).
+ * folder of n8n's binary data in filesystem mode (default: a new temporary folder, removed with the worker);
+ * FLUX_BENCH_GC_LOG: the file bench/gcRecorder.js records this process's garbage collections in (recorded when set).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { subscribe } from 'node:diagnostics_channel';
@@ -15,6 +16,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { makePromptPng } from '../relay-sim/png';
+import { GC_LOG_ENV, GC_RECORDER } from './gcLog';
+import { statCpuMs } from './procStat';
 import { loadHarness, makeNodeTypes, TYPES, credentialRef, fluxCredentials, promptItems, type ExecuteTiming, type Harness } from './engine';
 import type {
 	CpuMs,
@@ -37,6 +40,8 @@ import type {
 	WorkerTask,
 } from './protocol';
 import { flux3Image } from '../src/models';
+
+if (process.env[GC_LOG_ENV]) require(GC_RECORDER); // eslint-disable-line @typescript-eslint/no-require-imports -- plain JS preload, only when asked
 
 const loadStart = performance.now();
 const harness = loadHarness();
@@ -214,6 +219,7 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	const timingStart = timings.length;
 	const pollStart = pollStarts.length;
 	const cpuStart = process.cpuUsage();
+	const mainStart = statCpuMs(process.pid, process.pid);
 	const startedAt = Date.now();
 	const t0 = performance.now();
 	let from = 0;
@@ -243,12 +249,14 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	});
 	const wallMs = performance.now() - t0;
 	const cpu = cpuSince(cpuStart);
+	const mainEnd = statCpuMs(process.pid, process.pid);
+	const mainThreadCpuMs = mainStart && mainEnd ? mainEnd.user + mainEnd.system - (mainStart.user + mainStart.system) : undefined;
 	sampler?.stop();
 	loop?.disable();
 	const loopDelay: LoopDelay | undefined = loop && { maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, meanMs: loop.mean / 1e6 };
 	const { executions, jobs } = summarizeRuns(runs, specs, timingStart);
 	const memory = sampler ? await memoryAfterRun(sampler, runs, jobs, reference) : undefined;
-	return { kind: 'nodesBatch', wallMs, startedAt, cpu, executions, jobs, memory, loopDelay, pollStarts: pollStarts.splice(pollStart) };
+	return { kind: 'nodesBatch', wallMs, startedAt, cpu, mainThreadCpuMs, executions, jobs, memory, loopDelay, pollStarts: pollStarts.splice(pollStart) };
 }
 
 function summarizeRuns(runs: BatchRun[], specs: ReadonlyArray<{ size: number }>, timingStart: number): { executions: ExecutionSummary[]; jobs: JobRecord[] } {

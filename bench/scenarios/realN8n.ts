@@ -6,11 +6,15 @@
  * then the measured batches, the drivers taking turns. Each batch is cut into its critical path
  * (bench/makespanBreakdown.ts) from what n8n, the collector's report and the simulator recorded.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 
 import { buildPackage } from '../buildPackage';
 import { checkBatch } from '../jobs';
 import { fixed, log, ms, s } from '../format';
+import { gcBetween, GC_LOG_ENV, type GcTally } from '../gcLog';
+import type { ThreadsCpuMs } from '../procStat';
 import { criticalPath, excessMs, EXCESS_PARTS, type BatchTimeline, type CriticalPath } from '../makespanBreakdown';
 import type { NodesBatchResult } from '../protocol';
 import { openRealN8n, type RealN8nExecution, type RealN8nSession } from '../realN8nSession';
@@ -39,6 +43,12 @@ export interface MeasuredBatch {
 	cpuMs?: number;
 	/** Its system (kernel) part, ms. */
 	systemCpuMs?: number;
+	/** Its main thread's part (JavaScript and the GC's pauses; the rest: V8's and libuv's helper threads), ms. */
+	mainThreadCpuMs?: number;
+	/** By kind of thread, where Node names its threads (n8n on Node 22+). */
+	threadsCpuMs?: ThreadsCpuMs;
+	/** The main thread's garbage collections during the batch (bench/gcRecorder.js). */
+	gc?: GcTally;
 	/** The execution id (real n8n). */
 	executionId?: string;
 }
@@ -51,6 +61,10 @@ export interface DriverRuns {
 	medianCpuMs: number;
 	/** The median of the batches' system (kernel) CPU, ms, taken apart from the total's (undefined in results from before it was read). */
 	medianSystemCpuMs?: number;
+	/** The median of the batches' main-thread CPU, ms (undefined in results from before it was read). */
+	medianMainThreadCpuMs?: number;
+	/** The median of the batches' GC pauses on the main thread, ms (undefined in results from before they were read). */
+	medianGcPauseMs?: number;
 }
 
 export interface ShapeResult {
@@ -107,14 +121,22 @@ export function medianPath(paths: readonly CriticalPath[]): CriticalPath {
 
 type Driver = { name: string; batch(range: RangeName, prefix: string, size: SizeTag): Promise<MeasuredBatch> };
 
-function engineDriver(worker: Worker, sims: Record<RangeName, SizedSim>): Driver {
+/** `gcLog`: the file the worker records its garbage collections in (its FLUX_BENCH_GC_LOG). */
+function engineDriver(worker: Worker, sims: Record<RangeName, SizedSim>, gcLog: string): Driver {
 	return {
 		name: ENGINE_DRIVER,
 		async batch(range, prefix, size) {
 			const sized = sims[range];
 			const { result } = await worker.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(size), executions: [BATCH], concurrent: false });
 			checkBatch(`engine ${range} ${size}`, result, BATCH);
-			return { path: criticalPath(engineTimeline(result), sized.sim.log), cpuMs: result.cpu.user + result.cpu.system, systemCpuMs: result.cpu.system };
+			const gc = gcBetween(gcLog, result.startedAt, result.startedAt + result.wallMs);
+			return {
+				path: criticalPath(engineTimeline(result), sized.sim.log),
+				cpuMs: result.cpu.user + result.cpu.system,
+				systemCpuMs: result.cpu.system,
+				mainThreadCpuMs: result.mainThreadCpuMs,
+				...(gc ? { gc } : {}),
+			};
 		},
 	};
 }
@@ -126,7 +148,15 @@ function realDriver(session: RealN8nSession, sims: Record<RangeName, SizedSim>):
 			const execution = await session.fire(range, prompts(prefix, size));
 			const failed = execution.slots.filter((slot) => slot.status !== 'success');
 			if (failed.length > 0) throw new Error(`n8n ${session.version} ${range} ${size}: ${failed.length} slot(s) did not succeed`);
-			return { path: criticalPath(n8nTimeline(execution), sims[range].sim.log), cpuMs: execution.n8nCpuMs, systemCpuMs: execution.n8nSystemCpuMs, executionId: execution.executionId };
+			return {
+				path: criticalPath(n8nTimeline(execution), sims[range].sim.log),
+				cpuMs: execution.n8nCpuMs,
+				systemCpuMs: execution.n8nSystemCpuMs,
+				mainThreadCpuMs: execution.n8nMainThreadCpuMs,
+				...(execution.n8nThreadsCpuMs ? { threadsCpuMs: execution.n8nThreadsCpuMs } : {}),
+				...(execution.gc ? { gc: execution.gc } : {}),
+				executionId: execution.executionId,
+			};
 		},
 	};
 }
@@ -152,8 +182,10 @@ export async function runRealN8n(bench: Bench): Promise<RealN8nScenario | undefi
 	const sessions: RealN8nSession[] = [];
 	const servers: ServerInfo[] = [];
 	const errors: string[] = [];
+	const gcDir = mkdtempSync(path.join(os.tmpdir(), 'flux-bench-engine-gc-'));
+	const gcLog = path.join(gcDir, 'gc.jsonl');
 	try {
-		const worker = await bench.startWorker('E (real-n8n side by side)', { COMFLY_IMAGE_CONCURRENCY: String(bench.config.C), BENCH_BINARY_MODE: 'filesystem' });
+		const worker = await bench.startWorker('E (real-n8n side by side)', { COMFLY_IMAGE_CONCURRENCY: String(bench.config.C), BENCH_BINARY_MODE: 'filesystem', [GC_LOG_ENV]: gcLog });
 		const targets = (Object.keys(sims) as RangeName[]).map((range) => ({ key: range, url: sims[range].ref.url, apiKey: sims[range].ref.apiKey }));
 		for (const version of versions) {
 			try {
@@ -169,7 +201,7 @@ export async function runRealN8n(bench: Bench): Promise<RealN8nScenario | undefi
 				log(`real n8n ${version}: FAILED to start: ${message.slice(0, 500)}`);
 			}
 		}
-		const drivers = [engineDriver(worker, sims), ...sessions.map((session) => realDriver(session, sims))];
+		const drivers = [engineDriver(worker, sims, gcLog), ...sessions.map((session) => realDriver(session, sims))];
 		const cold: RealN8nScenario['cold'] = [];
 		const byShape = new Map<string, Map<string, MeasuredBatch[]>>();
 		for (const range of ['short', 'long'] as RangeName[]) {
@@ -200,6 +232,8 @@ export async function runRealN8n(bench: Bench): Promise<RealN8nScenario | undefi
 				median: medianPath(batches.map((b) => b.path)),
 				medianCpuMs: median(batches.map((b) => b.cpuMs ?? NaN)),
 				medianSystemCpuMs: median(batches.map((b) => b.systemCpuMs ?? NaN)),
+				medianMainThreadCpuMs: median(batches.map((b) => b.mainThreadCpuMs ?? NaN)),
+				medianGcPauseMs: median(batches.map((b) => b.gc?.pauseMs ?? NaN)),
 			})),
 		}));
 		await worker.close();
@@ -207,6 +241,7 @@ export async function runRealN8n(bench: Bench): Promise<RealN8nScenario | undefi
 	} finally {
 		for (const session of sessions) await session.close().catch(() => undefined);
 		for (const sized of Object.values(sims)) await sized.sim.close();
+		rmSync(gcDir, { recursive: true, force: true });
 	}
 }
 

@@ -4,7 +4,7 @@ import { N8N_MATRIX, NEWEST_N8N, OLDEST_N8N } from '../../scripts/n8n/versions';
 
 describe('bench arguments', () => {
 	it('defaults: every supported n8n version, 3 runs; --quick: the oldest, 1 run', () => {
-		expect(benchConfig(false).REAL_N8N).toEqual({ versions: N8N_MATRIX.map((e) => e.n8n), runs: 3, asked: 'both' });
+		expect(benchConfig(false).REAL_N8N).toEqual({ versions: N8N_MATRIX.map((e) => e.n8n), runs: 5, asked: 'both' });
 		expect(benchConfig(true).REAL_N8N).toEqual({ versions: [OLDEST_N8N.n8n], runs: 1, asked: 'oldest' });
 	});
 

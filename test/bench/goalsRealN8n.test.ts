@@ -3,8 +3,8 @@
  * its polls per job), every supported n8n version listed, and a version a run did not measure is a MISS that says so.
  */
 import { realN8nGoals } from '../../bench/goalsRealN8n';
-import { parseStatTimes } from '../../bench/realN8nSession';
-import { realN8nBreakdownTables } from '../../bench/reportRealN8n';
+import { parseStatTimes } from '../../bench/procStat';
+import { realN8nBreakdownTables, realN8nCpuBatchesTable } from '../../bench/reportRealN8n';
 import type { CriticalPath } from '../../bench/makespanBreakdown';
 import { ENGINE_DRIVER, n8nDriver, REAL_N8N_SHAPES, type RealN8nScenario } from '../../bench/scenarios/realN8n';
 import { N8N_MATRIX, NEWEST_N8N, OLDEST_N8N } from '../../scripts/n8n/versions';
@@ -94,5 +94,36 @@ describe('real-n8n goals', () => {
 		expect(realN8nBreakdownTables(r).map(rowOf)).toEqual([undefined, undefined, undefined]);
 		r.shapes[0].drivers[1].medianSystemCpuMs = 450;
 		expect(rowOf(realN8nBreakdownTables(r)[0])).toMatch(/^\|\s+system \(kernel\) time, median of the batches\s+\| n\/a\s+\| 450 ms\s+\|$/);
+	});
+
+	it("shows the main thread's part and the GC pauses where the results have them: in the real-cpu row, the breakdown and batch by batch", () => {
+		const v = OLDEST_N8N.n8n;
+		const r = scenario(1.01, 3);
+		expect(realN8nCpuBatchesTable(r)).toBeUndefined(); // results from before: no such reading
+		expect(realN8nBreakdownTables(r)[0]).not.toMatch(/main thread/);
+		const n8n = r.shapes[0].drivers[1];
+		n8n.runs = [
+			{ path: n8n.median, cpuMs: 900, mainThreadCpuMs: 600, gc: { pauseMs: 20, major: 0, minor: 5, other: 0 } },
+			{ path: n8n.median, cpuMs: 1500, mainThreadCpuMs: 800, threadsCpuMs: { main: 800, v8Workers: 500, libuvPool: 150, other: 40 }, gc: { pauseMs: 70, major: 1, minor: 4, other: 1 } },
+			{ path: n8n.median, cpuMs: 1200, mainThreadCpuMs: 700 },
+		];
+		n8n.medianMainThreadCpuMs = 700;
+		n8n.medianGcPauseMs = 45;
+		expect(byId(realN8nGoals(r, 'oldest'))[`real-cpu/${v}`].measured).toBe(
+			"40.0 ms per job (median batch of 3: 1200 ms; main thread 700 ms a batch (the rest on V8's and libuv's helper threads); GC pauses 45 ms a batch, a full GC in 1 of 3 batches, medians); the engine's worker, same batches: 30.0 ms per job",
+		);
+		const rowOf = (text: string, name: string) => text.split('\n').find((line) => line.includes(name));
+		expect(rowOf(realN8nBreakdownTables(r)[0], 'on the main thread')).toMatch(/\| n\/a\s+\| 700 ms\s+\|$/);
+		expect(rowOf(realN8nBreakdownTables(r)[0], 'GC pauses')).toMatch(/\| n\/a\s+\| 45 ms\s+\|$/);
+		const rows = realN8nCpuBatchesTable(r)!
+			.split('\n')
+			.slice(2)
+			.map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+		expect(rows).toEqual([
+			[ENGINE_DRIVER, '1', 'n/a', 'n/a', 'n/a', '—', '—', 'n/a', 'n/a'], // no readings
+			[`n8n ${v}`, '1', '900 ms', '600 ms', '300 ms', '—', '—', '20 ms', '0'],
+			[`n8n ${v}`, '2', '1500 ms', '800 ms', '700 ms', '500 ms', '150 ms', '70 ms', '1'], // named threads (Node 22+)
+			[`n8n ${v}`, '3', '1200 ms', '700 ms', '500 ms', '—', '—', 'n/a', 'n/a'],
+		]);
 	});
 });
