@@ -1,4 +1,8 @@
-/** A process's garbage collections as the bench reads them: perf_hooks' GC entries, and V8's `--trace-incremental-marking` lines. */
+/**
+ * A process's garbage collections as the bench reads them: perf_hooks' GC entries, and V8's `--trace-incremental-marking`
+ * lines. Two readers deliver the entries: heapProfile.ts's inspector session (inspectorSession.ts, with the heap
+ * profiler) and, without an inspector, the preload gcRecorder.js with gcLog.ts (the real-n8n scenario).
+ */
 
 /**
  * One GC pause the process observed (a perf_hooks 'gc' entry), its main-thread duration in ms: a young-generation

@@ -20,8 +20,10 @@ export interface GcTally {
 }
 
 /**
- * The collections that started in [from, to] (epoch ms) among the lines of `file` (kinds as bench/gcEvents.ts reads
- * them); undefined when the file cannot be read (the process did not record) or holds a line that is not a recorder's.
+ * The collections that started in [from, to] (epoch ms) among the lines of `file`; undefined when the file cannot be
+ * read (the process did not record). A line that is not a recorder's (or not complete yet: no newline) is skipped, a
+ * kind bench/gcEvents.ts does not know (a newer V8) counts as other. The recorder writes a collection's line a few
+ * event-loop turns after it: read a window once the process has gone on past it.
  */
 export function gcBetween(file: string, from: number, to: number): GcTally | undefined {
 	let text: string;
@@ -31,19 +33,27 @@ export function gcBetween(file: string, from: number, to: number): GcTally | und
 		return undefined;
 	}
 	const tally: GcTally = { pauseMs: 0, major: 0, minor: 0, other: 0 };
-	// Complete lines only: a line still being appended (no newline yet) is the recorder's next.
 	for (const line of text.split('\n').slice(0, -1)) {
+		let entry: { at?: unknown; ms?: unknown; kind?: unknown };
 		try {
-			const { at, ms, kind } = JSON.parse(line) as { at?: unknown; ms?: unknown; kind?: unknown };
-			if (typeof at !== 'number' || typeof ms !== 'number' || typeof kind !== 'number') return undefined;
-			if (at < from || at > to) continue;
-			const name = gcKindOf(kind);
-			tally.pauseMs += ms;
-			if (name === 'major' || name === 'minor') tally[name]++;
-			else tally.other++;
+			entry = JSON.parse(line) as typeof entry;
 		} catch {
-			return undefined; // not JSON, or a kind V8 does not define
+			continue;
 		}
+		const { at, ms, kind } = entry;
+		if (typeof at !== 'number' || typeof ms !== 'number' || typeof kind !== 'number' || at < from || at > to) continue;
+		tally.pauseMs += ms;
+		const name = knownKind(kind);
+		if (name === 'major' || name === 'minor') tally[name]++;
+		else tally.other++;
 	}
 	return tally;
+}
+
+function knownKind(kind: number): string | undefined {
+	try {
+		return gcKindOf(kind);
+	} catch {
+		return undefined;
+	}
 }

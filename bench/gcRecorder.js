@@ -14,7 +14,9 @@ if (file) {
 	const observer = new PerformanceObserver((list) => {
 		const lines = list.getEntries().map((entry) => {
 			const kind = entry.detail && typeof entry.detail.kind === 'number' ? entry.detail.kind : entry.kind;
-			return JSON.stringify({ at: performance.timeOrigin + entry.startTime, ms: entry.duration, kind }) + '\n';
+			// On the wall clock the bench's windows use (Date.now()), as it reads now: performance.timeOrigin is the wall
+			// clock at the process's start, which a clock adjusted since (NTP) no longer matches.
+			return JSON.stringify({ at: Date.now() - (performance.now() - entry.startTime), ms: entry.duration, kind }) + '\n';
 		});
 		try {
 			appendFileSync(file, lines.join(''));

@@ -86,8 +86,9 @@ const systemText = (d: DriverRuns) => (d.medianSystemCpuMs !== undefined && Numb
 function threadText(d: DriverRuns): string {
 	const known = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x);
 	const parts: string[] = [];
-	if (known(d.medianMainThreadCpuMs)) parts.push(`main thread ${ms(d.medianMainThreadCpuMs)} a batch (the rest on V8's and libuv's helper threads)`);
-	if (known(d.medianGcPauseMs)) parts.push(`GC pauses ${ms(d.medianGcPauseMs)} a batch, a full GC in ${d.runs.filter((b) => (b.gc?.major ?? 0) > 0).length} of ${d.runs.length} batches`);
+	if (known(d.medianMainThreadCpuMs)) parts.push(`main thread ${ms(d.medianMainThreadCpuMs)} a batch (the rest on other threads)`);
+	const recorded = d.runs.filter((b) => b.gc !== undefined);
+	if (known(d.medianGcPauseMs)) parts.push(`GC pauses ${ms(d.medianGcPauseMs)} a batch, a full GC in ${recorded.filter((b) => b.gc!.major > 0).length} of ${recorded.length} batches`);
 	return parts.length > 0 ? `; ${parts.join('; ')}, medians` : '';
 }
 

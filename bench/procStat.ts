@@ -5,7 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
  * utime and stime of a `/proc/<pid>/stat` (or `/proc/<pid>/task/<tid>/stat`) line, ms: fields 14 and 15 of stat(5),
  * counted after the command name (which may hold spaces and parentheses: the fields start after its last `)`), in
  * USER_HZ ticks (100 a second on x86 and arm64). The kernel splits a process's time into user and system by sampled
- * ticks, so the system part of a second's window is an estimate to within some tens of ms.
+ * ticks, so the system part of a second's window is an estimate to within some tens of ms; either is counted in
+ * whole ticks (10 ms).
  */
 export function parseStatTimes(stat: string): { user: number; system: number } {
 	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -25,27 +26,34 @@ export function statCpuMs(pid: number | undefined, tid?: number): { user: number
 	}
 }
 
-/** Where a process's CPU ran, by thread, ms: Node 22+ names its threads (Node 20 leaves them all `node`). */
-export interface ThreadsCpuMs {
-	/** The main thread (tid = pid): JavaScript, and the GC's pauses. */
-	main: number;
+/** Where a process's CPU ran outside its main thread, by kind of thread, ms (Node 22+ names its threads; Node 20 leaves them all `node`). */
+export interface HelperThreadsCpuMs {
 	/** V8's platform workers (`V8Worker`): concurrent marking and sweeping, background compilation. */
 	v8Workers: number;
 	/** libuv's thread pool (`libuv-worker`): file-system calls, DNS, crypto done off the main thread. */
 	libuvPool: number;
-	/** Every other thread, or all of them when the threads are not named. */
+	/** Every other thread (all of them when the threads are not named). */
 	other: number;
 }
 
-/** CPU (user + system) of each live thread of `pid` by its tid, with its name; undefined where /proc cannot be read. */
-export function threadsOf(pid: number | undefined): Map<number, { name: string; ms: number }> | undefined {
+/** One live thread as /proc showed it: its name, its CPU (user + system, ms) and when it started (clock ticks since boot: a reused tid has another). */
+export interface ThreadReading {
+	name: string;
+	ms: number;
+	startedAt: number;
+}
+
+/** Every live thread of `pid` by tid; undefined where /proc cannot be read. */
+export function threadsOf(pid: number | undefined): Map<number, ThreadReading> | undefined {
 	if (pid === undefined) return undefined;
 	try {
-		const threads = new Map<number, { name: string; ms: number }>();
+		const threads = new Map<number, ThreadReading>();
 		for (const tid of readdirSync(`/proc/${pid}/task`).map(Number)) {
 			try {
-				const { user, system } = parseStatTimes(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
-				threads.set(tid, { name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), ms: user + system });
+				const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+				const { user, system } = parseStatTimes(stat);
+				const startedAt = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]); // field 22
+				threads.set(tid, { name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), ms: user + system, startedAt });
 			} catch {
 				// the thread ended meanwhile: its time is in the process's total
 			}
@@ -56,18 +64,26 @@ export function threadsOf(pid: number | undefined): Map<number, { name: string; 
 	}
 }
 
+/** True when the threads carry Node's names (Node 22+), so that {@link threadsCpuBetween}'s kinds mean something. */
+export function namedThreads(threads: ReadonlyMap<number, ThreadReading>): boolean {
+	return [...threads.values()].some((t) => t.name === 'V8Worker' || t.name === 'libuv-worker');
+}
+
 /**
- * The CPU each kind of thread of `pid` spent between two readings of {@link threadsOf} (a thread new since `before`
- * counts from 0; one ended since is not counted: its time shows in the process's total only).
+ * The CPU the main thread (tid = `pid`) and each kind of other thread spent between two readings of
+ * {@link threadsOf}, ms, to the 10 ms of a tick. A thread new since `before` (or a tid reused by a new thread) counts
+ * from 0; one ended since is not counted: its time shows in the process's total only.
  */
-export function threadsCpuBetween(pid: number, before: ReadonlyMap<number, { name: string; ms: number }>, after: ReadonlyMap<number, { name: string; ms: number }>): ThreadsCpuMs {
-	const sum: ThreadsCpuMs = { main: 0, v8Workers: 0, libuvPool: 0, other: 0 };
-	for (const [tid, { name, ms }] of after) {
-		const spent = ms - (before.get(tid)?.ms ?? 0);
-		if (tid === pid) sum.main += spent;
-		else if (name === 'V8Worker') sum.v8Workers += spent;
-		else if (name === 'libuv-worker') sum.libuvPool += spent;
-		else sum.other += spent;
+export function threadsCpuBetween(pid: number, before: ReadonlyMap<number, ThreadReading>, after: ReadonlyMap<number, ThreadReading>): { main: number; helpers: HelperThreadsCpuMs } {
+	let main = 0;
+	const helpers: HelperThreadsCpuMs = { v8Workers: 0, libuvPool: 0, other: 0 };
+	for (const [tid, { name, ms, startedAt }] of after) {
+		const earlier = before.get(tid);
+		const spent = ms - (earlier !== undefined && earlier.startedAt === startedAt ? earlier.ms : 0);
+		if (tid === pid) main += spent;
+		else if (name === 'V8Worker') helpers.v8Workers += spent;
+		else if (name === 'libuv-worker') helpers.libuvPool += spent;
+		else helpers.other += spent;
 	}
-	return sum;
+	return { main, helpers };
 }

@@ -1,4 +1,5 @@
 /** Messages between bench/run.ts (orchestrator, hosts the relay simulators) and bench/worker.ts. */
+import type { HelperThreadsCpuMs } from './procStat';
 import type { PollPolicy } from '../src/flux';
 
 export interface SimRef {
@@ -129,8 +130,10 @@ export interface NodesBatchResult {
 	wallMs: number;
 	startedAt: number;
 	cpu: CpuMs;
-	/** The main thread's part of `cpu` (Linux /proc; undefined elsewhere), ms. */
+	/** The main thread's part of `cpu` (Linux /proc, to the 10 ms of a tick; undefined elsewhere), ms. */
 	mainThreadCpuMs?: number;
+	/** The other threads' part by kind, where Node names its threads (Node 22+). */
+	helperThreadsCpuMs?: HelperThreadsCpuMs;
 	executions: ExecutionSummary[];
 	jobs: JobRecord[];
 	memory?: MemorySummary;

@@ -18,7 +18,7 @@ import { createN8nHome, ensureN8nRuntime, type N8nHome } from '../scripts/n8n';
 import { N8nRestSession, startN8nServer, type N8nServer } from '../scripts/n8n/n8nServer';
 import { storeBoundEnv } from './config';
 import { gcBetween, GC_LOG_ENV, GC_RECORDER, type GcTally } from './gcLog';
-import { statCpuMs, threadsCpuBetween, threadsOf, type ThreadsCpuMs } from './procStat';
+import { namedThreads, statCpuMs, threadsCpuBetween, threadsOf, type HelperThreadsCpuMs } from './procStat';
 
 /** A simulator a workflow points at (its own credential and webhook path). */
 export interface RealN8nTarget {
@@ -62,12 +62,10 @@ export interface RealN8nExecution {
 	n8nCpuMs?: number;
 	/** The system (kernel) part of it, ms. */
 	n8nSystemCpuMs?: number;
-	/** The part of it on the main thread (JavaScript, the GC's pauses), ms; the rest ran on V8's and libuv's helper threads. */
+	/** The part of it on the main thread (JavaScript, the GC's pauses), ms; the rest ran on other threads. */
 	n8nMainThreadCpuMs?: number;
-	/** The CPU by kind of thread, ms, where Node names its threads (n8n versions on Node 22+). */
-	n8nThreadsCpuMs?: ThreadsCpuMs;
-	/** The main thread's garbage collections over the execution (bench/gcRecorder.js in n8n's process). */
-	gc?: GcTally;
+	/** The other threads' part by kind of thread, ms, where Node names its threads (n8n versions on Node 22+). */
+	n8nHelperThreadsCpuMs?: HelperThreadsCpuMs;
 }
 
 export interface RealN8nSession {
@@ -78,6 +76,8 @@ export interface RealN8nSession {
 	startupMs: number;
 	/** POSTs the prompts to the workflow of `target` and waits for its answer, then reads the execution back. */
 	fire(target: string, prompts: readonly string[]): Promise<RealN8nExecution>;
+	/** n8n's main-thread garbage collections that started in [from, to] (epoch ms); undefined unless opened with `recordGc`. */
+	gcBetween(from: number, to: number): GcTally | undefined;
 	/** What n8n printed so far (stdout and stderr; only the last 2–4 MiB once it printed more). */
 	output(): string;
 	close(): Promise<void>;
@@ -138,9 +138,9 @@ interface RunDataLike {
 
 /**
  * Starts n8n `version` with a workflow per target (each with its own credential), logged in as the owner; `nodeArgs`
- * go to the Node of `n8n start`, with bench/gcRecorder.js preloaded (its garbage collections, for `fire`'s `gc`).
+ * go to the Node of `n8n start`; `recordGc`: with bench/gcRecorder.js preloaded (its collections, for `gcBetween`).
  */
-export async function openRealN8n(version: string, targets: readonly RealN8nTarget[], log: (line: string) => void, nodeArgs: readonly string[] = []): Promise<RealN8nSession> {
+export async function openRealN8n(version: string, targets: readonly RealN8nTarget[], log: (line: string) => void, nodeArgs: readonly string[] = [], recordGc = false): Promise<RealN8nSession> {
 	const setupStarted = Date.now();
 	const runtime = await ensureN8nRuntime({ version, log });
 	const storeDir = mkdtempSync(path.join(tmpdir(), `flux-bench-n8n-${version}-store-`));
@@ -158,7 +158,7 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 		home = await createN8nHome({ packageDir: REPO_ROOT, n8nVersion: version, env: { COMFLY_STORE_DIR: storeDir, ...storeBoundEnv('BENCH_STORE_MAX_MB') }, log });
 		const setupMs = Date.now() - setupStarted;
 		const startStarted = Date.now();
-		server = await startN8nServer(home, { log, nodeArgs: [...nodeArgs, '--require', GC_RECORDER], env: { [GC_LOG_ENV]: gcLog } });
+		server = await startN8nServer(home, { log, ...(recordGc ? { nodeArgs: [...nodeArgs, '--require', GC_RECORDER], env: { [GC_LOG_ENV]: gcLog } } : { nodeArgs }) });
 		const startupMs = Date.now() - startStarted;
 		const rest = new N8nRestSession(server.url);
 		await rest.setUpOwner();
@@ -241,11 +241,8 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 			if (slots.length !== prompts.length) throw new Error(`n8n ${version}: execution ${executionId}: the collector reported ${slots.length} slots for ${prompts.length} prompts`);
 			const cpu = cpu0 && cpu1 ? { n8nCpuMs: cpu1.user + cpu1.system - (cpu0.user + cpu0.system), n8nSystemCpuMs: cpu1.system - cpu0.system } : {};
 			const threads = pid !== undefined && threads0 && threads1 ? threadsCpuBetween(pid, threads0, threads1) : undefined;
-			const named = threads1 !== undefined && [...threads1.values()].some((t) => t.name === 'V8Worker' || t.name === 'libuv-worker');
-			const mainThread = threads ? { n8nMainThreadCpuMs: threads.main, ...(named ? { n8nThreadsCpuMs: threads } : {}) } : {};
-			// Read after the execution was read back: the observer's line for a collection just before the answer is written by then.
-			const gc = gcBetween(gcLog, firedAt, answeredAt);
-			return { firedAt, answeredAt, httpStatus: res.status, executionId, status, startedAt, stoppedAt, nodes, slots, ...cpu, ...mainThread, ...(gc ? { gc } : {}) };
+			const byThread = threads ? { n8nMainThreadCpuMs: threads.main, ...(namedThreads(threads1!) ? { n8nHelperThreadsCpuMs: threads.helpers } : {}) } : {};
+			return { firedAt, answeredAt, httpStatus: res.status, executionId, status, startedAt, stoppedAt, nodes, slots, ...cpu, ...byThread };
 		};
 		const started = { home, server };
 		return {
@@ -254,6 +251,7 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 			setupMs,
 			startupMs,
 			fire,
+			gcBetween: (from, to) => (recordGc ? gcBetween(gcLog, from, to) : undefined),
 			output: () => started.server.output(),
 			async close() {
 				await started.server.stop();

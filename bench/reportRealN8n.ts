@@ -59,15 +59,15 @@ export function realN8nBreakdownTables(r: RealN8nScenario): string[] {
  * The CPU shape's batches one by one (the medians above hide how far they spread): per driver and batch, the
  * process's CPU, its main thread's part and the rest (by kind of thread where Node names its threads: n8n on Node
  * 22+), the main thread's GC pauses and how many were full (mark-compact) collections; undefined for results from
- * before the main thread was read.
+ * before the main thread was read. The thread readings count whole ticks of 10 ms.
  */
 export function realN8nCpuBatchesTable(r: RealN8nScenario, shapeId = REAL_N8N_SHAPES[0].id): string | undefined {
 	const drivers = r.shapes.find((sh) => sh.shape.id === shapeId)?.drivers ?? [];
 	if (!drivers.some((d) => d.runs.some((b) => b.mainThreadCpuMs !== undefined))) return undefined;
 	const rest = (b: MeasuredBatch) => (b.cpuMs ?? NaN) - (b.mainThreadCpuMs ?? NaN);
-	const named = (b: MeasuredBatch, key: 'v8Workers' | 'libuvPool') => (b.threadsCpuMs ? ms(b.threadsCpuMs[key]) : '—');
+	const named = (b: MeasuredBatch, key: 'v8Workers' | 'libuvPool') => (b.helperThreadsCpuMs ? ms(b.helperThreadsCpuMs[key]) : '—');
 	return table(
-		[`${shapeId}: CPU per batch`, 'batch', 'process', 'main thread', 'other threads', '  of it V8 workers', '  of it libuv pool', "main thread's GC pauses", 'full GCs'],
+		[`${shapeId}: CPU per batch`, 'batch', 'process', 'main thread', 'other threads (process − main)', '  of it V8 workers', '  of it libuv pool', "main thread's GC pauses", 'full GCs'],
 		drivers.flatMap((d) =>
 			d.runs.map((b, i) => [d.driver, String(i + 1), ms(b.cpuMs ?? NaN), ms(b.mainThreadCpuMs ?? NaN), ms(rest(b)), named(b, 'v8Workers'), named(b, 'libuvPool'), b.gc ? ms(b.gc.pauseMs) : 'n/a', b.gc ? String(b.gc.major) : 'n/a']),
 		),

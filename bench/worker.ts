@@ -17,7 +17,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { makePromptPng } from '../relay-sim/png';
 import { GC_LOG_ENV, GC_RECORDER } from './gcLog';
-import { statCpuMs } from './procStat';
+import { namedThreads, threadsCpuBetween, threadsOf } from './procStat';
 import { loadHarness, makeNodeTypes, TYPES, credentialRef, fluxCredentials, promptItems, type ExecuteTiming, type Harness } from './engine';
 import type {
 	CpuMs,
@@ -219,7 +219,7 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	const timingStart = timings.length;
 	const pollStart = pollStarts.length;
 	const cpuStart = process.cpuUsage();
-	const mainStart = statCpuMs(process.pid, process.pid);
+	const threadsStart = threadsOf(process.pid);
 	const startedAt = Date.now();
 	const t0 = performance.now();
 	let from = 0;
@@ -249,14 +249,15 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	});
 	const wallMs = performance.now() - t0;
 	const cpu = cpuSince(cpuStart);
-	const mainEnd = statCpuMs(process.pid, process.pid);
-	const mainThreadCpuMs = mainStart && mainEnd ? mainEnd.user + mainEnd.system - (mainStart.user + mainStart.system) : undefined;
+	const threadsEnd = threadsOf(process.pid);
+	const threads = threadsStart && threadsEnd ? threadsCpuBetween(process.pid, threadsStart, threadsEnd) : undefined;
+	const byThread = threads ? { mainThreadCpuMs: threads.main, ...(namedThreads(threadsEnd!) ? { helperThreadsCpuMs: threads.helpers } : {}) } : {};
 	sampler?.stop();
 	loop?.disable();
 	const loopDelay: LoopDelay | undefined = loop && { maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, meanMs: loop.mean / 1e6 };
 	const { executions, jobs } = summarizeRuns(runs, specs, timingStart);
 	const memory = sampler ? await memoryAfterRun(sampler, runs, jobs, reference) : undefined;
-	return { kind: 'nodesBatch', wallMs, startedAt, cpu, mainThreadCpuMs, executions, jobs, memory, loopDelay, pollStarts: pollStarts.splice(pollStart) };
+	return { kind: 'nodesBatch', wallMs, startedAt, cpu, ...byThread, executions, jobs, memory, loopDelay, pollStarts: pollStarts.splice(pollStart) };
 }
 
 function summarizeRuns(runs: BatchRun[], specs: ReadonlyArray<{ size: number }>, timingStart: number): { executions: ExecutionSummary[]; jobs: JobRecord[] } {

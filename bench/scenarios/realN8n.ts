@@ -14,7 +14,7 @@ import { buildPackage } from '../buildPackage';
 import { checkBatch } from '../jobs';
 import { fixed, log, ms, s } from '../format';
 import { gcBetween, GC_LOG_ENV, type GcTally } from '../gcLog';
-import type { ThreadsCpuMs } from '../procStat';
+import type { HelperThreadsCpuMs } from '../procStat';
 import { criticalPath, excessMs, EXCESS_PARTS, type BatchTimeline, type CriticalPath } from '../makespanBreakdown';
 import type { NodesBatchResult } from '../protocol';
 import { openRealN8n, type RealN8nExecution, type RealN8nSession } from '../realN8nSession';
@@ -43,10 +43,10 @@ export interface MeasuredBatch {
 	cpuMs?: number;
 	/** Its system (kernel) part, ms. */
 	systemCpuMs?: number;
-	/** Its main thread's part (JavaScript and the GC's pauses; the rest: V8's and libuv's helper threads), ms. */
+	/** Its main thread's part (JavaScript and the GC's pauses; the rest ran on other threads), ms, to the 10 ms of a tick. */
 	mainThreadCpuMs?: number;
-	/** By kind of thread, where Node names its threads (n8n on Node 22+). */
-	threadsCpuMs?: ThreadsCpuMs;
+	/** The other threads' part by kind, where Node names its threads (Node 22+). */
+	helperThreadsCpuMs?: HelperThreadsCpuMs;
 	/** The main thread's garbage collections during the batch (bench/gcRecorder.js). */
 	gc?: GcTally;
 	/** The execution id (real n8n). */
@@ -119,7 +119,8 @@ export function medianPath(paths: readonly CriticalPath[]): CriticalPath {
 	return Object.fromEntries(keys.map((key) => [key, median(paths.map((p) => p[key]))])) as unknown as CriticalPath;
 }
 
-type Driver = { name: string; batch(range: RangeName, prefix: string, size: SizeTag): Promise<MeasuredBatch> };
+/** A driver runs a batch; `gcBetween` reads its process's collections in a window (epoch ms), once the process went on past it. */
+type Driver = { name: string; batch(range: RangeName, prefix: string, size: SizeTag): Promise<{ batch: MeasuredBatch; window: { from: number; to: number } }>; gcBetween(from: number, to: number): GcTally | undefined };
 
 /** `gcLog`: the file the worker records its garbage collections in (its FLUX_BENCH_GC_LOG). */
 function engineDriver(worker: Worker, sims: Record<RangeName, SizedSim>, gcLog: string): Driver {
@@ -129,15 +130,16 @@ function engineDriver(worker: Worker, sims: Record<RangeName, SizedSim>, gcLog: 
 			const sized = sims[range];
 			const { result } = await worker.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix, suffix: sizeSuffix(size), executions: [BATCH], concurrent: false });
 			checkBatch(`engine ${range} ${size}`, result, BATCH);
-			const gc = gcBetween(gcLog, result.startedAt, result.startedAt + result.wallMs);
-			return {
+			const batch: MeasuredBatch = {
 				path: criticalPath(engineTimeline(result), sized.sim.log),
 				cpuMs: result.cpu.user + result.cpu.system,
 				systemCpuMs: result.cpu.system,
 				mainThreadCpuMs: result.mainThreadCpuMs,
-				...(gc ? { gc } : {}),
+				...(result.helperThreadsCpuMs ? { helperThreadsCpuMs: result.helperThreadsCpuMs } : {}),
 			};
+			return { batch, window: { from: result.startedAt, to: result.startedAt + result.wallMs } };
 		},
+		gcBetween: (from, to) => gcBetween(gcLog, from, to),
 	};
 }
 
@@ -148,16 +150,17 @@ function realDriver(session: RealN8nSession, sims: Record<RangeName, SizedSim>):
 			const execution = await session.fire(range, prompts(prefix, size));
 			const failed = execution.slots.filter((slot) => slot.status !== 'success');
 			if (failed.length > 0) throw new Error(`n8n ${session.version} ${range} ${size}: ${failed.length} slot(s) did not succeed`);
-			return {
+			const batch: MeasuredBatch = {
 				path: criticalPath(n8nTimeline(execution), sims[range].sim.log),
 				cpuMs: execution.n8nCpuMs,
 				systemCpuMs: execution.n8nSystemCpuMs,
 				mainThreadCpuMs: execution.n8nMainThreadCpuMs,
-				...(execution.n8nThreadsCpuMs ? { threadsCpuMs: execution.n8nThreadsCpuMs } : {}),
-				...(execution.gc ? { gc: execution.gc } : {}),
+				...(execution.n8nHelperThreadsCpuMs ? { helperThreadsCpuMs: execution.n8nHelperThreadsCpuMs } : {}),
 				executionId: execution.executionId,
 			};
+			return { batch, window: { from: execution.firedAt, to: execution.answeredAt } };
 		},
+		gcBetween: (from, to) => session.gcBetween(from, to),
 	};
 }
 
@@ -190,7 +193,7 @@ export async function runRealN8n(bench: Bench): Promise<RealN8nScenario | undefi
 		for (const version of versions) {
 			try {
 				log(`real n8n: starting n8n ${version} (a scratch home, the package packed and installed, n8n start) …`);
-				const session = await openRealN8n(version, targets, (line) => log(`  [n8n ${version}] ${line}`));
+				const session = await openRealN8n(version, targets, (line) => log(`  [n8n ${version}] ${line}`), [], true);
 				sessions.push(session);
 				servers.push({ version, nodeVersion: session.nodeVersion, setupMs: session.setupMs, startupMs: session.startupMs });
 				log(`real n8n ${version} (Node ${session.nodeVersion}): home ready in ${s(session.setupMs)}, n8n start ready in ${s(session.startupMs)}`);
@@ -203,10 +206,11 @@ export async function runRealN8n(bench: Bench): Promise<RealN8nScenario | undefi
 		}
 		const drivers = [engineDriver(worker, sims, gcLog), ...sessions.map((session) => realDriver(session, sims))];
 		const cold: RealN8nScenario['cold'] = [];
+		const windows: Array<{ driver: Driver; batch: MeasuredBatch; window: { from: number; to: number } }> = [];
 		const byShape = new Map<string, Map<string, MeasuredBatch[]>>();
 		for (const range of ['short', 'long'] as RangeName[]) {
 			for (const driver of drivers) {
-				const batch = await driver.batch(range, `${range} warm-up`, '1m');
+				const { batch } = await driver.batch(range, `${range} warm-up`, '1m');
 				cold.push({ range, driver: driver.name, batch });
 				log(describe(driver.name, `${range} cold batch`, batch));
 			}
@@ -217,12 +221,18 @@ export async function runRealN8n(bench: Bench): Promise<RealN8nScenario | undefi
 					// The drivers take turns, starting one further each run, so none always runs right after another.
 					for (let k = 0; k < drivers.length; k++) {
 						const driver = drivers[(run + k) % drivers.length];
-						const batch = await driver.batch(range, `${range} job`, shape.size);
+						const { batch, window } = await driver.batch(range, `${range} job`, shape.size);
 						perDriver.get(driver.name)!.push(batch);
+						windows.push({ driver, batch, window });
 						log(describe(driver.name, `${range} ${shape.size} run ${run + 1}`, batch));
 					}
 				}
 			}
+		}
+		// Each batch's collections, read once every batch ran: a collection's line is written a few turns after it.
+		for (const { driver, batch, window } of windows) {
+			const gc = driver.gcBetween(window.from, window.to);
+			if (gc) batch.gc = gc;
 		}
 		const shapes: ShapeResult[] = REAL_N8N_SHAPES.map((shape) => ({
 			shape,

@@ -3,7 +3,7 @@ import { benchConfig, parseBenchArgs, realN8nVersions } from '../../bench/config
 import { N8N_MATRIX, NEWEST_N8N, OLDEST_N8N } from '../../scripts/n8n/versions';
 
 describe('bench arguments', () => {
-	it('defaults: every supported n8n version, 3 runs; --quick: the oldest, 1 run', () => {
+	it('defaults: every supported n8n version, 5 runs; --quick: the oldest, 1 run', () => {
 		expect(benchConfig(false).REAL_N8N).toEqual({ versions: N8N_MATRIX.map((e) => e.n8n), runs: 5, asked: 'both' });
 		expect(benchConfig(true).REAL_N8N).toEqual({ versions: [OLDEST_N8N.n8n], runs: 1, asked: 'oldest' });
 	});

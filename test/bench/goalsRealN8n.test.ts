@@ -104,13 +104,13 @@ describe('real-n8n goals', () => {
 		const n8n = r.shapes[0].drivers[1];
 		n8n.runs = [
 			{ path: n8n.median, cpuMs: 900, mainThreadCpuMs: 600, gc: { pauseMs: 20, major: 0, minor: 5, other: 0 } },
-			{ path: n8n.median, cpuMs: 1500, mainThreadCpuMs: 800, threadsCpuMs: { main: 800, v8Workers: 500, libuvPool: 150, other: 40 }, gc: { pauseMs: 70, major: 1, minor: 4, other: 1 } },
+			{ path: n8n.median, cpuMs: 1500, mainThreadCpuMs: 800, helperThreadsCpuMs: { v8Workers: 500, libuvPool: 150, other: 40 }, gc: { pauseMs: 70, major: 1, minor: 4, other: 1 } },
 			{ path: n8n.median, cpuMs: 1200, mainThreadCpuMs: 700 },
 		];
 		n8n.medianMainThreadCpuMs = 700;
 		n8n.medianGcPauseMs = 45;
 		expect(byId(realN8nGoals(r, 'oldest'))[`real-cpu/${v}`].measured).toBe(
-			"40.0 ms per job (median batch of 3: 1200 ms; main thread 700 ms a batch (the rest on V8's and libuv's helper threads); GC pauses 45 ms a batch, a full GC in 1 of 3 batches, medians); the engine's worker, same batches: 30.0 ms per job",
+			"40.0 ms per job (median batch of 3: 1200 ms; main thread 700 ms a batch (the rest on other threads); GC pauses 45 ms a batch, a full GC in 1 of 2 batches, medians); the engine's worker, same batches: 30.0 ms per job",
 		);
 		const rowOf = (text: string, name: string) => text.split('\n').find((line) => line.includes(name));
 		expect(rowOf(realN8nBreakdownTables(r)[0], 'on the main thread')).toMatch(/\| n\/a\s+\| 700 ms\s+\|$/);
