@@ -87,9 +87,10 @@ function threadText(d: DriverRuns): string {
 	const known = (x: number | undefined): x is number => x !== undefined && Number.isFinite(x);
 	const parts: string[] = [];
 	if (known(d.medianMainThreadCpuMs)) parts.push(`main thread ${ms(d.medianMainThreadCpuMs)} a batch (the rest on other threads)`);
+	if (known(d.medianGcPauseMs)) parts.push(`GC pauses ${ms(d.medianGcPauseMs)} a batch`);
 	const recorded = d.runs.filter((b) => b.gc !== undefined);
-	if (known(d.medianGcPauseMs)) parts.push(`GC pauses ${ms(d.medianGcPauseMs)} a batch, a full GC in ${recorded.filter((b) => b.gc!.major > 0).length} of ${recorded.length} batches`);
-	return parts.length > 0 ? `; ${parts.join('; ')}, medians` : '';
+	const fullGcs = recorded.length > 0 ? `; a full GC in ${recorded.filter((b) => b.gc!.major > 0).length} of ${recorded.length} batches` : '';
+	return parts.length > 0 ? `; ${parts.join('; ')}, medians${fullGcs}` : fullGcs;
 }
 
 /** n8n's process CPU per job in {@link CPU_SHAPE}'s batches (median batch ÷ 30) against {@link CPU_PER_JOB_TARGET_MS}. */
@@ -111,7 +112,7 @@ function cpuGoal(r: RealN8nScenario, version: string): Goal {
 		target,
 		result: perJob(real) <= CPU_PER_JOB_TARGET_MS ? 'PASS' : 'MISS',
 		why:
-			"the whole process: n8n's own work for the webhook, the execution and its database next to the package's, user and system (kernel) time; it moves widely from batch to batch with the same code (bench/README.md, \"n8n's CPU per batch moves twofold from batch to batch\"). " +
+			"the whole process: n8n's own work for the webhook, the execution and its database next to the package's, user and system (kernel) time; it moves widely from batch to batch with the same code, with the number of full collections in the batch (bench/README.md, \"n8n's CPU per batch moves twofold from batch to batch\" and the section after it). " +
 			"The package's own share, by a CPU profile's attribution, is the row pkg-cpu/<version> (other batches: the profiler changes their timing).",
 	};
 }

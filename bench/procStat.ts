@@ -3,14 +3,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * utime and stime of a `/proc/<pid>/stat` (or `/proc/<pid>/task/<tid>/stat`) line, ms: fields 14 and 15 of stat(5),
+ * and its start time (field 22, clock ticks since boot: a tid reused by a new thread has another),
  * counted after the command name (which may hold spaces and parentheses: the fields start after its last `)`), in
  * USER_HZ ticks (100 a second on x86 and arm64). The kernel splits a process's time into user and system by sampled
  * ticks, so the system part of a second's window is an estimate to within some tens of ms; either is counted in
  * whole ticks (10 ms).
  */
-export function parseStatTimes(stat: string): { user: number; system: number } {
+export function parseStatTimes(stat: string): { user: number; system: number; startedAt: number } {
 	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-	return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+	return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10, startedAt: Number(fields[19]) };
 }
 
 /**
@@ -20,13 +21,14 @@ export function parseStatTimes(stat: string): { user: number; system: number } {
 export function statCpuMs(pid: number | undefined, tid?: number): { user: number; system: number } | undefined {
 	if (pid === undefined) return undefined;
 	try {
-		return parseStatTimes(readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8'));
+		const { user, system } = parseStatTimes(readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8'));
+		return { user, system };
 	} catch {
 		return undefined;
 	}
 }
 
-/** Where a process's CPU ran outside its main thread, by kind of thread, ms (Node 22+ names its threads; Node 20 leaves them all `node`). */
+/** Where a process's CPU ran outside its main thread, by kind of thread, ms (Node 24 names its threads, as seen here; Node 20 leaves them all `node`). */
 export interface HelperThreadsCpuMs {
 	/** V8's platform workers (`V8Worker`): concurrent marking and sweeping, background compilation. */
 	v8Workers: number;
@@ -50,9 +52,7 @@ export function threadsOf(pid: number | undefined): Map<number, ThreadReading> |
 		const threads = new Map<number, ThreadReading>();
 		for (const tid of readdirSync(`/proc/${pid}/task`).map(Number)) {
 			try {
-				const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-				const { user, system } = parseStatTimes(stat);
-				const startedAt = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]); // field 22
+				const { user, system, startedAt } = parseStatTimes(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
 				threads.set(tid, { name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), ms: user + system, startedAt });
 			} catch {
 				// the thread ended meanwhile: its time is in the process's total
@@ -64,7 +64,7 @@ export function threadsOf(pid: number | undefined): Map<number, ThreadReading> |
 	}
 }
 
-/** True when the threads carry Node's names (Node 22+), so that {@link threadsCpuBetween}'s kinds mean something. */
+/** True when the threads carry Node's names (Node 24; not Node 20), so that {@link threadsCpuBetween}'s kinds mean something. */
 export function namedThreads(threads: ReadonlyMap<number, ThreadReading>): boolean {
 	return [...threads.values()].some((t) => t.name === 'V8Worker' || t.name === 'libuv-worker');
 }
@@ -86,4 +86,14 @@ export function threadsCpuBetween(pid: number, before: ReadonlyMap<number, Threa
 		else helpers.other += spent;
 	}
 	return { main, helpers };
+}
+
+/**
+ * What the bench keeps of two readings of {@link threadsOf}: the main thread's CPU, and the other threads' by kind
+ * when the threads carry Node's names; nothing when either reading failed.
+ */
+export function splitByThread(pid: number | undefined, before: ReturnType<typeof threadsOf>, after: ReturnType<typeof threadsOf>): { mainThreadCpuMs?: number; helperThreadsCpuMs?: HelperThreadsCpuMs } {
+	if (pid === undefined || before === undefined || after === undefined) return {};
+	const { main, helpers } = threadsCpuBetween(pid, before, after);
+	return { mainThreadCpuMs: main, ...(namedThreads(after) ? { helperThreadsCpuMs: helpers } : {}) };
 }

@@ -46,7 +46,7 @@ export async function runEngineBatch(worker: Worker, sized: SizedSim, prefix: st
 
 /** A real `n8n start` of `version` with the batch's workflow on `sized`, its Node started with `nodeArgs`. */
 export async function openProfiledN8n(version: string, sized: SizedSim, nodeArgs: readonly string[]): Promise<RealN8nSession> {
-	return await openRealN8n(version, [{ key: 'short', url: sized.ref.url, apiKey: sized.ref.apiKey }], (line) => log(`  [n8n ${version}] ${line}`), nodeArgs);
+	return await openRealN8n(version, [{ key: 'short', url: sized.ref.url, apiKey: sized.ref.apiKey }], (line) => log(`  [n8n ${version}] ${line}`), { nodeArgs });
 }
 
 /** One batch through the n8n workflow; every slot must succeed. */

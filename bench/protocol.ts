@@ -132,7 +132,7 @@ export interface NodesBatchResult {
 	cpu: CpuMs;
 	/** The main thread's part of `cpu` (Linux /proc, to the 10 ms of a tick; undefined elsewhere), ms. */
 	mainThreadCpuMs?: number;
-	/** The other threads' part by kind, where Node names its threads (Node 22+). */
+	/** The other threads' part by kind, where Node names its threads (Node 24; not Node 20). */
 	helperThreadsCpuMs?: HelperThreadsCpuMs;
 	executions: ExecutionSummary[];
 	jobs: JobRecord[];

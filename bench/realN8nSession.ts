@@ -7,7 +7,7 @@
  * collector's report (per-slot pool timings and task ids), the execution's start and stop.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -18,7 +18,7 @@ import { createN8nHome, ensureN8nRuntime, type N8nHome } from '../scripts/n8n';
 import { N8nRestSession, startN8nServer, type N8nServer } from '../scripts/n8n/n8nServer';
 import { storeBoundEnv } from './config';
 import { gcBetween, GC_LOG_ENV, GC_RECORDER, type GcTally } from './gcLog';
-import { namedThreads, statCpuMs, threadsCpuBetween, threadsOf, type HelperThreadsCpuMs } from './procStat';
+import { splitByThread, statCpuMs, threadsOf, type HelperThreadsCpuMs } from './procStat';
 
 /** A simulator a workflow points at (its own credential and webhook path). */
 export interface RealN8nTarget {
@@ -64,7 +64,7 @@ export interface RealN8nExecution {
 	n8nSystemCpuMs?: number;
 	/** The part of it on the main thread (JavaScript, the GC's pauses), ms; the rest ran on other threads. */
 	n8nMainThreadCpuMs?: number;
-	/** The other threads' part by kind of thread, ms, where Node names its threads (n8n versions on Node 22+). */
+	/** The other threads' part by kind of thread, ms, where Node names its threads (seen on Node 24: n8n 2.41.1). */
 	n8nHelperThreadsCpuMs?: HelperThreadsCpuMs;
 }
 
@@ -136,19 +136,24 @@ interface RunDataLike {
 	resultData: { runData: Record<string, Array<{ startTime?: number; executionTime?: number; data?: { main?: Array<Array<{ json: Record<string, unknown> }> | null> } }>>; error?: { message?: string } };
 }
 
-/**
- * Starts n8n `version` with a workflow per target (each with its own credential), logged in as the owner; `nodeArgs`
- * go to the Node of `n8n start`; `recordGc`: with bench/gcRecorder.js preloaded (its collections, for `gcBetween`).
- */
-export async function openRealN8n(version: string, targets: readonly RealN8nTarget[], log: (line: string) => void, nodeArgs: readonly string[] = [], recordGc = false): Promise<RealN8nSession> {
+/** How `n8n start` runs: `nodeArgs` go to its Node; `recordGc`: with bench/gcRecorder.js preloaded (its collections, for `gcBetween`). */
+export interface RealN8nOptions {
+	nodeArgs?: readonly string[];
+	recordGc?: boolean;
+}
+
+/** Starts n8n `version` with a workflow per target (each with its own credential), logged in as the owner. */
+export async function openRealN8n(version: string, targets: readonly RealN8nTarget[], log: (line: string) => void, { nodeArgs = [], recordGc = false }: RealN8nOptions = {}): Promise<RealN8nSession> {
 	const setupStarted = Date.now();
 	const runtime = await ensureN8nRuntime({ version, log });
 	const storeDir = mkdtempSync(path.join(tmpdir(), `flux-bench-n8n-${version}-store-`));
-	const gcDir = mkdtempSync(path.join(tmpdir(), `flux-bench-n8n-${version}-gc-`));
-	const gcLog = path.join(gcDir, 'gc.jsonl');
+	// The recorder's file exists from the start: a missing one means not recorded, never "no collection yet".
+	const gcDir = recordGc ? mkdtempSync(path.join(tmpdir(), `flux-bench-n8n-${version}-gc-`)) : undefined;
+	const gcLog = gcDir === undefined ? undefined : path.join(gcDir, 'gc.jsonl');
+	if (gcLog !== undefined) writeFileSync(gcLog, '');
 	const removeScratch = () => {
 		rmSync(storeDir, { recursive: true, force: true });
-		rmSync(gcDir, { recursive: true, force: true });
+		if (gcDir !== undefined) rmSync(gcDir, { recursive: true, force: true });
 	};
 	let home: N8nHome | undefined;
 	let server: N8nServer | undefined;
@@ -158,7 +163,7 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 		home = await createN8nHome({ packageDir: REPO_ROOT, n8nVersion: version, env: { COMFLY_STORE_DIR: storeDir, ...storeBoundEnv('BENCH_STORE_MAX_MB') }, log });
 		const setupMs = Date.now() - setupStarted;
 		const startStarted = Date.now();
-		server = await startN8nServer(home, { log, ...(recordGc ? { nodeArgs: [...nodeArgs, '--require', GC_RECORDER], env: { [GC_LOG_ENV]: gcLog } } : { nodeArgs }) });
+		server = await startN8nServer(home, { log, ...(gcLog !== undefined ? { nodeArgs: [...nodeArgs, '--require', GC_RECORDER], env: { [GC_LOG_ENV]: gcLog } } : { nodeArgs }) });
 		const startupMs = Date.now() - startStarted;
 		const rest = new N8nRestSession(server.url);
 		await rest.setUpOwner();
@@ -240,8 +245,8 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 			});
 			if (slots.length !== prompts.length) throw new Error(`n8n ${version}: execution ${executionId}: the collector reported ${slots.length} slots for ${prompts.length} prompts`);
 			const cpu = cpu0 && cpu1 ? { n8nCpuMs: cpu1.user + cpu1.system - (cpu0.user + cpu0.system), n8nSystemCpuMs: cpu1.system - cpu0.system } : {};
-			const threads = pid !== undefined && threads0 && threads1 ? threadsCpuBetween(pid, threads0, threads1) : undefined;
-			const byThread = threads ? { n8nMainThreadCpuMs: threads.main, ...(namedThreads(threads1!) ? { n8nHelperThreadsCpuMs: threads.helpers } : {}) } : {};
+			const { mainThreadCpuMs, helperThreadsCpuMs } = splitByThread(pid, threads0, threads1);
+			const byThread = { n8nMainThreadCpuMs: mainThreadCpuMs, ...(helperThreadsCpuMs ? { n8nHelperThreadsCpuMs: helperThreadsCpuMs } : {}) };
 			return { firedAt, answeredAt, httpStatus: res.status, executionId, status, startedAt, stoppedAt, nodes, slots, ...cpu, ...byThread };
 		};
 		const started = { home, server };
@@ -251,7 +256,7 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 			setupMs,
 			startupMs,
 			fire,
-			gcBetween: (from, to) => (recordGc ? gcBetween(gcLog, from, to) : undefined),
+			gcBetween: (from, to) => (gcLog !== undefined ? gcBetween(gcLog, from, to) : undefined),
 			output: () => started.server.output(),
 			async close() {
 				await started.server.stop();

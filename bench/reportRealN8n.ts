@@ -57,8 +57,8 @@ export function realN8nBreakdownTables(r: RealN8nScenario): string[] {
 
 /**
  * The CPU shape's batches one by one (the medians above hide how far they spread): per driver and batch, the
- * process's CPU, its main thread's part and the rest (by kind of thread where Node names its threads: n8n on Node
- * 22+), the main thread's GC pauses and how many were full (mark-compact) collections; undefined for results from
+ * process's CPU, its main thread's part and the rest (by kind of thread where Node names its threads: n8n 2.41.1
+ * on Node 24), the main thread's GC pauses and how many were full (mark-compact) collections; undefined for results from
  * before the main thread was read. The thread readings count whole ticks of 10 ms.
  */
 export function realN8nCpuBatchesTable(r: RealN8nScenario, shapeId = REAL_N8N_SHAPES[0].id): string | undefined {

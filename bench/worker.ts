@@ -17,7 +17,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { makePromptPng } from '../relay-sim/png';
 import { GC_LOG_ENV, GC_RECORDER } from './gcLog';
-import { namedThreads, threadsCpuBetween, threadsOf } from './procStat';
+import { splitByThread, threadsOf } from './procStat';
 import { loadHarness, makeNodeTypes, TYPES, credentialRef, fluxCredentials, promptItems, type ExecuteTiming, type Harness } from './engine';
 import type {
 	CpuMs,
@@ -218,8 +218,8 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	loop?.enable();
 	const timingStart = timings.length;
 	const pollStart = pollStarts.length;
+	const threadsStart = threadsOf(process.pid); // read outside the CPU figure (a file per thread)
 	const cpuStart = process.cpuUsage();
-	const threadsStart = threadsOf(process.pid);
 	const startedAt = Date.now();
 	const t0 = performance.now();
 	let from = 0;
@@ -249,9 +249,7 @@ async function runNodesBatch(task: NodesBatchTask): Promise<NodesBatchResult> {
 	});
 	const wallMs = performance.now() - t0;
 	const cpu = cpuSince(cpuStart);
-	const threadsEnd = threadsOf(process.pid);
-	const threads = threadsStart && threadsEnd ? threadsCpuBetween(process.pid, threadsStart, threadsEnd) : undefined;
-	const byThread = threads ? { mainThreadCpuMs: threads.main, ...(namedThreads(threadsEnd!) ? { helperThreadsCpuMs: threads.helpers } : {}) } : {};
+	const byThread = splitByThread(process.pid, threadsStart, threadsOf(process.pid));
 	sampler?.stop();
 	loop?.disable();
 	const loopDelay: LoopDelay | undefined = loop && { maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, meanMs: loop.mean / 1e6 };

@@ -6,7 +6,7 @@
  * then the measured batches, the drivers taking turns. Each batch is cut into its critical path
  * (bench/makespanBreakdown.ts) from what n8n, the collector's report and the simulator recorded.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -45,7 +45,7 @@ export interface MeasuredBatch {
 	systemCpuMs?: number;
 	/** Its main thread's part (JavaScript and the GC's pauses; the rest ran on other threads), ms, to the 10 ms of a tick. */
 	mainThreadCpuMs?: number;
-	/** The other threads' part by kind, where Node names its threads (Node 22+). */
+	/** The other threads' part by kind, where Node names its threads (Node 24; not Node 20). */
 	helperThreadsCpuMs?: HelperThreadsCpuMs;
 	/** The main thread's garbage collections during the batch (bench/gcRecorder.js). */
 	gc?: GcTally;
@@ -187,13 +187,14 @@ export async function runRealN8n(bench: Bench): Promise<RealN8nScenario | undefi
 	const errors: string[] = [];
 	const gcDir = mkdtempSync(path.join(os.tmpdir(), 'flux-bench-engine-gc-'));
 	const gcLog = path.join(gcDir, 'gc.jsonl');
+	writeFileSync(gcLog, ''); // exists from the start: a missing file means not recorded
 	try {
 		const worker = await bench.startWorker('E (real-n8n side by side)', { COMFLY_IMAGE_CONCURRENCY: String(bench.config.C), BENCH_BINARY_MODE: 'filesystem', [GC_LOG_ENV]: gcLog });
 		const targets = (Object.keys(sims) as RangeName[]).map((range) => ({ key: range, url: sims[range].ref.url, apiKey: sims[range].ref.apiKey }));
 		for (const version of versions) {
 			try {
 				log(`real n8n: starting n8n ${version} (a scratch home, the package packed and installed, n8n start) …`);
-				const session = await openRealN8n(version, targets, (line) => log(`  [n8n ${version}] ${line}`), [], true);
+				const session = await openRealN8n(version, targets, (line) => log(`  [n8n ${version}] ${line}`), { recordGc: true });
 				sessions.push(session);
 				servers.push({ version, nodeVersion: session.nodeVersion, setupMs: session.setupMs, startupMs: session.startupMs });
 				log(`real n8n ${version} (Node ${session.nodeVersion}): home ready in ${s(session.setupMs)}, n8n start ready in ${s(session.startupMs)}`);
