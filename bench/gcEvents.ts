@@ -16,11 +16,17 @@ export interface GcPause {
 
 /** V8's GCType as perf_hooks reports it: 1 scavenge and 2 minor mark-sweep (both young generation), 4 mark-compact, 8 incremental marking, 16 weak callbacks. */
 export function gcKindOf(type: number): GcPause['kind'] {
-	const kinds: Record<number, GcPause['kind']> = { 1: 'minor', 2: 'minor', 4: 'major', 8: 'incremental', 16: 'weakcb' };
-	const kind = kinds[type];
+	const kind = knownGcKind(type);
 	if (kind === undefined) throw new Error(`a GC entry of kind ${type}, which V8's GCType does not define`);
 	return kind;
 }
+
+/** {@link gcKindOf}, or undefined for a type V8's GCType does not define (a newer V8's). */
+export function knownGcKind(type: number): GcPause['kind'] | undefined {
+	return GC_KINDS[type];
+}
+
+const GC_KINDS: Readonly<Record<number, GcPause['kind']>> = { 1: 'minor', 2: 'minor', 4: 'major', 8: 'incremental', 16: 'weakcb' };
 
 /** V8's `--trace-incremental-marking` line that starts a marking, and its reason. */
 const MARKING_START = /\[IncrementalMarking\] Start \(([^)]+)\)/g;

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { gcKindOf } from './gcEvents';
+import { knownGcKind } from './gcEvents';
 
 /** The preload to give a measured process (`--require`), with FLUX_BENCH_GC_LOG naming its file. */
 export const GC_RECORDER = path.join(__dirname, 'gcRecorder.js');
@@ -43,17 +43,9 @@ export function gcBetween(file: string, from: number, to: number): GcTally | und
 		const { at, ms, kind } = entry;
 		if (typeof at !== 'number' || typeof ms !== 'number' || typeof kind !== 'number' || at < from || at > to) continue;
 		tally.pauseMs += ms;
-		const name = knownKind(kind);
+		const name = knownGcKind(kind);
 		if (name === 'major' || name === 'minor') tally[name]++;
 		else tally.other++;
 	}
 	return tally;
-}
-
-function knownKind(kind: number): string | undefined {
-	try {
-		return gcKindOf(kind);
-	} catch {
-		return undefined;
-	}
 }

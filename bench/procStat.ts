@@ -14,14 +14,11 @@ export function parseStatTimes(stat: string): { user: number; system: number; st
 	return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10, startedAt: Number(fields[19]) };
 }
 
-/**
- * utime and stime, ms, of process `pid` (all its threads, those ended too), or with `tid` of that one thread
- * (`tid` = `pid`: the main thread, where JavaScript runs); undefined where /proc cannot be read (not Linux, gone).
- */
-export function statCpuMs(pid: number | undefined, tid?: number): { user: number; system: number } | undefined {
+/** utime and stime, ms, of process `pid` (all its threads, those ended too); undefined where /proc cannot be read (not Linux, gone). */
+export function statCpuMs(pid: number | undefined): { user: number; system: number } | undefined {
 	if (pid === undefined) return undefined;
 	try {
-		const { user, system } = parseStatTimes(readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8'));
+		const { user, system } = parseStatTimes(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 		return { user, system };
 	} catch {
 		return undefined;
@@ -88,11 +85,17 @@ export function threadsCpuBetween(pid: number, before: ReadonlyMap<number, Threa
 	return { main, helpers };
 }
 
+/** A batch's CPU by thread: the main thread's (JavaScript and the GC's pauses), and the other threads' by kind where Node names them. */
+export interface ThreadSplit {
+	mainThreadCpuMs?: number;
+	helperThreadsCpuMs?: HelperThreadsCpuMs;
+}
+
 /**
  * What the bench keeps of two readings of {@link threadsOf}: the main thread's CPU, and the other threads' by kind
  * when the threads carry Node's names; nothing when either reading failed.
  */
-export function splitByThread(pid: number | undefined, before: ReturnType<typeof threadsOf>, after: ReturnType<typeof threadsOf>): { mainThreadCpuMs?: number; helperThreadsCpuMs?: HelperThreadsCpuMs } {
+export function splitByThread(pid: number | undefined, before: ReturnType<typeof threadsOf>, after: ReturnType<typeof threadsOf>): ThreadSplit {
 	if (pid === undefined || before === undefined || after === undefined) return {};
 	const { main, helpers } = threadsCpuBetween(pid, before, after);
 	return { mainThreadCpuMs: main, ...(namedThreads(after) ? { helperThreadsCpuMs: helpers } : {}) };

@@ -1,5 +1,5 @@
 /** Messages between bench/run.ts (orchestrator, hosts the relay simulators) and bench/worker.ts. */
-import type { HelperThreadsCpuMs } from './procStat';
+import type { ThreadSplit } from './procStat';
 import type { PollPolicy } from '../src/flux';
 
 export interface SimRef {
@@ -125,15 +125,12 @@ export interface LoopDelay {
 	meanMs: number;
 }
 
-export interface NodesBatchResult {
+/** The main thread's part of `cpu` and the other threads' by kind (Linux /proc, to the 10 ms of a tick; absent elsewhere). */
+export interface NodesBatchResult extends ThreadSplit {
 	kind: 'nodesBatch';
 	wallMs: number;
 	startedAt: number;
 	cpu: CpuMs;
-	/** The main thread's part of `cpu` (Linux /proc, to the 10 ms of a tick; undefined elsewhere), ms. */
-	mainThreadCpuMs?: number;
-	/** The other threads' part by kind, where Node names its threads (Node 24; not Node 20). */
-	helperThreadsCpuMs?: HelperThreadsCpuMs;
 	executions: ExecutionSummary[];
 	jobs: JobRecord[];
 	memory?: MemorySummary;

@@ -18,7 +18,7 @@ import { createN8nHome, ensureN8nRuntime, type N8nHome } from '../scripts/n8n';
 import { N8nRestSession, startN8nServer, type N8nServer } from '../scripts/n8n/n8nServer';
 import { storeBoundEnv } from './config';
 import { gcBetween, GC_LOG_ENV, GC_RECORDER, type GcTally } from './gcLog';
-import { splitByThread, statCpuMs, threadsOf, type HelperThreadsCpuMs } from './procStat';
+import { splitByThread, statCpuMs, threadsOf, type ThreadSplit } from './procStat';
 
 /** A simulator a workflow points at (its own credential and webhook path). */
 export interface RealN8nTarget {
@@ -62,10 +62,8 @@ export interface RealN8nExecution {
 	n8nCpuMs?: number;
 	/** The system (kernel) part of it, ms. */
 	n8nSystemCpuMs?: number;
-	/** The part of it on the main thread (JavaScript, the GC's pauses), ms; the rest ran on other threads. */
-	n8nMainThreadCpuMs?: number;
-	/** The other threads' part by kind of thread, ms, where Node names its threads (seen on Node 24: n8n 2.41.1). */
-	n8nHelperThreadsCpuMs?: HelperThreadsCpuMs;
+	/** It by thread (the other threads by kind where Node names them: seen on Node 24, n8n 2.41.1), ms. */
+	n8nThreads?: ThreadSplit;
 }
 
 export interface RealN8nSession {
@@ -245,9 +243,7 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 			});
 			if (slots.length !== prompts.length) throw new Error(`n8n ${version}: execution ${executionId}: the collector reported ${slots.length} slots for ${prompts.length} prompts`);
 			const cpu = cpu0 && cpu1 ? { n8nCpuMs: cpu1.user + cpu1.system - (cpu0.user + cpu0.system), n8nSystemCpuMs: cpu1.system - cpu0.system } : {};
-			const { mainThreadCpuMs, helperThreadsCpuMs } = splitByThread(pid, threads0, threads1);
-			const byThread = { n8nMainThreadCpuMs: mainThreadCpuMs, ...(helperThreadsCpuMs ? { n8nHelperThreadsCpuMs: helperThreadsCpuMs } : {}) };
-			return { firedAt, answeredAt, httpStatus: res.status, executionId, status, startedAt, stoppedAt, nodes, slots, ...cpu, ...byThread };
+			return { firedAt, answeredAt, httpStatus: res.status, executionId, status, startedAt, stoppedAt, nodes, slots, ...cpu, n8nThreads: splitByThread(pid, threads0, threads1) };
 		};
 		const started = { home, server };
 		return {

@@ -83,6 +83,7 @@ export function realN8nColdTable(r: RealN8nScenario): string {
 }
 
 export function realN8nReport(r: RealN8nScenario): string {
+	const cpuBatches = realN8nCpuBatchesTable(r);
 	const servers = r.servers
 		.map((sv) => (sv.error ? `n8n ${sv.version}: did not start (${sv.error.slice(0, 200)})` : `n8n ${sv.version} on Node ${sv.nodeVersion}: home ${s(sv.setupMs ?? NaN)}, n8n start ${s(sv.startupMs ?? NaN)}`))
 		.join('; ');
@@ -93,7 +94,7 @@ export function realN8nReport(r: RealN8nScenario): string {
 		'',
 		'    Where the time above the slowest job goes: the critical path of the last job to finish, cut where n8n, the collector\'s report and the simulator recorded it (each row a median of its own)',
 		...realN8nBreakdownTables(r).flatMap((t) => [t, '']),
-		...[realN8nCpuBatchesTable(r)].filter((t): t is string => t !== undefined).flatMap((t) => [t, '']),
+		...(cpuBatches === undefined ? [] : [cpuBatches, '']),
 		realN8nColdTable(r),
 		...(r.errors.length > 0 ? ['', ...r.errors.map((e) => `    ERROR: ${e}`)] : []),
 	].join('\n');

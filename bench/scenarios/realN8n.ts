@@ -14,7 +14,7 @@ import { buildPackage } from '../buildPackage';
 import { checkBatch } from '../jobs';
 import { fixed, log, ms, s } from '../format';
 import { gcBetween, GC_LOG_ENV, type GcTally } from '../gcLog';
-import type { HelperThreadsCpuMs } from '../procStat';
+import type { ThreadSplit } from '../procStat';
 import { criticalPath, excessMs, EXCESS_PARTS, type BatchTimeline, type CriticalPath } from '../makespanBreakdown';
 import type { NodesBatchResult } from '../protocol';
 import { openRealN8n, type RealN8nExecution, type RealN8nSession } from '../realN8nSession';
@@ -36,17 +36,13 @@ export type RealN8nShape = (typeof REAL_N8N_SHAPES)[number];
 export const ENGINE_DRIVER = 'engine (in process)';
 export const n8nDriver = (version: string) => `n8n ${version}`;
 
-/** One batch as measured: its critical path, and the CPU its driver's process spent on it. */
-export interface MeasuredBatch {
+/** One batch as measured: its critical path, and the CPU its driver's process spent on it (by thread: ThreadSplit, to the 10 ms of a tick). */
+export interface MeasuredBatch extends ThreadSplit {
 	path: CriticalPath;
 	/** The n8n start process's CPU (user + system) or the engine worker's, ms. */
 	cpuMs?: number;
 	/** Its system (kernel) part, ms. */
 	systemCpuMs?: number;
-	/** Its main thread's part (JavaScript and the GC's pauses; the rest ran on other threads), ms, to the 10 ms of a tick. */
-	mainThreadCpuMs?: number;
-	/** The other threads' part by kind, where Node names its threads (Node 24; not Node 20). */
-	helperThreadsCpuMs?: HelperThreadsCpuMs;
 	/** The main thread's garbage collections during the batch (bench/gcRecorder.js). */
 	gc?: GcTally;
 	/** The execution id (real n8n). */
@@ -135,7 +131,7 @@ function engineDriver(worker: Worker, sims: Record<RangeName, SizedSim>, gcLog: 
 				cpuMs: result.cpu.user + result.cpu.system,
 				systemCpuMs: result.cpu.system,
 				mainThreadCpuMs: result.mainThreadCpuMs,
-				...(result.helperThreadsCpuMs ? { helperThreadsCpuMs: result.helperThreadsCpuMs } : {}),
+				helperThreadsCpuMs: result.helperThreadsCpuMs,
 			};
 			return { batch, window: { from: result.startedAt, to: result.startedAt + result.wallMs } };
 		},
@@ -154,8 +150,7 @@ function realDriver(session: RealN8nSession, sims: Record<RangeName, SizedSim>):
 				path: criticalPath(n8nTimeline(execution), sims[range].sim.log),
 				cpuMs: execution.n8nCpuMs,
 				systemCpuMs: execution.n8nSystemCpuMs,
-				mainThreadCpuMs: execution.n8nMainThreadCpuMs,
-				...(execution.n8nHelperThreadsCpuMs ? { helperThreadsCpuMs: execution.n8nHelperThreadsCpuMs } : {}),
+				...execution.n8nThreads,
 				executionId: execution.executionId,
 			};
 			return { batch, window: { from: execution.firedAt, to: execution.answeredAt } };
