@@ -1,5 +1,6 @@
-/** The replay queue (src/coordination/replayQueue.ts): order, the latest per name, a failure stays and stops the replay, the bound, the return hooks, one queue per connection. */
-import { ReplayQueue, replayQueueOf } from '../../src/coordination/replayQueue';
+/** The replay queue (src/coordination/replayQueue.ts): order, the latest per name, a failure stays and stops the replay, the bound, the return hooks, the retries without a return, one queue per connection. */
+import { leasesHeld } from '../../src/coordination/heartbeat';
+import { REPLAY_RETRY_MS, ReplayQueue, replayQueueOf } from '../../src/coordination/replayQueue';
 
 /** A Redis connection's "answers again" signal, fired by hand. */
 function returnSignal() {
@@ -51,4 +52,50 @@ it('replays when the connection answers again, running the return hooks first; o
 	signal.up();
 	await queue.replay(); // after the one the return started
 	expect(ran).toEqual(['missed', 'each-return', 'each-return']);
+});
+
+describe('without a return (Redis answered with an error: it was never away)', () => {
+	beforeEach(() => jest.useFakeTimers());
+	afterEach(() => jest.useRealTimers());
+
+	it('tries what is queued again every REPLAY_RETRY_MS, in order and without the return hooks, until it is all in; then the retries end', async () => {
+		const queue = new ReplayQueue(returnSignal());
+		const ran: string[] = [];
+		let hooks = 0;
+		queue.onReturn(() => hooks++);
+		let refusals = 2; // Redis refuses writes (e.g. OOM) for its next two tries
+		const write = (name: string) => async () => {
+			if (refusals > 0) return (refusals--, false);
+			ran.push(name);
+			return true;
+		};
+		queue.put('a', write('a'));
+		queue.put('b', write('b'));
+		expect(leasesHeld()).toBe(1);
+		await jest.advanceTimersByTimeAsync(REPLAY_RETRY_MS - 1);
+		expect([ran, refusals]).toEqual([[], 2]);
+		await jest.advanceTimersByTimeAsync(1);
+		expect([ran, refusals, queue.size]).toEqual([[], 1, 2]); // the first retry: refused at the head, nothing behind it ran
+		await jest.advanceTimersByTimeAsync(REPLAY_RETRY_MS);
+		expect([ran, refusals, queue.size]).toEqual([[], 0, 2]);
+		await jest.advanceTimersByTimeAsync(REPLAY_RETRY_MS);
+		expect([ran, queue.size, hooks]).toEqual([['a', 'b'], 0, 0]);
+		expect(leasesHeld()).toBe(0);
+		expect(jest.getTimerCount()).toBe(0);
+	});
+
+	it('the retries end when what was queued reached Redis another way (dropped), and start again with the next put', async () => {
+		const queue = new ReplayQueue();
+		let tries = 0;
+		queue.put('a', async () => (tries++, false));
+		await jest.advanceTimersByTimeAsync(REPLAY_RETRY_MS);
+		expect(tries).toBe(1);
+		queue.drop('a');
+		expect(leasesHeld()).toBe(0);
+		await jest.advanceTimersByTimeAsync(3 * REPLAY_RETRY_MS);
+		expect(tries).toBe(1);
+		queue.put('b', async () => (tries++, true));
+		await jest.advanceTimersByTimeAsync(REPLAY_RETRY_MS);
+		expect([tries, queue.size, leasesHeld()]).toEqual([2, 0, 0]);
+	});
 });

@@ -9,6 +9,7 @@ import { promises as fs, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { replayQueueOf } from '../../src/coordination/replayQueue';
 import type { SharedRedis } from '../../src/redis';
 import { FileLedger, LedgerUnusableError, RedisLedger, SpendLedger, type SpendLimits } from '../../src/spend';
 import { sharedRedisAt } from '../redis/sharedRedisAt';
@@ -236,4 +237,27 @@ it('Redis restarted empty before a machine\'s process started: its first change 
 	const inRedis = await new RedisLedger(await liveRedis()).read(account);
 	// b's folder mirrored Redis (a's entry too): both are back
 	expect(inRedis.ok && inRedis.value.entries.map((entry) => entry.id).sort()).toEqual(['first-a', 'first-b']);
+});
+
+it('what a machine spent while Redis refused writes (out of memory: it answered, no outage) reaches Redis once it takes writes again, with no further change', async () => {
+	const account = newAccount();
+	const connection = await liveRedis();
+	replayQueueOf(connection, 50); // this connection's queue tries again every 50 ms (default 5 s)
+	const machineA = new SpendLedger({ dir: folder(), redis: connection });
+	const machineB = new SpendLedger({ dir: folder(), redis: await liveRedis() });
+	const limits = { jobs: 2 };
+	const admin = redis.client();
+	try {
+		await admin.config('SET', 'maxmemory', '1'); // every write refused: "OOM command not allowed"
+		expect(await machineA.reserve(account, request('while-refused', limits))).toMatchObject({ kind: 'reserved', place: 'machine' });
+		expect(connection.usable()).toBe(true); // an error answer is no outage: no "answers again" will come
+		expect((await machineB.balance(account)).spent.jobs).toBe(0);
+		await admin.config('SET', 'maxmemory', '0');
+		await until(async () => (await machineB.balance(account)).spent.jobs === 1, "machine A's job is in the ledger in Redis");
+		expect(await machineB.reserve(account, request('b', limits))).toMatchObject({ kind: 'reserved', place: 'shared' });
+		expect(await machineB.reserve(account, request('over', limits))).toMatchObject({ kind: 'refused', limit: 'jobs', place: 'shared' });
+	} finally {
+		await admin.config('SET', 'maxmemory', '0');
+		admin.disconnect();
+	}
 });
