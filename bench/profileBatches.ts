@@ -44,9 +44,9 @@ export async function runEngineBatch(worker: Worker, sized: SizedSim, prefix: st
 	return result;
 }
 
-/** A real `n8n start` of `version` with the batch's workflow on `sized`, its Node started with `nodeArgs`. */
-export async function openProfiledN8n(version: string, sized: SizedSim, nodeArgs: readonly string[]): Promise<RealN8nSession> {
-	return await openRealN8n(version, [{ key: 'short', url: sized.ref.url, apiKey: sized.ref.apiKey }], (line) => log(`  [n8n ${version}] ${line}`), { nodeArgs });
+/** A real `n8n start` of `version` with the batch's workflow on `sized`, its Node started with `nodeArgs`, `env` added to its environment. */
+export async function openProfiledN8n(version: string, sized: SizedSim, nodeArgs: readonly string[], env: Record<string, string> = {}): Promise<RealN8nSession> {
+	return await openRealN8n(version, [{ key: 'short', url: sized.ref.url, apiKey: sized.ref.apiKey }], (line) => log(`  [n8n ${version}] ${line}`), { nodeArgs, env });
 }
 
 /** One batch through the n8n workflow; every slot must succeed. */

@@ -134,14 +134,15 @@ interface RunDataLike {
 	resultData: { runData: Record<string, Array<{ startTime?: number; executionTime?: number; data?: { main?: Array<Array<{ json: Record<string, unknown> }> | null> } }>>; error?: { message?: string } };
 }
 
-/** How `n8n start` runs: `nodeArgs` go to its Node; `recordGc`: with bench/gcRecorder.js preloaded (its collections, for `gcBetween`). */
+/** How `n8n start` runs: `nodeArgs` go to its Node; `recordGc`: with bench/gcRecorder.js preloaded (its collections, for `gcBetween`); `env`: more of its environment (e.g. a COMFLY_* setting). */
 export interface RealN8nOptions {
 	nodeArgs?: readonly string[];
 	recordGc?: boolean;
+	env?: Record<string, string>;
 }
 
 /** Starts n8n `version` with a workflow per target (each with its own credential), logged in as the owner. */
-export async function openRealN8n(version: string, targets: readonly RealN8nTarget[], log: (line: string) => void, { nodeArgs = [], recordGc = false }: RealN8nOptions = {}): Promise<RealN8nSession> {
+export async function openRealN8n(version: string, targets: readonly RealN8nTarget[], log: (line: string) => void, { nodeArgs = [], recordGc = false, env = {} }: RealN8nOptions = {}): Promise<RealN8nSession> {
 	const setupStarted = Date.now();
 	const runtime = await ensureN8nRuntime({ version, log });
 	const storeDir = mkdtempSync(path.join(tmpdir(), `flux-bench-n8n-${version}-store-`));
@@ -158,7 +159,7 @@ export async function openRealN8n(version: string, targets: readonly RealN8nTarg
 	try {
 		// COMFLY_* left at their defaults (pool 30, poll rate 25): what a user's n8n runs with; the store in a temp folder
 		// (BENCH_STORE_MAX_MB: its bound, e.g. to run without the store's prune).
-		home = await createN8nHome({ packageDir: REPO_ROOT, n8nVersion: version, env: { COMFLY_STORE_DIR: storeDir, ...storeBoundEnv('BENCH_STORE_MAX_MB') }, log });
+		home = await createN8nHome({ packageDir: REPO_ROOT, n8nVersion: version, env: { COMFLY_STORE_DIR: storeDir, ...storeBoundEnv('BENCH_STORE_MAX_MB'), ...env }, log });
 		const setupMs = Date.now() - setupStarted;
 		const startStarted = Date.now();
 		server = await startN8nServer(home, { log, ...(gcLog !== undefined ? { nodeArgs: [...nodeArgs, '--require', GC_RECORDER], env: { [GC_LOG_ENV]: gcLog } } : { nodeArgs }) });

@@ -23,6 +23,7 @@ export const PROCESS_WIDE_NAMES = [
 	'store',
 	'accountLimiter',
 	'pollShared',
+	'heldDownloads',
 	'imageFlights',
 	'videoFlights',
 	'referenceImages',

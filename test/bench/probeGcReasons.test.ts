@@ -1,0 +1,24 @@
+/** bench/probeGcReasons.ts reads V8's trace lines: full collections counted, marking starts by reason, young-generation lines ignored. */
+import { readGcTrace } from '../../bench/probeGcReasons';
+
+const TRACE = `
+[31779:0x23bc4000:0]    25328 ms: [IncrementalMarking] Start (external memory pressure): (size/waste/limit/slack) v8: 211MB / 0MB / 901MB / 690MB global: 211MB / 0MB / 901MB / 690MB
+[31779:0x23bc4000:0]    25328 ms: [IncrementalMarking] Start marking
+[31779:0x23bc4000]    25400 ms: Scavenge 240.1 (368.2) -> 236.0 (368.2) MB, pooled: 132 MB, 3.10 / 0.00 ms  (average mu = 0.977, current mu = 0.980) allocation failure;
+[31779:0x23bc4000]    25500 ms: Minor Mark-Compact 240.1 (368.2) -> 236.0 (368.2) MB, 3.10 / 0.00 ms  (average mu = 0.977, current mu = 0.980) allocation failure;
+[31779:0x23bc4000]    25597 ms: Mark-Compact 254.3 (368.2) -> 205.2 (366.2) MB, pooled: 132 MB, 24.61 / 0.52 ms  (+ 57.9 ms in 327 steps since start of marking, biggest step 8.2 ms, walltime since start of marking 269 ms) (average mu = 0.977, current mu = 0.980) finalize incremental marking via task; GC in old space requested
+[31779:0x23bc4000:0]    28013 ms: [IncrementalMarking] Start (task): (size/waste/limit/slack) v8: 206MB / 0MB / 291MB / 85MB global: 206MB / 0MB / 291MB / 85MB
+[31779:0x23bc4000]    28253 ms: Mark-Compact 239.0 (366.2) -> 199.7 (363.0) MB, pooled: 132 MB, 32.44 / 0.37 ms  (+ 37.3 ms in 92 steps since start of marking) finalize incremental marking via task; GC in old space requested
+[31779:0x23bc4000:0]    29064 ms: [IncrementalMarking] Start (external memory pressure): (size/waste/limit/slack) v8: 199MB
+n8n's own log line mentioning nothing of the kind
+`;
+
+it('counts the full collections and the marking starts by reason, not the young generation', () => {
+	const trace = readGcTrace(TRACE);
+	expect(trace.fullCollections).toBe(2);
+	expect(Object.fromEntries(trace.markingStarts)).toEqual({ 'external memory pressure': 2, task: 1 });
+});
+
+it('nothing traced: none', () => {
+	expect(readGcTrace('')).toEqual({ fullCollections: 0, markingStarts: new Map() });
+});
