@@ -4,14 +4,14 @@
  * makes V8 collect its whole heap, and those full collections cost n8n's process more CPU than the package's own code
  * (bench/README.md, "Handing n8n the downloaded bytes"). A copy is the download's own chunks (no bytes are copied),
  * taken once; the file stays the truth (a copy missing, expired or already taken: the file is read as before).
- * Bounded: all copies, made and being made, hold at most `maxBytes` (COMFLY_HANDOVER_COPY_MB, default 64; a download
- * that would pass it keeps no copy), and a copy nobody took within `ttlMs` is dropped (a Submit whose Collect runs
- * later, elsewhere, or never).
+ * Bounded: all copies, made and being made, hold at most `maxBytes` (COMFLY_HANDOVER_COPY_MB, default 64): a download
+ * that would pass it pushes out the oldest copies made (the newest are the likeliest to be handed over next), and keeps
+ * none when the copies still being made leave no room; a copy nobody took within `ttlMs` is dropped (a Submit whose
+ * Collect runs later, elsewhere, or never), by an unref'd timer set for the oldest copy.
  */
 import { randomUUID } from 'node:crypto';
 
 import { settings } from '../config';
-import { holdLease } from '../coordination/heartbeat';
 import { processWide } from '../processWide';
 
 /** A copy not taken within this long is dropped (ms). */
@@ -25,9 +25,12 @@ export interface ChunkSink {
 export class HeldDownloads {
 	/** Bytes held by copies, made and being made. */
 	private bytes = 0;
+	/** Of them, by copies made. */
+	private madeBytes = 0;
+	/** The copies made, oldest first (one lifetime for all: the first is the next to expire). */
 	private readonly copies = new Map<string, { chunks: Buffer[]; bytes: number; until: number }>();
-	/** Stops the sweep of expired copies (held while any copy is). */
-	private stopSweeps?: () => void;
+	/** Set for the oldest copy's expiry while any copy is held. */
+	private timer?: NodeJS.Timeout;
 
 	constructor(
 		/** At most this many bytes in copies (made and being made); 0: no copies. */
@@ -56,8 +59,13 @@ export class HeldDownloads {
 		return this.bytes;
 	}
 
-	/** Reserves `n` more bytes for a copy being made; false (nothing reserved) past the bound. */
+	/** Reserves `n` more bytes for a copy being made, pushing out the oldest copies made; false (nothing reserved) when that is not enough. */
 	reserve(n: number): boolean {
+		if (this.bytes - this.madeBytes + n > this.maxBytes) return false; // no room even without the copies made: they stay
+		for (const [id, copy] of this.copies) {
+			if (this.bytes + n <= this.maxBytes) break;
+			this.forget(id, copy.bytes);
+		}
 		if (this.bytes + n > this.maxBytes) return false;
 		this.bytes += n;
 		return true;
@@ -72,21 +80,37 @@ export class HeldDownloads {
 	hold(chunks: Buffer[], bytes: number): string {
 		const id = randomUUID();
 		this.copies.set(id, { chunks, bytes, until: this.now() + this.ttlMs });
-		this.stopSweeps ??= holdLease(async () => this.sweep(), this.ttlMs);
+		this.madeBytes += bytes;
+		if (!this.timer) this.arm();
 		return id;
 	}
 
 	private sweep(): void {
 		const now = this.now();
-		for (const [id, copy] of this.copies) if (copy.until <= now) this.forget(id, copy.bytes);
+		for (const [id, copy] of this.copies) {
+			if (copy.until > now) break; // oldest first: the rest are younger
+			this.forget(id, copy.bytes);
+		}
+	}
+
+	/** The timer for the oldest copy's expiry (none while no copy is held). */
+	private arm(): void {
+		clearTimeout(this.timer);
+		this.timer = undefined;
+		const oldest = this.copies.values().next().value;
+		if (!oldest) return;
+		this.timer = setTimeout(() => {
+			this.timer = undefined;
+			this.sweep();
+			this.arm();
+		}, Math.max(0, oldest.until - this.now())).unref();
 	}
 
 	private forget(id: string, bytes: number): void {
 		this.copies.delete(id);
 		this.bytes -= bytes;
-		if (this.copies.size > 0 || !this.stopSweeps) return;
-		this.stopSweeps();
-		this.stopSweeps = undefined;
+		this.madeBytes -= bytes;
+		if (this.copies.size === 0) this.arm(); // clears the timer
 	}
 }
 

@@ -259,10 +259,10 @@ export class JobJournal {
 	private async appendRecord(record: JournalRecord, options: { durable?: boolean } = {}, withEntries: LogEntry[] = []): Promise<boolean> {
 		const name = KEY_PREFIX + record.jobKey;
 		const entry = this.entryOf(name, record);
-		const ok = await this.write([entry, ...withEntries], options);
+		// Before the write: a return of the mirror while it is on its way puts this entry again, never the one before it.
 		if (record.state === 'submitting' || record.state === 'submitted') this.unfinished.set(name, entry);
 		else this.unfinished.delete(name);
-		return ok;
+		return await this.write([entry, ...withEntries], options);
 	}
 
 	/** The next entry of `name`: one revision past the highest seen of it. */
@@ -287,8 +287,10 @@ export class JobJournal {
 		const mirror = this.options.mirror;
 		if (mirror) {
 			for (const entry of all) {
-				if (await mirror.put(entry).catch(() => false)) this.replays.drop(`journal:${entry.name}`);
-				else this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
+				// An older entry of the name still queued goes first: replayed while this one is on its way (a retry, a
+				// return), it would reach Redis after it and stay there (the mirror keeps the last write).
+				this.replays.drop(`journal:${entry.name}`);
+				if (!(await mirror.put(entry).catch(() => false))) this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
 			}
 		}
 		if (!this.markerWritten) await this.writeMarkers();

@@ -5,6 +5,8 @@ import { apiKeyHash } from '../../src/account';
 import { JobJournal, type JobStart, StoreFaults } from '../../src/store';
 import { bucketOf, JournalLog, type LogEntry } from '../../src/store/journalLog';
 import { spareJournal } from '../../src/store/spareFolder';
+import { ReplayQueue } from '../../src/coordination/replayQueue';
+import { until } from '../support/until';
 import { allFiles, makeTempDir } from './tempStore';
 
 const DAY = 24 * 3600 * 1000;
@@ -242,6 +244,35 @@ describe('order across copies and hosts comes from the revision, not the clock',
 		const entries = new Map<string, LogEntry>();
 		return { get: async (name: string) => entries.get(name), put: async (entry: LogEntry) => (entries.set(entry.name, entry), true) };
 	}
+
+	it("an older entry the mirror refused is not replayed while a newer one of the same name is on its way (it would land last and stay)", async () => {
+		const inRedis = new Map<string, LogEntry>();
+		let refuse = 0;
+		let onTheWay: (() => void) | undefined;
+		const mirror = {
+			get: async (name: string) => inRedis.get(name),
+			put: async (entry: LogEntry) => {
+				if (refuse > 0) return (refuse--, false); // an error answer (out of memory)
+				inRedis.set(entry.name, entry); // lands at once; the answer comes later
+				const first = onTheWay === undefined && (entry.value as { state?: string }).state === 'submitted';
+				if (first) await new Promise<void>((resolve) => (onTheWay = resolve)); // the newer entry's answer is slow
+				return true;
+			},
+		};
+		const replays = new ReplayQueue();
+		const journal = new JobJournal(path.join(temp.dir, 'mirrored'), { ttlMs: 30 * DAY, now: () => clock, mirror, replays });
+		refuse = 1; // the record's `submitting` entry is refused (its job link goes through)
+		expect(await journal.submitting('k', start)).toBe(true);
+		expect(replays.size).toBe(1);
+		const submitted = journal.submitted('k', { taskId: 'task-1' });
+		await until(() => onTheWay !== undefined, 'the newer entry is on its way');
+		expect(replays.size).toBe(0); // nothing older of the name left to replay meanwhile (a retry)
+		await replays.replay(); // the mirror answers again meanwhile: its return puts the newest entry again, not the refused one
+		onTheWay!();
+		expect(await submitted).toBe(true);
+		expect([...inRedis.values()].filter((entry) => entry.name.startsWith('key:')).map((entry) => (entry.value as { state: string }).state)).toEqual(['submitted']);
+		expect(replays.size).toBe(0);
+	});
 
 	it('a record written later by a host whose clock is an hour behind still wins, on every host', async () => {
 		const mirror = memoryMirror();
