@@ -1,12 +1,12 @@
 /**
- * Why a real n8n collects its whole heap during a batch, and what the hand-over copies (COMFLY_HANDOVER_COPY_MB,
- * src/flux/heldDownloads.ts) change: `n8n start` under V8's `--trace-gc --trace-incremental-marking`, batches of 30
- * image jobs (bench/profileBatches.ts), in arms that differ only in n8n's environment, each a fresh n8n (a warm-up
- * batch first), the arms alternating round by round. Per batch: the process's CPU, its main thread's, V8's workers'
- * (Node 24), the wall time, the full collections (V8's Mark-Compact lines) and why V8 started each marking; then
- * medians and means per version and arm. Builds the package first (n8n installs it from dist/).
- * `npx ts-node --transpile-only bench/probeGcReasons.ts [--targets=2.41.1,2.0.3] [--arms=copies,no-copies]
- * [--rounds=2] [--batches=10] [--size=1m]`
+ * Why a real n8n collects its whole heap during a batch, and what a setting changes about it: `n8n start` under V8's
+ * `--trace-gc --trace-incremental-marking`, batches of 30 image jobs (bench/profileBatches.ts), each arm a fresh n8n
+ * (a warm-up batch first); with `--compare=VAR=VALUE` a second arm with that variable in n8n's environment, the arms
+ * alternating round by round. Per batch: the process's CPU, its main thread's, V8's workers' (Node 24), the wall
+ * time, the full collections (V8's Mark-Compact lines) and why V8 started each marking; then medians and means per
+ * version and arm. Builds the package first (n8n installs it from dist/).
+ * `npx ts-node --transpile-only bench/probeGcReasons.ts [--targets=2.41.1,2.0.3] [--compare=VAR=VALUE] [--rounds=2]
+ * [--batches=10] [--size=1m]`
  */
 import { buildPackage } from './buildPackage';
 import { log } from './format';
@@ -15,11 +15,14 @@ import { median } from './stats';
 
 const value = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 
-/** The arms: n8n's environment in each. */
-const ARMS: Record<string, Record<string, string>> = {
-	copies: {},
-	'no-copies': { COMFLY_HANDOVER_COPY_MB: '0' },
-};
+/** The arms, by name: n8n's environment in each (`as configured`, and with `--compare` that variable set). */
+export function probeArms(compare: string | undefined): Map<string, Record<string, string>> {
+	const arms = new Map<string, Record<string, string>>([['as configured', {}]]);
+	if (compare === undefined) return arms;
+	const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(compare);
+	if (!match) throw new Error(`--compare must be VAR=VALUE (an environment variable of n8n), got ${compare}`);
+	return arms.set(compare, { [match[1]]: match[2] });
+}
 
 /** What V8's trace printed over one batch: its full collections, and why each marking started (reason → count). */
 export interface GcTrace {
@@ -46,8 +49,8 @@ interface BatchReading {
 	trace: GcTrace;
 }
 
-async function runArm(version: string, arm: string, batches: number, size: ReturnType<typeof parseBatchArgs>['size'], sim: Awaited<ReturnType<typeof startProfileSim>>): Promise<BatchReading[]> {
-	const session = await openProfiledN8n(version, sim, ['--trace-gc', '--trace-incremental-marking'], ARMS[arm]);
+async function runArm(version: string, arm: string, env: Record<string, string>, batches: number, size: ReturnType<typeof parseBatchArgs>['size'], sim: Awaited<ReturnType<typeof startProfileSim>>): Promise<BatchReading[]> {
+	const session = await openProfiledN8n(version, sim, ['--trace-gc', '--trace-incremental-marking'], env);
 	const readings: BatchReading[] = [];
 	try {
 		await fireN8nBatch(session, `gc warm ${version} ${arm} ${Date.now()}`, size);
@@ -87,8 +90,8 @@ function summary(version: string, arm: string, readings: readonly BatchReading[]
 async function main(): Promise<void> {
 	const { batches, size } = parseBatchArgs(value);
 	const targets = (value('targets') ?? '2.41.1').split(',');
-	const arms = (value('arms') ?? 'copies,no-copies').split(',');
-	for (const arm of arms) if (!(arm in ARMS)) throw new Error(`--arms: unknown arm ${arm} (${Object.keys(ARMS).join(', ')})`);
+	const arms = probeArms(value('compare'));
+	const names = [...arms.keys()];
 	const rounds = Number(value('rounds') ?? 2);
 	if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number ≥ 1, got ${value('rounds')}`);
 	await buildPackage('probeGcReasons');
@@ -97,9 +100,9 @@ async function main(): Promise<void> {
 	try {
 		for (let round = 1; round <= rounds; round++) {
 			for (const version of targets) {
-				for (const arm of round % 2 === 1 ? arms : [...arms].reverse()) {
+				for (const arm of round % 2 === 1 ? names : [...names].reverse()) {
 					const key = `${version}\u0000${arm}`;
-					readings.set(key, [...(readings.get(key) ?? []), ...(await runArm(version, arm, batches, size, sim))]);
+					readings.set(key, [...(readings.get(key) ?? []), ...(await runArm(version, arm, arms.get(arm)!, batches, size, sim))]);
 				}
 			}
 		}

@@ -23,7 +23,6 @@ export const PROCESS_WIDE_NAMES = [
 	'store',
 	'accountLimiter',
 	'pollShared',
-	'heldDownloads',
 	'imageFlights',
 	'videoFlights',
 	'referenceImages',

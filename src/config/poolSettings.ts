@@ -1,7 +1,6 @@
 /**
  * The pool's settings: `COMFLY_IMAGE_CONCURRENCY` / `_PENDING`, `COMFLY_VIDEO_CONCURRENCY` / `_PENDING`,
- * `COMFLY_RESULT_TTL_SECONDS`, `COMFLY_RESULT_MAX_MB`, `COMFLY_HANDOVER_COPY_MB` (pure: no globals; see PRODUCT.md for
- * the rules).
+ * `COMFLY_RESULT_TTL_SECONDS`, `COMFLY_RESULT_MAX_MB` (pure: no globals; see PRODUCT.md for the rules).
  */
 import { readInteger, type Env, type Warn } from './env';
 
@@ -24,8 +23,6 @@ export const DEFAULT_IMAGE_WORKERS = 30;
 export const DEFAULT_VIDEO_WORKERS = 10;
 export const DEFAULT_RESULT_TTL_SECONDS = 3600;
 export const DEFAULT_RESULT_MAX_MB = 512;
-export const DEFAULT_HANDOVER_COPY_MB = 64;
-const MAX_HANDOVER_COPY_MB = 4096;
 const MAX_TTL_SECONDS = 7 * 24 * 3600;
 const MAX_RESULT_MB = 64 * 1024;
 const MB = 1024 * 1024;
@@ -50,9 +47,4 @@ export function readPoolConfig(env: Env, warn: Warn, resultTtlMs?: number): Pool
 		resultTtlMs: resultTtlMs ?? readResultTtlMs(env, warn),
 		resultMaxBytes: readInteger(env, 'COMFLY_RESULT_MAX_MB', DEFAULT_RESULT_MAX_MB, 1, MAX_RESULT_MB, warn) * MB,
 	};
-}
-
-/** `COMFLY_HANDOVER_COPY_MB` (64, 0–4096) in bytes: the bound on the copies of fresh image downloads held in memory for their hand-over (src/flux/heldDownloads.ts); 0: none. */
-export function readHandoverCopyBytes(env: Env, warn: Warn): number {
-	return readInteger(env, 'COMFLY_HANDOVER_COPY_MB', DEFAULT_HANDOVER_COPY_MB, 0, MAX_HANDOVER_COPY_MB, warn) * MB;
 }

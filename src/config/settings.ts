@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { logWarning, PACKAGE_LOG_PREFIX as LOG_PREFIX } from '../logger';
 import { processWide, resetProcessWide } from '../processWide';
 import type { Env, ReadTextFile, Warn } from './env';
-import { readHandoverCopyBytes, readPoolConfig, readResultTtlMs, type PoolConfig } from './poolSettings';
+import { readPoolConfig, readResultTtlMs, type PoolConfig } from './poolSettings';
 import { readRedisTarget, RedisConfigError, type RedisTarget } from './redisTarget';
 import { readStoreConfig, type StoreConfig, type StoreConfigOptions } from './storeSettings';
 
@@ -26,8 +26,6 @@ export interface Settings {
 	pool: PoolConfig;
 	/** COMFLY_STORE_DIR (else N8N_USER_FOLDER / HOME), COMFLY_STORE_MAX_MB, COMFLY_STORE_TTL_DAYS. */
 	store: StoreConfig;
-	/** COMFLY_HANDOVER_COPY_MB: the bound on the copies of fresh image downloads held for their hand-over, bytes (0: none). */
-	handoverCopyBytes: number;
 	/** COMFLY_POLL_RATE: status polls per second per account. */
 	pollRate: number;
 	/** COMFLY_REDIS_URL, else EXECUTIONS_MODE=queue with QUEUE_BULL_REDIS_* (and *_FILE). */
@@ -78,7 +76,6 @@ export function readSettings(env: Env, warn: Warn, options: ReadSettingsOptions 
 	return {
 		pool: readPoolConfig(env, warn, resultTtlMs),
 		store: readStoreConfig(env, warn, { platform: options.platform, cwd: options.cwd, resultTtlMs }),
-		handoverCopyBytes: readHandoverCopyBytes(env, warn),
 		pollRate: readPollRate(env, warn),
 		redis: readRedisSettings(env, warn, options.readFile),
 	};

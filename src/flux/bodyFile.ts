@@ -9,7 +9,6 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Dispatcher } from 'undici';
 import { BodyCutOffError, discardBody } from './body';
-import type { ChunkSink } from './heldDownloads';
 
 type Body = Dispatcher.ResponseData['body'];
 
@@ -32,8 +31,6 @@ export interface FileBodyRules {
 	recognise(head: Buffer): boolean;
 	/** Hash the bytes with this algorithm as they are written (e.g. "sha256"): its SRI string is returned. */
 	hash?: string;
-	/** Also handed every chunk written, as it is (heldDownloads.ts: the copy for the hand-over). */
-	copy?: ChunkSink;
 }
 
 export interface WrittenBody {
@@ -94,7 +91,6 @@ class BodyCheck extends Transform {
 			}
 		}
 		this.hash?.update(chunk);
-		this.rules.copy?.add(chunk);
 		done(null, chunk);
 	}
 

@@ -12,7 +12,6 @@ import type { Dispatcher } from 'undici';
 import { BodyCutOffError, formatBytes } from './body';
 import { FileBodyNotRecognisedError, FileBodyTooLargeError, FileBodyWriteError, writeBodyToFile, type WrittenBody } from './bodyFile';
 import { cutOff, downloadImage, downloadResult, IMAGE, notRecognised, sizeGate, truncated, type DownloadedImage, type FileKind } from './download';
-import type { HeldDownloads } from './heldDownloads';
 import type { DetectedImageType } from './imageType';
 import type { JobRuntime } from './job';
 import type { Transient } from './retry';
@@ -27,8 +26,6 @@ export interface DownloadedFile<M extends string = string, E extends string = st
 	byteLength: number;
 	/** Absent when it was downloaded unhashed (`hash: false`: a result nothing will store). */
 	integrity?: string;
-	/** Its bytes' copy in memory for the hand-over, when one was kept (heldDownloads.ts). */
-	heldId?: string;
 	mimeType: M;
 	fileExtension: E;
 }
@@ -72,11 +69,10 @@ const removeQuietly = (file: string) => rm(file, { force: true }).catch(() => un
 /**
  * An image into a file in `dir`; when `dir` cannot be written, downloaded again into memory: a paid image is never
  * lost to a local disk. `hash: false` leaves the file unhashed (no integrity): for a result nothing will store.
- * `held`: where a copy of its bytes is kept for the hand-over, while that bound allows.
  */
-export async function downloadImageFile(rt: JobRuntime, sampleUrl: string, dir: string, { hash = true, held }: { hash?: boolean; held?: HeldDownloads } = {}): Promise<ImageDownload> {
+export async function downloadImageFile(rt: JobRuntime, sampleUrl: string, dir: string, { hash = true }: { hash?: boolean } = {}): Promise<ImageDownload> {
 	try {
-		return await downloadResult(rt, sampleUrl, IMAGE, (job, res) => readFile(job, res, dir, IMAGE, hash, held));
+		return await downloadResult(rt, sampleUrl, IMAGE, (job, res) => readFile(job, res, dir, IMAGE, hash));
 	} catch (error) {
 		if (!(error instanceof FileBodyWriteError)) throw error;
 		return await downloadImage(rt, sampleUrl);
@@ -96,16 +92,14 @@ export async function downloadToDisk<M extends string, E extends string>(rt: Job
  * A 200 response's body into a new file of `kind` in `dir` (see the file's opening comment), hashed unless `hash` is
  * false; a folder that cannot be written (missing, read-only, disk full) is a FileBodyWriteError, not retried.
  */
-async function readFile<M extends string, E extends string>(rt: JobRuntime, res: Dispatcher.ResponseData, dir: string, kind: FileKind<M, E>, hash: boolean, held?: HeldDownloads): Promise<DownloadedFile<M, E> | Transient> {
+async function readFile<M extends string, E extends string>(rt: JobRuntime, res: Dispatcher.ResponseData, dir: string, kind: FileKind<M, E>, hash: boolean): Promise<DownloadedFile<M, E> | Transient> {
 	const { maxBytes, declared, tooLarge } = sizeGate(rt, res, kind.noun, kind.maxBytes);
 	const partPath = path.join(dir, `${randomUUID()}.part`);
-	const copy = held?.copy();
 	let written: WrittenBody;
 	try {
-		const rules = { maxBytes, sniffBytes: kind.sniffBytes, recognise: (head: Uint8Array) => kind.detect(head) !== undefined, hash: hash ? IMAGE_FILE_HASH : undefined, copy };
+		const rules = { maxBytes, sniffBytes: kind.sniffBytes, recognise: (head: Uint8Array) => kind.detect(head) !== undefined, hash: hash ? IMAGE_FILE_HASH : undefined };
 		written = await writeBodyToFile(res.body, partPath, rules);
 	} catch (err) {
-		copy?.drop();
 		await removeQuietly(partPath);
 		rt.throwIfAborted();
 		if (err instanceof FileBodyTooLargeError) throw tooLarge(`more than ${formatBytes(maxBytes)} received`);
@@ -114,7 +108,6 @@ async function readFile<M extends string, E extends string>(rt: JobRuntime, res:
 		throw err;
 	}
 	if (declared !== undefined && written.byteLength < declared) {
-		copy?.drop();
 		await removeQuietly(partPath);
 		return truncated(kind.noun, written.byteLength, declared);
 	}
@@ -123,17 +116,8 @@ async function readFile<M extends string, E extends string>(rt: JobRuntime, res:
 	try {
 		await rename(partPath, filePath); // complete: a sweep tells it from a download a killed process left behind
 	} catch (error) {
-		copy?.drop();
 		await removeQuietly(partPath);
 		throw new FileBodyWriteError(error);
 	}
-	const heldId = copy?.keep();
-	return {
-		filePath,
-		byteLength: written.byteLength,
-		...(written.integrity === undefined ? {} : { integrity: written.integrity }),
-		...(heldId === undefined ? {} : { heldId }),
-		mimeType: type.mimeType,
-		fileExtension: type.fileExtension,
-	};
+	return { filePath, byteLength: written.byteLength, ...(written.integrity === undefined ? {} : { integrity: written.integrity }), mimeType: type.mimeType, fileExtension: type.fileExtension };
 }

@@ -1,7 +1,6 @@
 import type { FieldLabel } from './body';
 import { DEFAULT_MAX_DOWNLOAD_BYTES, downloadImage, type DownloadedImage } from './download';
 import { downloadImageFile, type ImageDownload } from './downloadFile';
-import type { HeldDownloads } from './heldDownloads';
 import { resolveEndpoints, type FluxCredentials } from './endpoints';
 import { FluxError } from './errors';
 import { fluxDispatchers, singleDispatcher } from './httpAgent';
@@ -60,13 +59,10 @@ export interface ImageFileOptions extends GenerateOptions {
 	downloadDir?: string;
 	/** False: the file is not hashed (it has no integrity), for a result nothing will store (Cache Off). */
 	hash?: boolean;
-	/** Where a copy of the image's bytes is kept for its hand-over (heldDownloads.ts); none: no copy. */
-	held?: HeldDownloads;
 }
 
 /** The image into a file in the options' folder, or into memory without one. */
-const imageFetch = (opts: ImageFileOptions): Fetch<ImageDownload> => (rt, url) =>
-	opts.downloadDir === undefined ? downloadImage(rt, url) : downloadImageFile(rt, url, opts.downloadDir, { hash: opts.hash, held: opts.held });
+const imageFetch = (opts: ImageFileOptions): Fetch<ImageDownload> => (rt, url) => (opts.downloadDir === undefined ? downloadImage(rt, url) : downloadImageFile(rt, url, opts.downloadDir, { hash: opts.hash }));
 
 /** A generated image in a file (or, when the folder could not be written, in memory): see downloadFile.ts. */
 export type FluxImageFileResult = Timed<ImageDownload>;

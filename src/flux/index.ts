@@ -6,7 +6,6 @@
 export { generateImage, awaitImage, generateImageFile, awaitImageFile } from './generateImage';
 export type { GenerateOptions, FluxImageFileResult } from './generateImage';
 export { isImageFile } from './downloadFile';
-export { heldDownloads } from './heldDownloads';
 export type { DownloadedImageFile } from './downloadFile';
 export type { FluxTask } from './submit';
 export { checkFluxCredentials } from './credentialCheck';

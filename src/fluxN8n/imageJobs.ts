@@ -1,10 +1,9 @@
 /**
  * The image kind of job (storedJob.ts) and of FLUX node (fluxNode.ts): an image is downloaded into the download
  * folder next to the store (or into memory when it cannot be written), kept by adopting the file into the store,
- * handed to n8n from the download's copy in memory while one is held, else read back (through its integrity check
- * unless this process just hashed it); Skip Error's placeholder is the white PNG.
+ * read back through its integrity check; Skip Error's placeholder is the white PNG.
  */
-import { awaitImageFile, generateImageFile, heldDownloads } from '../flux';
+import { awaitImageFile, generateImageFile } from '../flux';
 import { DEFAULT_IMAGE_MODEL } from '../models';
 import { skippedErrorPng } from '../images/solidPng';
 import type { JobContext } from '../pool';
@@ -19,11 +18,9 @@ import { obtainStored, type JobKind } from './storedJob';
 /** The image kind of stored job. */
 export const imageJobs: JobKind<PreparedFluxImageJob> = {
 	kind: 'image',
-	// Into the download folder next to the store, or into memory when it cannot be written; unhashed when nothing will
-	// store it (Cache Off); a copy of its bytes kept for the hand-over while the process's bound allows (resultSource).
-	generate: async (store, job, options) =>
-		await generateImageFile(job.credentials, job.request, { ...options, downloadDir: await readyDownloadDir('image', store), hash: job.cacheMode !== 'off', held: heldDownloads() }),
-	awaitTask: async (store, credentials, task, options) => await awaitImageFile(credentials, task, { ...options, downloadDir: await readyDownloadDir('image', store), held: heldDownloads() }),
+	// Into the download folder next to the store, or into memory when it cannot be written; unhashed when nothing will store it (Cache Off).
+	generate: async (store, job, options) => await generateImageFile(job.credentials, job.request, { ...options, downloadDir: await readyDownloadDir('image', store), hash: job.cacheMode !== 'off' }),
+	awaitTask: async (store, credentials, task, options) => await awaitImageFile(credentials, task, { ...options, downloadDir: await readyDownloadDir('image', store) }),
 	/** Read through its integrity check now (streamed), so a corrupt entry is a miss. */
 	readStored: async (store, key, storedSince = 0) => {
 		const hit = await store.results.check(key);

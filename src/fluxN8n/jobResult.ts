@@ -9,9 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream, linkSync } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 
-import { heldDownloads } from '../flux';
 import type { DownloadedFile } from '../flux/downloadFile';
 import { getStore, partKey, type NewResultMeta, type Store } from '../store';
 import { READ_CHUNK_BYTES } from '../store/resultStore';
@@ -32,8 +31,6 @@ export interface JobResult {
 	 * result through its integrity check to serve it): the node reads them back without hashing again.
 	 */
 	fresh?: boolean;
-	/** A copy of its bytes in memory for the hand-over (src/flux/heldDownloads.ts), taken once; the file or store entry stays the truth. */
-	heldId?: string;
 	mimeType: string;
 	fileExtension: string;
 	/** The upstream FLUX task id, when a task was created. */
@@ -52,7 +49,7 @@ export interface JobResult {
 }
 
 /** Where one file of a result is (see JobResult's fields of the same names). */
-export type ResultFile = Pick<JobResult, 'storeKey' | 'filePath' | 'byteLength' | 'fresh' | 'heldId'>;
+export type ResultFile = Pick<JobResult, 'storeKey' | 'filePath' | 'byteLength' | 'fresh'>;
 
 /** A draft cache's part name in the store (partKey) and its binary property on the item; its type. */
 export const DRAFT_CACHE = 'draftCache';
@@ -74,14 +71,11 @@ export function imageJobResultSize(result: JobResult): number {
 }
 
 /**
- * The result (or its `file`: a draft's cache) as n8n's binary data helpers take it: its bytes, the download's copy
- * in memory (the first hand-over of a fresh download), or a stream of its stored content (integrity-checked while
- * read unless fresh) or file. Throws naming the task when it is gone.
+ * The result (or its `file`: a draft's cache) as n8n's binary data helpers take it: its bytes, or a stream of its
+ * stored content (integrity-checked while read unless fresh) or file. Throws naming the task when it is gone.
  */
 export async function resultSource(result: JobResult, file: ResultFile = result): Promise<Buffer | Readable> {
 	if (file === result && result.buffer) return result.buffer;
-	const copy = file.heldId === undefined ? undefined : heldDownloads().take(file.heldId);
-	if (copy) return Readable.from(copy, { objectMode: false });
 	if (file.storeKey !== undefined) {
 		const stored = await getStore().results.openStream(file.storeKey, { verify: !file.fresh });
 		if (stored) return stored.stream;
@@ -110,10 +104,9 @@ async function place(store: Store, key: string, cacheMode: string, download: Dow
 
 /** A file stored under `key` (adopted: it became the store's content), else (no key or no integrity, a store fault) left as the file. */
 async function keepFile(store: Store, key: string | undefined, file: DownloadedFile, meta: NewResultMeta): Promise<ResultFile> {
-	const { integrity, heldId } = file;
+	const { integrity } = file;
 	const kept = key !== undefined && integrity !== undefined && (await store.results.adoptFile(key, { ...file, integrity }, meta));
-	const copy = heldId === undefined ? {} : { heldId };
-	return kept ? { storeKey: key, byteLength: file.byteLength, fresh: true, ...copy } : { filePath: file.filePath, byteLength: file.byteLength, ...copy };
+	return kept ? { storeKey: key, byteLength: file.byteLength, fresh: true } : { filePath: file.filePath, byteLength: file.byteLength };
 }
 
 /**

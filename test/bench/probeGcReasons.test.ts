@@ -1,5 +1,5 @@
-/** bench/probeGcReasons.ts reads V8's trace lines: full collections counted, marking starts by reason, young-generation lines ignored. */
-import { readGcTrace } from '../../bench/probeGcReasons';
+/** bench/probeGcReasons.ts: V8's trace lines read (full collections counted, marking starts by reason, young-generation lines ignored); its arms. */
+import { probeArms, readGcTrace } from '../../bench/probeGcReasons';
 
 const TRACE = `
 [31779:0x23bc4000:0]    25328 ms: [IncrementalMarking] Start (external memory pressure): (size/waste/limit/slack) v8: 211MB / 0MB / 901MB / 690MB global: 211MB / 0MB / 901MB / 690MB
@@ -21,4 +21,10 @@ it('counts the full collections and the marking starts by reason, not the young 
 
 it('nothing traced: none', () => {
 	expect(readGcTrace('')).toEqual({ fullCollections: 0, markingStarts: new Map() });
+});
+
+it('one arm as configured; --compare adds one with that variable in n8n\'s environment; anything else is refused', () => {
+	expect([...probeArms(undefined)]).toEqual([['as configured', {}]]);
+	expect([...probeArms('COMFLY_POLL_RATE=60')]).toEqual([['as configured', {}], ['COMFLY_POLL_RATE=60', { COMFLY_POLL_RATE: '60' }]]);
+	expect(() => probeArms('poll rate 60')).toThrow(/--compare must be VAR=VALUE/);
 });

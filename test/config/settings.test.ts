@@ -26,7 +26,6 @@ describe('readSettings', () => {
 			settings: {
 				pool: { image: { workers: 30, pending: 30 }, video: { workers: 10, pending: 10 }, resultTtlMs: 3_600_000, resultMaxBytes: 512 * 1024 * 1024 },
 				store: { dir: '/home/ann/.n8n/flux-concurrent', maxBytes: 2048 * 1024 * 1024, ttlMs: 30 * 24 * 3600 * 1000, spareRecentMs: 3_600_000 },
-				handoverCopyBytes: 64 * 1024 * 1024,
 				pollRate: 25,
 				redis: { target: undefined },
 			},
@@ -45,7 +44,6 @@ describe('readSettings', () => {
 			COMFLY_STORE_MAX_MB: 'big',
 			COMFLY_STORE_TTL_DAYS: 'month',
 			COMFLY_POLL_RATE: 'fast',
-			COMFLY_HANDOVER_COPY_MB: 'half',
 		};
 		const { settings: s, warnings } = read({ HOME: '/h', ...bad, EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_DB: 'first' });
 		const names = [...Object.keys(bad), 'QUEUE_BULL_REDIS_DB'];
@@ -57,18 +55,12 @@ describe('readSettings', () => {
 				'[n8n-nodes-flux-concurrent] COMFLY_RESULT_TTL_SECONDS="forever" is not an integer; using 3600.',
 				'[n8n-nodes-flux-concurrent] COMFLY_STORE_MAX_MB="big" is not an integer; using 2048.',
 				'[n8n-nodes-flux-concurrent] COMFLY_POLL_RATE="fast" is not a whole number of polls per second from 1 to 1000; using 25.',
-				'[n8n-nodes-flux-concurrent] COMFLY_HANDOVER_COPY_MB="half" is not an integer; using 64.',
 				'QUEUE_BULL_REDIS_DB is not valid ("first" is not a database number from 0 to 1000000); Redis is not used: the account-wide limit is per process and the journal is local.',
 			]),
 		);
 		expect(s.pool.resultTtlMs).toBe(3_600_000);
 		expect(s.store.spareRecentMs).toBe(3_600_000); // one reading of COMFLY_RESULT_TTL_SECONDS serves both
 		expect(s.redis).toEqual({ problem: warnings[warnings.length - 1] });
-	});
-
-	it('COMFLY_HANDOVER_COPY_MB: 0 turns the hand-over copies off; past 4096 it is clamped', () => {
-		expect(read({ HOME: '/h', COMFLY_HANDOVER_COPY_MB: '0' }).settings.handoverCopyBytes).toBe(0);
-		expect(read({ HOME: '/h', COMFLY_HANDOVER_COPY_MB: '9999' }).settings.handoverCopyBytes).toBe(4096 * 1024 * 1024);
 	});
 
 	it('never echoes a password or a URL’s user info', () => {

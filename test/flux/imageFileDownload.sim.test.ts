@@ -2,8 +2,6 @@
  * The streaming image download (generateImageFile / awaitImageFile → downloadImageFile) against the simulator's
  * download faults: every path leaves either one finished `<uuid>.<ext>` (the caller's, hashed as it was written)
  * or nothing in the download folder; a folder that cannot be written falls back to memory (the image is not lost).
- * With `held`, a finished download also leaves its copy for the hand-over (its bytes those of the file), and a failed
- * one none.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,7 +10,6 @@ import * as path from 'node:path';
 
 import { readPromptFromPng, type RelaySimulator } from '../../relay-sim';
 import { generateImageFile, isImageFile, type DownloadedImageFile } from '../../src/flux';
-import { HeldDownloads } from '../../src/flux/heldDownloads';
 import { useRelaySimulator } from '../relay-sim/useRelaySimulator';
 import { credsFor, failureOf, FAST, requestFor, uniquePrompt } from './helpers';
 
@@ -27,7 +24,7 @@ afterEach(async () => {
 	await rm(dir, { recursive: true, force: true });
 });
 
-const run = (prompt: string, extra: { maxDownloadBytes?: number; downloadDir?: string; hash?: boolean; held?: HeldDownloads } = {}) =>
+const run = (prompt: string, extra: { maxDownloadBytes?: number; downloadDir?: string; hash?: boolean } = {}) =>
 	generateImageFile(credsFor(sim), requestFor(prompt), { ...FAST, downloadDir: dir, ...extra });
 
 async function asFile(image: Awaited<ReturnType<typeof run>>): Promise<DownloadedImageFile> {
@@ -109,34 +106,4 @@ it('a download answered 503 twice is retried into a new file; only the finished 
 	const image = await asFile(await run(prompt));
 	expect(await readdir(dir)).toEqual([path.basename(image.filePath)]);
 	expect(readPromptFromPng(await readFile(image.filePath))).toBe(prompt);
-});
-
-describe('the copy for the hand-over (held)', () => {
-	it("a finished download leaves its copy: the file's bytes, its bytes held until taken", async () => {
-		const held = new HeldDownloads(64 * 1024 * 1024);
-		const image = await asFile(await run(uniquePrompt('held'), { held }));
-		expect(held.heldBytes()).toBe(96 * 1024);
-		const copy = Buffer.concat(held.take(image.heldId!)!);
-		expect(copy.equals(await readFile(image.filePath))).toBe(true);
-		expect(held.heldBytes()).toBe(0);
-	});
-
-	it('an image larger than the bound: the file as ever, no copy', async () => {
-		const held = new HeldDownloads(64 * 1024);
-		const image = await asFile(await run(uniquePrompt('held-large'), { held }));
-		expect([image.heldId, held.heldBytes(), image.byteLength]).toEqual([undefined, 0, 96 * 1024]);
-	});
-
-	it.each([
-		['cut off (retried until it fails)', { on: 'download', truncated: true }, {}],
-		['larger than the download cap', { on: 'download', sizeBytes: 300 * 1024, chunked: true }, { maxDownloadBytes: 100 * 1024 }],
-		['not an image', { on: 'download', nonImage: true }, {}],
-	] as const)('a download that fails (%s) leaves no copy and no bytes held', async (_what, fault, extra) => {
-		const held = new HeldDownloads(64 * 1024 * 1024);
-		const prompt = uniquePrompt('held-fails');
-		sim.setFault(prompt, fault);
-		await failureOf(run(prompt, { ...extra, held }));
-		expect(held.heldBytes()).toBe(0);
-		expect(await readdir(dir)).toEqual([]);
-	});
 });
