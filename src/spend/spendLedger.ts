@@ -227,7 +227,7 @@ export class SpendLedger {
 		return { result, place: 'shared' };
 	}
 
-	/** The account's folder ledger merged into Redis when it answers (queued in the replay queue). */
+	/** The account's folder ledger merged into Redis when it answers again or takes writes again (the replay queue's return and retries). */
 	private queueMerge(account: string): void {
 		this.replays?.put(`spend:${account}`, async () => {
 			const merged = this.apply(account, (state) => ({ state, result: undefined }));

@@ -62,7 +62,7 @@ export type JobStart = Pick<JournalRecord, 'jobId' | 'apiStyle' | 'baseUrl' | 'm
 /** Where entries are mirrored (Redis in queue mode): reads take the newer of the local and the mirrored entry. */
 export interface JournalMirror {
 	get(name: string): Promise<LogEntry | undefined>;
-	/** False when the entry could not be mirrored (the mirror is away): it waits in the replay queue. */
+	/** False when the entry could not be mirrored (the mirror is away or refused it): it waits in the replay queue. */
 	put(entry: LogEntry): Promise<boolean>;
 }
 
@@ -104,7 +104,7 @@ export class JobJournal {
 	private markerWritten = false;
 	/** Records of this process's jobs still submitting or submitted, to mirror again after the mirror lost them (restarted empty). */
 	private readonly unfinished = new Map<string, LogEntry>();
-	/** Entries the mirror did not take (it was away), put again when it answers; and the unfinished ones each time it answers again. */
+	/** Entries the mirror did not take (away or refusing), put again when it answers again or at the queue's retries; and the unfinished ones each time it answers again. */
 	private readonly replays: ReplayQueue;
 	/** Per bucket: its size and oldest entry right after this process compacted it (unchanged since: skipped). */
 	private readonly compacted = new Map<string, { bytes: number; oldest: number }>();
@@ -281,20 +281,25 @@ export class JobJournal {
 		} catch (error) {
 			this.faults.fault(describeStoreError('writing the job journal', this.rootDir, error));
 			for (const entry of all) await this.options.spare?.put(entry).catch(() => false); // another process of this machine still reads it
+			await this.mirrorAll(all); // and other hosts through the mirror: the newest entry, never an older one still queued
 			return false;
 		}
 		this.faults.recovered();
-		const mirror = this.options.mirror;
-		if (mirror) {
-			for (const entry of all) {
-				// An older entry of the name still queued goes first: replayed while this one is on its way (a retry, a
-				// return), it would reach Redis after it and stay there (the mirror keeps the last write).
-				this.replays.drop(`journal:${entry.name}`);
-				if (!(await mirror.put(entry).catch(() => false))) this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
-			}
-		}
+		await this.mirrorAll(all);
 		if (!this.markerWritten) await this.writeMarkers();
 		return true;
+	}
+
+	/** Each entry to the mirror, or (not taken) into the replay queue. */
+	private async mirrorAll(all: readonly LogEntry[]): Promise<void> {
+		const mirror = this.options.mirror;
+		if (!mirror) return;
+		for (const entry of all) {
+			// An older entry of the name still queued goes first: replayed while this one is on its way (a retry, a
+			// return), it would reach Redis after it and stay there (the mirror keeps the last write).
+			this.replays.drop(`journal:${entry.name}`);
+			if (!(await mirror.put(entry).catch(() => false))) this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
+		}
 	}
 
 	private async latest(name: string): Promise<{ value: unknown; damaged: boolean }> {

@@ -126,6 +126,25 @@ describe('JobJournal', () => {
 		expect(warnings[0]).toMatch(/could not be used: writing the job journal failed/);
 		expect(faults.health().ok).toBe(false);
 	});
+
+	it('an entry the folder refused still goes to the mirror (other hosts), and no older entry of its name stays queued to land after it', async () => {
+		const blocker = path.join(temp.dir, 'blocked');
+		writeFileSync(blocker, 'x');
+		const inRedis = new Map<string, LogEntry>();
+		let refuse = 1;
+		const mirror = {
+			get: async (name: string) => inRedis.get(name),
+			put: async (entry: LogEntry) => (refuse > 0 ? (refuse--, false) : (inRedis.set(entry.name, entry), true)),
+		};
+		const replays = new ReplayQueue();
+		const spare = spareJournal(path.join(temp.dir, 'spare-mirrored'));
+		const journal = new JobJournal(blocker, { ttlMs: 30 * DAY, now: () => clock, faults: new StoreFaults(() => undefined), spare, mirror, replays });
+		expect(await journal.submitting('k', start)).toBe(false); // the folder refused it (the spare folder has it); so did the mirror
+		expect(replays.size).toBe(1);
+		expect(await journal.submitted('k', { taskId: 'task-1' })).toBe(false);
+		expect(replays.size).toBe(0);
+		expect((inRedis.get('key:k')?.value as { state?: string } | undefined)?.state).toBe('submitted');
+	});
 });
 
 describe('submitting writes its record and its job link at once: either may fail alone', () => {
