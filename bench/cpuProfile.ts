@@ -19,7 +19,7 @@ import { buildPackage } from './buildPackage';
 import { AREAS, OTHER_BUCKETS, type Area, type Attribution } from './cpuAttribution';
 import { attributeTarget, busyUs, cpuPerJob, metaSchema, monotonicOffsetUs, osCpuMs, profileEngine, profileN8n, sumBuckets, writeMeta, type Meta, type Target } from './cpuProfiles';
 import { log, table } from './format';
-import { parseBatchArgs, PROFILE_BATCH, startProfileSim } from './profileBatches';
+import { argReader, parseBatchArgs, PROFILE_BATCH, startProfileSim } from './profileBatches';
 import { sourceLine } from './profileSource';
 import type { SizeTag } from './sizedSim';
 
@@ -35,9 +35,7 @@ interface Args {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-	const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
-	const unknown = argv.filter((arg) => !/^--(targets|batches|size|cache|out|analyse|head)=/.test(arg));
-	if (unknown.length > 0) throw new Error(`bench/cpuProfile.ts: unknown argument(s) ${unknown.join(' ')}`);
+	const value = argReader(argv, ['targets', 'batches', 'size', 'cache', 'out', 'analyse', 'head'], 'bench/cpuProfile.ts');
 	const { batches, size } = parseBatchArgs(value);
 	const cache = value('cache') ?? 'refresh';
 	if (cache !== 'refresh' && cache !== 'off') throw new Error(`--cache must be refresh or off, got ${cache}`);

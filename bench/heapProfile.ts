@@ -21,7 +21,7 @@ import { log, table } from './format';
 import { attributeAllocations } from './heapAttribution';
 import { markingReasons, type GcPause } from './gcEvents';
 import { InspectorSession } from './inspectorSession';
-import { fireN8nBatch, openProfiledN8n, parseBatchArgs, PROFILE_BATCH, runEngineBatch, startProfiledWorker, startProfileSim } from './profileBatches';
+import { argReader, fireN8nBatch, openProfiledN8n, parseBatchArgs, PROFILE_BATCH, runEngineBatch, startProfiledWorker, startProfileSim } from './profileBatches';
 import { packageLocation, sourceLine, type PackageRuns } from './profileSource';
 import type { SizedSim, SizeTag } from './sizedSim';
 
@@ -34,9 +34,7 @@ interface Args {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-	const value = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
-	const unknown = argv.filter((arg) => !/^--(targets|batches|size)=/.test(arg));
-	if (unknown.length > 0) throw new Error(`bench/heapProfile.ts: unknown argument(s) ${unknown.join(' ')}`);
+	const value = argReader(argv, ['targets', 'batches', 'size'], 'bench/heapProfile.ts');
 	return { targets: (value('targets') ?? 'engine,2.0.3,2.41.1').split(',').filter(Boolean), ...parseBatchArgs(value) };
 }
 

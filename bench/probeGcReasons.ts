@@ -10,10 +10,9 @@
  */
 import { buildPackage } from './buildPackage';
 import { log } from './format';
-import { fireN8nBatch, openProfiledN8n, parseBatchArgs, startProfileSim, PROFILE_BATCH } from './profileBatches';
-import { median } from './stats';
-
-const value = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+import { markingReasons } from './gcEvents';
+import { argReader, fireN8nBatch, openProfiledN8n, parseBatchArgs, startProfileSim, PROFILE_BATCH } from './profileBatches';
+import { mean, median } from './stats';
 
 /** The arms, by name: n8n's environment in each (`as configured`, and with `--compare` that variable set). */
 export function probeArms(compare: string | undefined): Map<string, Record<string, string>> {
@@ -30,15 +29,10 @@ export interface GcTrace {
 	markingStarts: Map<string, number>;
 }
 
-/** Reads V8's `--trace-gc` / `--trace-incremental-marking` lines: `Mark-Compact …` and `[IncrementalMarking] Start (<reason>)`. */
+/** Reads V8's `--trace-gc` / `--trace-incremental-marking` lines: `Mark-Compact …` (not `Minor Mark-Compact`) and the marking starts (gcEvents.ts). */
 export function readGcTrace(text: string): GcTrace {
-	const trace: GcTrace = { fullCollections: 0, markingStarts: new Map() };
-	for (const line of text.split('\n')) {
-		const start = /\[IncrementalMarking\] Start \(([^)]*)\)/.exec(line);
-		if (start) trace.markingStarts.set(start[1], (trace.markingStarts.get(start[1]) ?? 0) + 1);
-		else if (/\bMark-Compact\b/.test(line) && !/Minor Mark-Compact/.test(line)) trace.fullCollections++;
-	}
-	return trace;
+	const fullCollections = text.split('\n').filter((line) => /\bMark-Compact\b/.test(line) && !/Minor Mark-Compact/.test(line)).length;
+	return { fullCollections, markingStarts: markingReasons(text) };
 }
 
 interface BatchReading {
@@ -80,14 +74,15 @@ function summary(version: string, arm: string, readings: readonly BatchReading[]
 		const values = readings.map(pick).filter((v): v is number => v !== undefined);
 		return values.length === 0 ? '—' : `${Math.round(median(values))} ms`;
 	};
-	const mean = (pick: (r: BatchReading) => number) => (readings.reduce((sum, r) => sum + pick(r), 0) / readings.length).toFixed(2);
+	const perBatch = (pick: (r: BatchReading) => number) => mean(readings.map(pick)).toFixed(2);
 	const reasons = [...new Set(readings.flatMap((r) => [...r.trace.markingStarts.keys()]))].sort();
-	const starts = reasons.map((reason) => `${reason} ${mean((r) => r.trace.markingStarts.get(reason) ?? 0)}`).join(', ') || 'none';
+	const starts = reasons.map((reason) => `${reason} ${perBatch((r) => r.trace.markingStarts.get(reason) ?? 0)}`).join(', ') || 'none';
 	const cpuPerJob = med((r) => (r.cpuMs === undefined ? undefined : r.cpuMs / PROFILE_BATCH)).replace(' ms', ' ms/job');
-	return `| n8n ${version} | ${arm} | ${readings.length} | ${med((r) => r.cpuMs)} (${cpuPerJob}) | ${med((r) => r.mainMs)} | ${med((r) => r.v8WorkersMs)} | ${mean((r) => r.trace.fullCollections)} | ${starts} | ${med((r) => r.wallMs)} |`;
+	return `| n8n ${version} | ${arm} | ${readings.length} | ${med((r) => r.cpuMs)} (${cpuPerJob}) | ${med((r) => r.mainMs)} | ${med((r) => r.v8WorkersMs)} | ${perBatch((r) => r.trace.fullCollections)} | ${starts} | ${med((r) => r.wallMs)} |`;
 }
 
 async function main(): Promise<void> {
+	const value = argReader(process.argv.slice(2), ['targets', 'compare', 'rounds', 'batches', 'size'], 'bench/probeGcReasons.ts');
 	const { batches, size } = parseBatchArgs(value);
 	const targets = (value('targets') ?? '2.41.1').split(',');
 	const arms = probeArms(value('compare'));

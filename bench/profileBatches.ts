@@ -13,6 +13,16 @@ import { startWorker, type Worker } from './workerProcess';
 export const PROFILE_BATCH = 30;
 const SIZES: readonly SizeTag[] = ['1m', '4m', '16m'];
 
+/**
+ * A profile's `--name=value` arguments: the returned function reads one (undefined when absent); an argument whose
+ * name is not among `known` is refused, naming `script`.
+ */
+export function argReader(argv: readonly string[], known: readonly string[], script: string): (name: string) => string | undefined {
+	const unknown = argv.filter((arg) => !known.some((name) => arg.startsWith(`--${name}=`)));
+	if (unknown.length > 0) throw new Error(`${script}: unknown argument(s) ${unknown.join(' ')}`);
+	return (name) => argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
 /** `--batches` and `--size` of a profile's command line (`value` reads `--name=`), checked. */
 export function parseBatchArgs(value: (name: string) => string | undefined): { batches: number; size: SizeTag } {
 	const batches = Number(value('batches') ?? 3);

@@ -49,7 +49,7 @@ export class ReplayQueue {
 	/** Forgets what `name` had queued (it reached Redis meanwhile). */
 	drop(name: string): void {
 		this.queued.delete(name);
-		this.retryWhileQueued();
+		this.stopRetriesIfEmpty();
 	}
 
 	has(name: string): boolean {
@@ -91,12 +91,12 @@ export class ReplayQueue {
 				if (this.queued.get(name) === replay) this.queued.delete(name);
 			}
 		} finally {
-			this.retryWhileQueued();
+			this.stopRetriesIfEmpty();
 		}
 	}
 
 	/** The retries end once nothing is queued (a `put` starts them again). */
-	private retryWhileQueued(): void {
+	private stopRetriesIfEmpty(): void {
 		if (this.queued.size > 0 || !this.stopRetries) return;
 		this.stopRetries();
 		this.stopRetries = undefined;

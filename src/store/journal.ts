@@ -122,7 +122,7 @@ export class JobJournal {
 		this.replays = options.replays ?? new ReplayQueue();
 		const mirror = options.mirror;
 		if (mirror) this.replays.onReturn(() => {
-			for (const entry of this.unfinished.values()) if (!this.replays.has(`journal:${entry.name}`)) this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
+			for (const entry of this.unfinished.values()) if (!this.replays.has(`journal:${entry.name}`)) this.mirrorLater(mirror, entry);
 		});
 	}
 
@@ -298,8 +298,13 @@ export class JobJournal {
 			// An older entry of the name still queued goes first: replayed while this one is on its way (a retry, a
 			// return), it would reach Redis after it and stay there (the mirror keeps the last write).
 			this.replays.drop(`journal:${entry.name}`);
-			if (!(await mirror.put(entry).catch(() => false))) this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
+			if (!(await mirror.put(entry).catch(() => false))) this.mirrorLater(mirror, entry);
 		}
+	}
+
+	/** `entry` to the mirror through the replay queue (replacing what its name had queued there). */
+	private mirrorLater(mirror: JournalMirror, entry: LogEntry): void {
+		this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
 	}
 
 	private async latest(name: string): Promise<{ value: unknown; damaged: boolean }> {

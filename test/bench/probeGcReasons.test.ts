@@ -1,5 +1,6 @@
 /** bench/probeGcReasons.ts: V8's trace lines read (full collections counted, marking starts by reason, young-generation lines ignored); its arms. */
 import { probeArms, readGcTrace } from '../../bench/probeGcReasons';
+import { argReader } from '../../bench/profileBatches';
 
 const TRACE = `
 [31779:0x23bc4000:0]    25328 ms: [IncrementalMarking] Start (external memory pressure): (size/waste/limit/slack) v8: 211MB / 0MB / 901MB / 690MB global: 211MB / 0MB / 901MB / 690MB
@@ -27,4 +28,10 @@ it('one arm as configured; --compare adds one with that variable in n8n\'s envir
 	expect([...probeArms(undefined)]).toEqual([['as configured', {}]]);
 	expect([...probeArms('COMFLY_POLL_RATE=60')]).toEqual([['as configured', {}], ['COMFLY_POLL_RATE=60', { COMFLY_POLL_RATE: '60' }]]);
 	expect(() => probeArms('poll rate 60')).toThrow(/--compare must be VAR=VALUE/);
+});
+
+it("a profile's arguments (profileBatches.ts argReader): read by name, absent as undefined, an unknown one refused naming the script", () => {
+	const value = argReader(['--targets=2.41.1', '--compare=A=B'], ['targets', 'compare', 'rounds'], 'bench/probeGcReasons.ts');
+	expect([value('targets'), value('compare'), value('rounds')]).toEqual(['2.41.1', 'A=B', undefined]);
+	expect(() => argReader(['--compar=A=B'], ['compare'], 'bench/probeGcReasons.ts')).toThrow('bench/probeGcReasons.ts: unknown argument(s) --compar=A=B');
 });
