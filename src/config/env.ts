@@ -1,7 +1,7 @@
 /**
  * The shapes every reader of the environment shares, and the one integer reader: unset or blank → the default;
- * out of range → clamped; anything but an integer → the default plus one warning naming the variable, its value
- * and the default.
+ * out of range → clamped, plus one warning naming the variable, its value, the range and the value used; anything
+ * but an integer → the default plus one warning naming the variable, its value and the default.
  */
 import { z } from 'zod';
 
@@ -20,7 +20,7 @@ const integerText = z
 	.regex(/^[+-]?\d+$/)
 	.transform(Number);
 
-/** `env[name]` as an integer in [min, max] (clamped), else `fallback` (with one warning when the value is not an integer). */
+/** `env[name]` as an integer in [min, max] (clamped, with one warning), else `fallback` (with one warning when the value is not an integer). */
 export function readInteger(env: Env, name: string, fallback: number, min: number, max: number, warn: Warn): number {
 	const raw = env[name];
 	if (raw === undefined || raw.trim() === '') return fallback;
@@ -29,5 +29,7 @@ export function readInteger(env: Env, name: string, fallback: number, min: numbe
 		warn(`${LOG_PREFIX} ${name}=${JSON.stringify(raw)} is not an integer; using ${fallback}.`);
 		return fallback;
 	}
-	return Math.min(max, Math.max(min, parsed.data));
+	const used = Math.min(max, Math.max(min, parsed.data));
+	if (used !== parsed.data) warn(`${LOG_PREFIX} ${name}=${JSON.stringify(raw)} is outside ${min}–${max}; using ${used}.`);
+	return used;
 }

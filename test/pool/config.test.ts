@@ -36,7 +36,7 @@ describe('readPoolConfig', () => {
 		expect(warnings).toEqual([]);
 	});
 
-	it('clamps workers to 1–128 and pending to 0–128, without warning', () => {
+	it('clamps workers to 1–128 and pending to 0–128, with one warning per clamped variable naming it, its value and the value used', () => {
 		const high = read({
 			COMFLY_IMAGE_CONCURRENCY: '500',
 			COMFLY_IMAGE_PENDING: '129',
@@ -45,10 +45,20 @@ describe('readPoolConfig', () => {
 		});
 		expect(high.config.image).toEqual({ workers: 128, pending: 128 });
 		expect(high.config.video).toEqual({ workers: 1, pending: 0 });
-		expect(high.warnings).toEqual([]);
+		expect(high.warnings).toEqual([
+			expect.stringMatching(/COMFLY_IMAGE_CONCURRENCY="500" is outside 1–128; using 128\.$/),
+			expect.stringMatching(/COMFLY_IMAGE_PENDING="129" is outside 0–128; using 128\.$/),
+			expect.stringMatching(/COMFLY_VIDEO_CONCURRENCY="0" is outside 1–128; using 1\.$/),
+			expect.stringMatching(/COMFLY_VIDEO_PENDING="-3" is outside 0–128; using 0\.$/),
+		]);
 
 		const low = read({ COMFLY_IMAGE_CONCURRENCY: '-7' });
 		expect(low.config.image).toEqual({ workers: 1, pending: 1 });
+		expect(low.warnings).toEqual([expect.stringContaining('COMFLY_IMAGE_CONCURRENCY="-7" is outside 1–128; using 1.')]);
+	});
+
+	it('warns of nothing at the ends of a range', () => {
+		expect(read({ COMFLY_IMAGE_CONCURRENCY: '128', COMFLY_IMAGE_PENDING: '0', COMFLY_VIDEO_CONCURRENCY: '1' }).warnings).toEqual([]);
 	});
 
 	it('treats blank values as unset', () => {

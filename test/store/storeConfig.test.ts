@@ -42,15 +42,17 @@ describe('readStoreConfig', () => {
 		expect(read({ COMFLY_STORE_DIR: '  ', HOME: '/h' }).config.dir).toBe('/h/.n8n/flux-concurrent');
 	});
 
-	it('reads the bounds and clamps out-of-range values', () => {
+	it('reads the bounds and clamps out-of-range values, with one warning each', () => {
 		expect(read({ HOME: '/h', COMFLY_STORE_MAX_MB: '100', COMFLY_STORE_TTL_DAYS: ' 7 ' }).config).toMatchObject({
 			maxBytes: 100 * MB,
 			ttlMs: 7 * DAY,
 		});
-		expect(read({ HOME: '/h', COMFLY_STORE_MAX_MB: '0', COMFLY_STORE_TTL_DAYS: '-3' }).config).toMatchObject({
+		const clamped = read({ HOME: '/h', COMFLY_STORE_MAX_MB: '0', COMFLY_STORE_TTL_DAYS: '-3' });
+		expect(clamped.config).toMatchObject({
 			maxBytes: 1 * MB,
 			ttlMs: 1 * DAY,
 		});
+		expect(clamped.warnings).toEqual([expect.stringContaining('COMFLY_STORE_MAX_MB="0" is outside 1–'), expect.stringContaining('COMFLY_STORE_TTL_DAYS="-3" is outside 1–')]);
 	});
 
 	it('garbage -> one warning naming the variable, and the default', () => {
