@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 
 import { benchConfig } from './config';
 import { fixed } from './format';
+import { checkBatch } from './jobs';
 import type { NodesBatchResult } from './protocol';
 import { openBench } from './session';
 import { startSizedSim, sizeSuffix } from './sizedSim';
@@ -24,18 +25,27 @@ async function main() {
 		const worker = await bench.startWorker('E', { COMFLY_IMAGE_CONCURRENCY: '30', BENCH_BINARY_MODE: 'filesystem' });
 		for (let b = 0; b < batches; b++) {
 			const traced = b === 3 && process.env.STRACE ? spawn('strace', ['-f', '-ttt', '-T', '-p', String(worker.child.pid), '-o', process.env.STRACE], { stdio: 'ignore' }) : undefined;
-			if (traced) await new Promise((resolve) => setTimeout(resolve, 1500)); // strace attaches to every thread
+			const traceEnded = traced && new Promise<void>((resolve, reject) => {
+				traced.once('error', (error) => reject(new Error(`STRACE: strace did not start (${error.message})`)));
+				traced.once('exit', () => resolve());
+			});
+			if (traced) await Promise.race([new Promise((resolve) => setTimeout(resolve, 1500)), traceEnded]); // strace attaches to every thread
+			if (traced && (traced.exitCode !== null || traced.signalCode !== null)) throw new Error(`STRACE: strace ended before the batch (exit ${traced.exitCode ?? traced.signalCode}): may it attach (ptrace)?`);
 			const { result } = await worker.run<NodesBatchResult>({ kind: 'nodesBatch', sim: sized.ref, prefix: b === 0 ? 'short warm-up' : 'short job', suffix: sizeSuffix('1m'), executions: [30], concurrent: false });
 			if (traced) {
 				traced.kill('SIGINT');
-				await new Promise((resolve) => traced.once('exit', resolve));
+				await traceEnded;
 			}
+			checkBatch(`batch ${b}`, result, 30);
+			const untracked = result.jobs.filter((job) => job.startedAt === undefined || !sized.sim.log.tasks.has(job.taskId ?? ''));
+			if (untracked.length > 0) throw new Error(`batch ${b}: ${untracked.length} job(s) without a start or a task in the simulator's log`);
 			const t0 = result.executions[0].nodes!.Submit!.startTime;
 			const jobs = result.jobs.map((job, i) => {
 				const task = sized.sim.log.tasks.get(job.taskId ?? '');
 				return { i, started: (job.startedAt ?? NaN) - t0, created: (task?.createdAt ?? NaN) - t0, latency: task?.latencyMs ?? NaN };
 			});
 			const slowest = jobs.reduce((a, j) => (j.latency > a.latency ? j : a));
+			// 30 jobs: index 15 is the upper median.
 			const created = jobs.map((j) => j.created).sort((x, y) => x - y);
 			const started = jobs.map((j) => j.started).sort((x, y) => x - y);
 			console.log(

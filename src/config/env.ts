@@ -20,16 +20,19 @@ const integerText = z
 	.regex(/^[+-]?\d+$/)
 	.transform(Number);
 
+/** A value as a warning shows it: quoted, its first 40 characters. */
+const shown = (raw: string): string => JSON.stringify(raw.slice(0, 40));
+
 /** `env[name]` as an integer in [min, max] (clamped, with one warning), else `fallback` (with one warning when the value is not an integer). */
 export function readInteger(env: Env, name: string, fallback: number, min: number, max: number, warn: Warn): number {
 	const raw = env[name];
 	if (raw === undefined || raw.trim() === '') return fallback;
 	const parsed = integerText.safeParse(raw);
 	if (!parsed.success) {
-		warn(`${LOG_PREFIX} ${name}=${JSON.stringify(raw)} is not an integer; using ${fallback}.`);
+		warn(`${LOG_PREFIX} ${name}=${shown(raw)} is not an integer; using ${fallback}.`);
 		return fallback;
 	}
 	const used = Math.min(max, Math.max(min, parsed.data));
-	if (used !== parsed.data) warn(`${LOG_PREFIX} ${name}=${JSON.stringify(raw)} is outside ${min}–${max}; using ${used}.`);
+	if (used !== parsed.data) warn(`${LOG_PREFIX} ${name}=${shown(raw)} is outside ${min}–${max}; using ${used}.`);
 	return used;
 }

@@ -33,8 +33,8 @@ export function readResultTtlMs(env: Env, warn: Warn): number {
 }
 
 /**
- * Reads the pool configuration from `env`. Unset or blank → default; out of range → clamped; not an integer →
- * default plus one `warn` call. `resultTtlMs`, when given, is used instead of reading COMFLY_RESULT_TTL_SECONDS again.
+ * Reads the pool configuration from `env`. Unset or blank → default; out of range → clamped, plus one `warn` call;
+ * not an integer → default plus one `warn` call. `resultTtlMs`, when given, is used instead of reading COMFLY_RESULT_TTL_SECONDS again.
  */
 export function readPoolConfig(env: Env, warn: Warn, resultTtlMs?: number): PoolConfig {
 	const size = (prefix: string, defaultWorkers: number): PoolSize => {

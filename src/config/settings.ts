@@ -2,7 +2,7 @@
 /**
  * Every environment variable the package reads, read in one place, once per process: `settings()` reads
  * `process.env` on first use (one warning in n8n's log per bad value, naming the variable, the value and the
- * default used; never a password) and every later call returns the same typed {@link Settings}. Tests that change
+ * value used instead: the clamped value or the default; never a password) and every later call returns the same typed {@link Settings}. Tests that change
  * the environment call `reloadSettings()`. Nothing else in src/ reads `process.env`.
  */
 import { z } from 'zod';

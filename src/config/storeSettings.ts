@@ -57,8 +57,8 @@ export function storeDir(env: Env, options: StoreConfigOptions = {}): string {
 }
 
 /**
- * Reads the store configuration. Unset or blank → default; out of range → clamped;
- * not an integer → default plus one `warn` call naming the variable.
+ * Reads the store configuration. Unset or blank → default; out of range → clamped, plus one `warn` call naming the
+ * variable; not an integer → default plus one `warn` call naming the variable.
  */
 export function readStoreConfig(env: Env, warn: Warn, options: StoreConfigOptions = {}): StoreConfig {
 	return {

@@ -57,8 +57,18 @@ describe('readPoolConfig', () => {
 		expect(low.warnings).toEqual([expect.stringContaining('COMFLY_IMAGE_CONCURRENCY="-7" is outside 1–128; using 1.')]);
 	});
 
-	it('warns of nothing at the ends of a range', () => {
-		expect(read({ COMFLY_IMAGE_CONCURRENCY: '128', COMFLY_IMAGE_PENDING: '0', COMFLY_VIDEO_CONCURRENCY: '1' }).warnings).toEqual([]);
+	it('warns of nothing at the ends of a range, nor for a sign or blanks around an integer in range', () => {
+		const { config, warnings } = read({ COMFLY_IMAGE_CONCURRENCY: '128', COMFLY_IMAGE_PENDING: '-0', COMFLY_VIDEO_CONCURRENCY: '+1', COMFLY_VIDEO_PENDING: ' 7 ' });
+		expect(config.image).toEqual({ workers: 128, pending: 0 });
+		expect(config.video).toEqual({ workers: 1, pending: 7 });
+		expect(warnings).toEqual([]);
+	});
+
+	it('clamps a number too large for any range, and shows at most its first 40 characters', () => {
+		const huge = '9'.repeat(400);
+		const { config, warnings } = read({ COMFLY_IMAGE_CONCURRENCY: huge });
+		expect(config.image.workers).toBe(128);
+		expect(warnings).toEqual([expect.stringContaining(`COMFLY_IMAGE_CONCURRENCY="${'9'.repeat(40)}" is outside 1–128; using 128.`)]);
 	});
 
 	it('treats blank values as unset', () => {
