@@ -21,7 +21,7 @@ export type Replay = () => Promise<boolean>;
 
 export const REPLAY_LIMIT = 100_000;
 /** How often a queue that holds replays tries them again without a return (ms). */
-export const REPLAY_RETRY_MS = 5_000;
+export const REPLAY_RETRY_MS = 1_000;
 
 export class ReplayQueue {
 	private readonly queued = new Map<string, Replay>();
@@ -44,6 +44,12 @@ export class ReplayQueue {
 		this.queued.set(name, replay);
 		if (this.queued.size > this.limit) this.queued.delete(this.queued.keys().next().value as string);
 		this.stopRetries ??= holdLease(async () => await this.run(false), this.retryEveryMs);
+	}
+
+	/** Queues `replay` under `name` (put), then tries the queue again now, in order, without the return hooks. */
+	async putAndRetry(name: string, replay: Replay): Promise<void> {
+		this.put(name, replay);
+		await this.run(false);
 	}
 
 	/** Forgets what `name` had queued (it reached Redis meanwhile). */

@@ -1,4 +1,4 @@
-/** The replay queue (src/coordination/replayQueue.ts): order, the latest per name, a failure stays and stops the replay, the bound, the return hooks, the retries without a return, one queue per connection. */
+/** The replay queue (src/coordination/replayQueue.ts): order, the latest per name, a failure stays and stops the replay, putAndRetry, the bound, the return hooks, the retries without a return, one queue per connection. */
 import { leasesHeld } from '../../src/coordination/heartbeat';
 import { REPLAY_RETRY_MS, ReplayQueue, replayQueueOf } from '../../src/coordination/replayQueue';
 
@@ -31,6 +31,20 @@ it('replays in the order put, the latest of a name at its place; one that fails 
 	queue.drop('b');
 	await queue.replay();
 	expect([ran, queue.size]).toEqual([['c', 'a2'], 0]);
+});
+
+it('putAndRetry queues behind what is there and tries the queue at once, in order, without the return hooks', async () => {
+	const queue = new ReplayQueue();
+	const ran: string[] = [];
+	let hooks = 0;
+	queue.onReturn(() => hooks++);
+	let journalTaken = false;
+	queue.put('journal:k', async () => (journalTaken ? (ran.push('journal'), true) : false));
+	await queue.putAndRetry('claim:k', async () => (ran.push('release'), true));
+	expect([ran, queue.size, hooks]).toEqual([[], 2, 0]); // the journal entry failed again: the release waits behind it
+	journalTaken = true;
+	await queue.putAndRetry('claim:other', async () => (ran.push('release other'), true));
+	expect([ran, queue.size, hooks]).toEqual([['journal', 'release', 'release other'], 0, 0]);
 });
 
 it('keeps at most `limit` names: the oldest goes first', async () => {

@@ -256,3 +256,33 @@ it('a process that first reaches a Redis up for longer than the grace claims at 
 	expect(got.claim).toBeDefined();
 	await got.claim?.release();
 });
+
+it('a claim write that missed its deadline and ran late (Redis frozen in between) is the claimant\'s own: it takes the key at once, not after the lease', async () => {
+	const connection = sharedRedisAt(redis.url, { commandTimeoutMs: 300, probeEveryMs: 50 });
+	connections.push(connection);
+	const folder = mkdtempSync(path.join(os.tmpdir(), 'flux-claims-late-'));
+	const claims = new Claims(folder, { redis: connection, timing: { ...TIMING, redisLeaseMs: 60_000, redisGraceMs: 5_000 }, owner: { ...thisOwner(), token: `late-${Math.random()}` } });
+	await (await claims.acquire(`warm-${Math.random()}`)).release(); // connected, and the server's start is behind the grace
+	// The claim's read is answered; Redis freezes before its compare-and-set arrives, which misses its deadline and runs once Redis thaws.
+	const evalOnce = connection.eval.bind(connection);
+	let frozen = false;
+	connection.eval = async (...args) => {
+		if (!frozen) {
+			frozen = true;
+			redis.freeze();
+			setTimeout(() => redis.thaw(), 1000);
+		}
+		return await evalOnce(...args);
+	};
+	const claim = await claims.acquire('late-key');
+	expect(frozen).toBe(true);
+	expect(claim).toMatchObject({ waited: false, through: { folder: true, redis: true } });
+	const admin = redis.client();
+	try {
+		expect(JSON.parse((await admin.get(`mutex:${CLAIM_REDIS_PREFIX}late-key`)) ?? '{}')).toMatchObject({ owner: expect.objectContaining({ pid: process.pid }) });
+	} finally {
+		admin.disconnect();
+	}
+	await claim.release();
+});
+
