@@ -83,6 +83,7 @@ export function submitBudget(terms: SpendTerms | undefined): SubmitBudget | unde
 	const hook = spendBudget(terms);
 	if (!hook) return undefined;
 	return {
+		beforePost: (signal) => hook.beforePost(signal),
 		reserve: (signal) => hook.reserve(signal).catch((error: unknown) => Promise.reject(error instanceof SpendRefusal ? new FluxError('budget_exceeded', error.message, { cost: 0 }) : error)),
 		unsent: () => hook.unsent(),
 		accepted: (cost) => hook.accepted(cost),

@@ -24,7 +24,7 @@ export interface SpendTerms extends Omit<ReserveRequest, 'id' | 'owner'> {
 export const UNPRICED_RETRY_MS = 200;
 
 /** A job's spend hook, called by the FLUX client around each submit (the shape of its `SubmitBudget`, src/flux/budget.ts). */
-export type SpendHook = Pick<JobBudget, 'reserve' | 'unsent' | 'accepted' | 'ended'>;
+export type SpendHook = Pick<JobBudget, 'beforePost' | 'reserve' | 'unsent' | 'accepted' | 'ended'>;
 
 /** A job a spend limit stopped before it was sent (nothing was paid). */
 export class SpendRefusal extends Error {
@@ -51,6 +51,11 @@ class JobBudget {
 		private readonly terms: SpendTerms,
 		private readonly deps: BudgetDeps,
 	) {}
+
+	/** Before each POST starts: under a daily limit, a Redis restarted a moment ago is first given the time to get every machine's spend back (SpendLedger.restartSettled). */
+	async beforePost(signal: AbortSignal): Promise<void> {
+		if (hasDailyLimit(this.terms.limits)) await this.deps.ledger.restartSettled(signal);
+	}
 
 	async reserve(signal: AbortSignal): Promise<void> {
 		const { perExecution } = this.terms;

@@ -5,7 +5,9 @@
  * its mirror (docs/ARCHITECTURE.md, "Spend"). Redis away or silent: nothing waits past one Redis deadline, the
  * change goes to the folder's ledger (the limit holds per machine, the report says so) and that account is merged
  * into Redis when it answers (the replay queue). A Redis that restarted empty (redis/serverRestart.ts) forgot every
- * machine's spend: every account of the folder is merged into it again. A ledger that cannot be used refuses.
+ * machine's spend: every account of the folder is merged into it again, and jobs under a daily limit wait before
+ * their POST until the restart is RESTART_NOTICED_MS behind (`restartSettled`), so every machine's connection has
+ * noticed it and put its spend back before a reservation is judged against Redis. A ledger that cannot be used refuses.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -61,6 +63,11 @@ export class SpendLedger {
 	private readonly restarts?: RestartWatch;
 	/** Not looked at yet, or Redis was away since: look before the next change (a restart forgot every machine's spend). */
 	private recheck = true;
+	/** The look under way (one INFO at a time). */
+	private looking?: Promise<void>;
+	/** When Redis was last seen restarted (this clock): reservations wait until RESTART_NOTICED_MS after it. */
+	private restartedAt = Number.NEGATIVE_INFINITY;
+	private readonly restartWaits = new Wakeups();
 
 	constructor(private readonly options: SpendLedgerOptions) {
 		this.file = new FileLedger(options.dir);
@@ -76,7 +83,7 @@ export class SpendLedger {
 				this.redisBackAt = Date.now();
 				this.recheck = true;
 				this.track(replays.idle()); // the queue replays on its own; idle() waits for it
-				this.track(this.checkRestart());
+				this.track(this.lookForRestart());
 			});
 		}
 	}
@@ -88,6 +95,19 @@ export class SpendLedger {
 		const alive = (entry: LedgerEntry) => ownerAlive(entry.owner, { seenAt: entry.at, lapseMs: (entry.blocksUntil ?? entry.at) - entry.at }, clock.wall, this.owner);
 		const { result, place } = await this.apply(account, (state) => reserve(state, { ...request, owner: this.owner }, clock, alive));
 		return { ...result, place };
+	}
+
+	/**
+	 * Resolves once a restart of Redis (an empty one: it forgot every machine's spend) is RESTART_NOTICED_MS behind,
+	 * looking first when Redis answers and was not looked at since it was away; at once without Redis, while it is
+	 * away (the folder's ledger decides then), or when `signal` fires (the caller sees its signal). Called before a
+	 * job's POST starts, so no connection is held open meanwhile.
+	 */
+	async restartSettled(signal?: AbortSignal): Promise<void> {
+		if (!this.restarts || !this.options.redis!.usable()) return;
+		if (this.recheck || this.looking) await this.lookForRestart(); // a look under way (Redis just answered again) too
+		const left = this.restartedAt + RESTART_NOTICED_MS - Date.now();
+		if (left > 0) await this.restartWaits.pause('restart', left, signal).catch(() => undefined);
 	}
 
 	/** Gives a reservation back (its POST provably created no task). */
@@ -176,7 +196,7 @@ export class SpendLedger {
 				const clock = this.clock();
 				const done = await this.updateShared(shared, account, (state) => change(local ? merge(state, local, clock) : state));
 				if (done.ok) {
-					if (this.recheck) this.track(this.checkRestart()); // Redis answers: restarted since last looked at?
+					if (this.recheck) this.track(this.lookForRestart()); // Redis answers: restarted since last looked at?
 					granted = { result: done.value.result };
 					if (!local || !sameLedger(local, done.value.state)) await ledger.write(done.value.state);
 					return { result: done.value.result, place: 'shared' as const };
@@ -236,7 +256,16 @@ export class SpendLedger {
 		});
 	}
 
-	/** A restarted Redis (RestartWatch): every account of the folder ledger is merged into it, through the replay queue. */
+	/** Looks at the server (one look at a time, shared by its callers): see checkRestart. */
+	private async lookForRestart(): Promise<void> {
+		this.looking ??= this.checkRestart().finally(() => (this.looking = undefined));
+		await this.looking;
+	}
+
+	/**
+	 * A restarted Redis (RestartWatch) starts the wait of reservations (restartSettled), and every account of the folder
+	 * ledger is merged into it through the replay queue (tracked: `idle` waits for it).
+	 */
 	private async checkRestart(): Promise<void> {
 		this.recheck = false;
 		const seen = await this.restarts!.check();
@@ -245,8 +274,9 @@ export class SpendLedger {
 			return;
 		}
 		if (seen.restartedAt === undefined) return;
+		this.restartedAt = Math.max(this.restartedAt, seen.restartedAt);
 		for (const name of await fs.readdir(this.options.dir).catch(() => [] as string[])) if (name.endsWith('.json')) this.queueMerge(name.slice(0, -'.json'.length));
-		await this.replays!.replay();
+		this.track(this.replays!.replay());
 	}
 
 	private fellBack(account: string, reason: string): void {

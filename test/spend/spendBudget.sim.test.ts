@@ -4,7 +4,8 @@
  * credit limit buys (the price is learned from the first answer, one job at a time until then); reservations come
  * back for submits that provably created no task (429, a refused connection, a cancel before sending) and stay for
  * ambiguous ones; a clip's cost arrives only with its finished poll; a relay that never reports cost leaves the
- * credit limit unenforceable (the job limit still holds, and the report says so).
+ * credit limit unenforceable (the job limit still holds, and the report says so); a job under a daily limit waits for
+ * the ledger's restartSettled before its POST.
  */
 import { accountId } from '../../src/account';
 import { isFluxError, type FluxError } from '../../src/flux';
@@ -170,6 +171,31 @@ it('a relay that never reports cost: the credit limit cannot be enforced, the jo
 		expect(report.warnings.join('\n')).toMatch(/reports no cost for this account's flux-3-image jobs, so the Daily Credit Limit \(8\) .* cannot be enforced for them; its Daily Job Limit \(3\) still is/);
 	} finally {
 		sim.setReportCost(true);
+	}
+});
+
+it('a job under a daily limit waits, before its POST starts, for the ledger to get back what a restarted Redis forgot (restartSettled); one without a daily limit does not ask', async () => {
+	const ledger = spendLedger();
+	let settle!: () => void;
+	const asked: Array<AbortSignal | undefined> = [];
+	const spy = jest.spyOn(ledger, 'restartSettled').mockImplementation(async (signal) => {
+		asked.push(signal);
+		await new Promise<void>((resolve) => (settle = resolve));
+	});
+	try {
+		const tasksBefore = sim.log.tasks.size;
+		const limited = obtainFluxImage(imageJob('budget waits for a restarted ledger', { jobs: 5 }), jobContext('job-restart'));
+		await until(() => asked.length === 1, 'the job asked the ledger');
+		expect(asked[0]).toBeInstanceOf(AbortSignal);
+		expect(sim.log.tasks.size).toBe(tasksBefore); // nothing sent while it waits
+		settle();
+		expect((await limited).outcome).toBe('success');
+		expect(sim.log.tasks.size).toBe(tasksBefore + 1);
+		spy.mockClear();
+		expect((await obtainFluxImage(imageJob('budget per execution only', {}, { perExecution: 5 }), jobContext('job-per-execution'))).outcome).toBe('success');
+		expect(spy).not.toHaveBeenCalled();
+	} finally {
+		spy.mockRestore();
 	}
 });
 

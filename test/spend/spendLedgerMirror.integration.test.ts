@@ -3,7 +3,8 @@
  * redis-server): a reservation Redis granted is in the folder's ledger by the time `reserve` resolves, so a process
  * of the same machine that cannot reach Redis sees it and the limit holds exactly. This is the in-process form of
  * the frozen-Redis race that bought 61 under a limit of 60 (ledgerFaults.integration.test.ts) when the folder was written after
- * the reservation returned. A Redis restarted empty gets every machine's folder ledger back.
+ * the reservation returned. A Redis restarted empty gets every machine's folder ledger back, and a machine that had
+ * nothing of an account waits (restartSettled) until the others put theirs back.
  */
 import { promises as fs, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -217,6 +218,24 @@ it('Redis restarted empty: each machine merges its folder ledger back, so the ne
 	// b (the machine that did not reserve since) had its entry put back: a's next reservation is the third, the next one refused.
 	expect(await a.reserve(account, request('after-a', { jobs: 3 }))).toMatchObject({ kind: 'reserved', spent: { jobs: 3 } });
 	expect(await b.reserve(account, request('after-b', { jobs: 3 }))).toMatchObject({ kind: 'refused', limit: 'jobs' });
+});
+
+it('Redis restarted empty: a machine that had nothing of the account waits (restartSettled) until the others put their spend back, then is refused at the limit', async () => {
+	const account = newAccount();
+	const a = new SpendLedger({ dir: folder(), redis: await liveRedis() });
+	const b = new SpendLedger({ dir: folder(), redis: await liveRedis() });
+	const limits = { jobs: 3 };
+	for (const id of ['a1', 'a2', 'a3']) expect(await a.reserve(account, request(id, limits))).toMatchObject({ kind: 'reserved', place: 'shared' });
+	await a.idle();
+	await b.restartSettled(); // b looks at this server once (a fresh one: b waits out its start)
+	await redis.kill();
+	await redis.restart(); // empty: a's three are gone there, and b's folder never held them
+	const bRedis = opened[opened.length - 1];
+	await until(() => bRedis.usable(), 'machine b reaches Redis again', { everyMs: 1 });
+	// Right away, as a job's POST would: b waits until the restart is RESTART_NOTICED_MS behind; a merged back meanwhile.
+	await b.restartSettled();
+	expect(await b.reserve(account, request('b1', limits))).toMatchObject({ kind: 'refused', limit: 'jobs', place: 'shared', spent: { jobs: 3 } });
+	await Promise.all([a.idle(), b.idle()]);
 });
 
 it('Redis restarted empty before a machine\'s process started: its first change merges every account of its folder back', async () => {
