@@ -62,6 +62,12 @@ export class ReplayQueue {
 		return this.queued.has(name);
 	}
 
+	/** True when a name starting with `prefix` is queued. */
+	holdsAny(prefix: string): boolean {
+		for (const name of this.queued.keys()) if (name.startsWith(prefix)) return true;
+		return false;
+	}
+
 	get size(): number {
 		return this.queued.size;
 	}

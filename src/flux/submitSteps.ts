@@ -70,9 +70,10 @@ export class SubmitLifecycle {
 		return this.steps.some((step) => step.beforeSend !== undefined);
 	}
 
-	/** Each step's turn before the POST starts (the job's abort error when it is aborted meanwhile). */
+	/** Each step's turn before the POST starts (the job's abort error when it is aborted meanwhile, also when a step resolved anyway). */
 	async beforePost(): Promise<void> {
 		for (const step of this.steps) if (step.beforePost) await this.rt.unlessAborted(() => step.beforePost!(this.rt.signal));
+		this.rt.throwIfAborted();
 	}
 
 	/** Each step's go before the body leaves; once one said go, a stop (a rejection, a cancel) sends `onUnsent`. */

@@ -54,7 +54,13 @@ class JobBudget {
 
 	/** Before each POST starts: under a daily limit, a Redis restarted a moment ago is first given the time to get every machine's spend back (SpendLedger.restartSettled). */
 	async beforePost(signal: AbortSignal): Promise<void> {
-		if (hasDailyLimit(this.terms.limits)) await this.deps.ledger.restartSettled(signal);
+		if (hasDailyLimit(this.terms.limits)) await this.restartSettled(signal);
+	}
+
+	/** The ledger's restartSettled; none on a ledger made by an older copy of the package (process-wide, kept across an update). */
+	private async restartSettled(signal: AbortSignal): Promise<void> {
+		const ledger = this.deps.ledger as Partial<Pick<SpendLedger, 'restartSettled'>>;
+		if (typeof ledger.restartSettled === 'function') await ledger.restartSettled(signal);
 	}
 
 	async reserve(signal: AbortSignal): Promise<void> {
@@ -76,6 +82,8 @@ class JobBudget {
 	private async reserveInLedger(signal: AbortSignal): Promise<LedgerEntry | undefined> {
 		const { account, limits, priceKey, listPrice, blockMs } = this.terms;
 		for (;;) {
+			await this.restartSettled(signal); // at once, unless a restart was noticed since beforePost
+			if (signal.aborted) return undefined; // the client stops the job as cancelled
 			const outcome = await this.deps.ledger.reserve(account, { id: randomUUID(), priceKey, listPrice, limits, blockMs });
 			if (outcome.kind === 'reserved') return outcome.entry;
 			if (outcome.kind === 'refused') {

@@ -6,8 +6,9 @@
  * change goes to the folder's ledger (the limit holds per machine, the report says so) and that account is merged
  * into Redis when it answers (the replay queue). A Redis that restarted empty (redis/serverRestart.ts) forgot every
  * machine's spend: every account of the folder is merged into it again, and jobs under a daily limit wait before
- * their POST until the restart is RESTART_NOTICED_MS behind (`restartSettled`), so every machine's connection has
- * noticed it and put its spend back before a reservation is judged against Redis. A ledger that cannot be used refuses.
+ * their POST until the restart is RESTART_NOTICED_MS behind (`restartSettled`), which gives the other machines'
+ * processes that long to notice it and put their spend back before a reservation is judged against Redis (a
+ * machine with no process running, or one that cannot look, merges with its next change). A ledger that cannot be used refuses.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -99,12 +100,13 @@ export class SpendLedger {
 
 	/**
 	 * Resolves once a restart of Redis (an empty one: it forgot every machine's spend) is RESTART_NOTICED_MS behind,
-	 * looking first when Redis answers and was not looked at since it was away; at once without Redis, while it is
-	 * away (the folder's ledger decides then), or when `signal` fires (the caller sees its signal). Called before a
-	 * job's POST starts, so no connection is held open meanwhile.
+	 * looking first when it was not looked at since it was away (a look at a Redis still away fails at once: the
+	 * folder's ledger decides then); at once without Redis, or when `signal` fires (the caller sees its signal). A
+	 * heuristic: the other machines' processes get that long to notice the restart and put their spend back. Called
+	 * before a job's POST starts, so no connection is held open meanwhile.
 	 */
 	async restartSettled(signal?: AbortSignal): Promise<void> {
-		if (!this.restarts || !this.options.redis!.usable()) return;
+		if (!this.restarts) return;
 		if (this.recheck || this.looking) await this.lookForRestart(); // a look under way (Redis just answered again) too
 		const left = this.restartedAt + RESTART_NOTICED_MS - Date.now();
 		if (left > 0) await this.restartWaits.pause('restart', left, signal).catch(() => undefined);

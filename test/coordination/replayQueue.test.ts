@@ -43,8 +43,10 @@ it('putAndRetry queues behind what is there and tries the queue at once, in orde
 	await queue.putAndRetry('claim:k', async () => (ran.push('release'), true));
 	expect([ran, queue.size, hooks]).toEqual([[], 2, 0]); // the journal entry failed again: the release waits behind it
 	journalTaken = true;
+	expect(queue.holdsAny('journal:')).toBe(true);
 	await queue.putAndRetry('claim:other', async () => (ran.push('release other'), true));
 	expect([ran, queue.size, hooks]).toEqual([['journal', 'release', 'release other'], 0, 0]);
+	expect(queue.holdsAny('journal:')).toBe(false);
 });
 
 it('keeps at most `limit` names: the oldest goes first', async () => {

@@ -178,9 +178,10 @@ it('a job under a daily limit waits, before its POST starts, for the ledger to g
 	const ledger = spendLedger();
 	let settle!: () => void;
 	const asked: Array<AbortSignal | undefined> = [];
+	// The first ask (before the POST) waits until the test lets it go; the next (before the reservation) is at once.
 	const spy = jest.spyOn(ledger, 'restartSettled').mockImplementation(async (signal) => {
 		asked.push(signal);
-		await new Promise<void>((resolve) => (settle = resolve));
+		if (asked.length === 1) await new Promise<void>((resolve) => (settle = resolve));
 	});
 	try {
 		const tasksBefore = sim.log.tasks.size;
@@ -191,12 +192,34 @@ it('a job under a daily limit waits, before its POST starts, for the ledger to g
 		settle();
 		expect((await limited).outcome).toBe('success');
 		expect(sim.log.tasks.size).toBe(tasksBefore + 1);
+		expect(asked).toHaveLength(2); // before the POST, and again right before the reservation
 		spy.mockClear();
 		expect((await obtainFluxImage(imageJob('budget per execution only', {}, { perExecution: 5 }), jobContext('job-per-execution'))).outcome).toBe('success');
 		expect(spy).not.toHaveBeenCalled();
 	} finally {
 		spy.mockRestore();
 	}
+});
+
+it('a job cancelled while it waits for a restarted ledger is stopped as cancelled, never sent, with nothing counted (not "maybe paid")', async () => {
+	const ledger = spendLedger();
+	// A ledger that lets a waiting job go when its signal fires, as restartSettled does (it resolves; it does not reject).
+	const spy = jest.spyOn(ledger, 'restartSettled').mockImplementation(async (signal) => {
+		await new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+	});
+	try {
+		const controller = new AbortController();
+		const job = obtainFluxImage(imageJob('cancelled while the ledger settles', { jobs: 5 }), jobContext('job-cancel-settle', controller.signal));
+		await until(() => spy.mock.calls.length === 1, 'the job waits for the ledger');
+		controller.abort();
+		const error = await errorOf(job);
+		expect(error.kind).toBe('cancelled');
+		expect(error.message).not.toMatch(/may exist upstream|maybe paid|in flight/i);
+		expect(sim.log.submitsByPrompt.get('cancelled while the ledger settles') ?? 0).toBe(0);
+	} finally {
+		spy.mockRestore();
+	}
+	expect((await balance()).spent.jobs).toBe(0);
 });
 
 it('without any limit nothing is counted and no ledger file is written', async () => {

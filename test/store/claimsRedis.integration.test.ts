@@ -270,7 +270,7 @@ it('a claim write that missed its deadline and ran late (Redis frozen in between
 		if (!frozen) {
 			frozen = true;
 			redis.freeze();
-			setTimeout(() => redis.thaw(), 1000);
+			setTimeout(() => redis.thaw(), 600); // past the 300 ms deadline, before the silent connection is replaced (3 deadlines after the outage)
 		}
 		return await evalOnce(...args);
 	};
