@@ -4,11 +4,11 @@
  * were made (a job's journal entry before the release of its claim). A name holds its latest replay only (a newer
  * one replaces it and moves to the end); a replay answers true when done, false (or rejects) when Redis failed
  * again: it stays queued and the replay stops there, so nothing behind it overtakes it. A replay starts each time the
- * connection answers again after an outage, after the `onReturn` hooks ran (what is to be put again each time, e.g. a
- * restarted Redis forgot running jobs). While anything is queued the queue also tries again every `retryEveryMs` on the shared
- * heartbeat (unref'd): a Redis that answered with an error (out of memory, refusing writes while it cannot save, a
- * replica during a failover) was never away, so no return would ever come. Bounded: past `limit` names the oldest
- * is dropped (what it would have put lapses or is put again by its next change).
+ * connection answers again after an outage, after the `onReturn` hooks ran (what is to be put again each time, e.g.
+ * a restarted Redis forgot running jobs). While anything is queued the queue also tries again every `retryEveryMs` on
+ * the shared heartbeat (unref'd): a Redis that answered with an error (out of memory, refusing writes while it cannot
+ * save, a replica during a failover) was never away, so no return would ever come. Bounded: past `limit` names the
+ * oldest is dropped (what it would have put lapses or is put again by its next change).
  */
 import { holdLease } from './heartbeat';
 

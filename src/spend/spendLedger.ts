@@ -8,7 +8,8 @@
  * machine's spend: every account of the folder is merged into it again, and jobs under a daily limit wait before
  * their POST until the restart is RESTART_NOTICED_MS behind (`restartSettled`), which gives the other machines'
  * processes that long to notice it and put their spend back before a reservation is judged against Redis (a
- * machine with no process running, or one that cannot look, merges with its next change). A ledger that cannot be used refuses.
+ * machine with no process running, or one that cannot look, merges with its next change). A ledger that cannot be
+ * used refuses.
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -68,7 +69,6 @@ export class SpendLedger {
 	private looking?: Promise<void>;
 	/** When Redis was last seen restarted (this clock): reservations wait until RESTART_NOTICED_MS after it. */
 	private restartedAt = Number.NEGATIVE_INFINITY;
-	private readonly restartWaits = new Wakeups();
 
 	constructor(private readonly options: SpendLedgerOptions) {
 		this.file = new FileLedger(options.dir);
@@ -109,7 +109,8 @@ export class SpendLedger {
 		if (!this.restarts) return;
 		if (this.recheck || this.looking) await this.lookForRestart(); // a look under way (Redis just answered again) too
 		const left = this.restartedAt + RESTART_NOTICED_MS - Date.now();
-		if (left > 0) await this.restartWaits.pause('restart', left, signal).catch(() => undefined);
+		// A key no account has: only the time or the signal ends the pause.
+		if (left > 0) await this.changes.pause('restart grace', left, signal).catch(() => undefined);
 	}
 
 	/** Gives a reservation back (its POST provably created no task). */

@@ -93,6 +93,8 @@ const JOB_PREFIX = 'job:';
 const MAX_REASON_LENGTH = 300;
 /** A compaction's temp file older than this was left by a killed process. */
 const TEMP_KEPT_MS = 60 * 60_000;
+/** The journal's names in the connection's replay queue (`journal:<entry name>`): a claim's release waits behind them (redisClaims.ts). */
+export const JOURNAL_REPLAYS = 'journal:';
 
 export class JobJournal {
 	/** The folder of the journal's logs. */
@@ -122,7 +124,7 @@ export class JobJournal {
 		this.replays = options.replays ?? new ReplayQueue();
 		const mirror = options.mirror;
 		if (mirror) this.replays.onReturn(() => {
-			for (const entry of this.unfinished.values()) if (!this.replays.has(`journal:${entry.name}`)) this.mirrorLater(mirror, entry);
+			for (const entry of this.unfinished.values()) if (!this.replays.has(JOURNAL_REPLAYS + entry.name)) this.mirrorLater(mirror, entry);
 		});
 	}
 
@@ -297,14 +299,14 @@ export class JobJournal {
 		for (const entry of all) {
 			// An older entry of the name still queued goes first: replayed while this one is on its way (a retry, a
 			// return), it would reach Redis after it and stay there (the mirror keeps the last write).
-			this.replays.drop(`journal:${entry.name}`);
+			this.replays.drop(JOURNAL_REPLAYS + entry.name);
 			if (!(await mirror.put(entry).catch(() => false))) this.mirrorLater(mirror, entry);
 		}
 	}
 
 	/** `entry` to the mirror through the replay queue (replacing what its name had queued there). */
 	private mirrorLater(mirror: JournalMirror, entry: LogEntry): void {
-		this.replays.put(`journal:${entry.name}`, async () => await mirror.put(entry));
+		this.replays.put(JOURNAL_REPLAYS + entry.name, async () => await mirror.put(entry));
 	}
 
 	private async latest(name: string): Promise<{ value: unknown; damaged: boolean }> {

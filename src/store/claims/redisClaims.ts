@@ -7,10 +7,10 @@
  * ours. Every call goes through SharedRedis (its deadline and fallback): a new claim waits for a Redis not usable
  * while the outage is shorter than `redisGraceMs` (a restart, a blip: an owner elsewhere may hold the key), then
  * resolves without a claim and the caller goes on with its folder claim. A release Redis did not take, or made while
- * the connection's replay queue holds journal entries, waits in that queue (after the journal entries written before it). When Redis answers again, held claims
- * are asserted again at once; when it was restarted (another run_id, or at this process's first look a server up
- * for less than the grace: it forgot every claim), new claims wait out `redisGraceMs` from its restart first, so an
- * owner re-asserts its claim before anyone else can take the key.
+ * the connection's replay queue holds journal entries, waits in that queue (after the journal entries written before
+ * it). When Redis answers again, held claims are asserted again at once; when it was restarted (another run_id, or at
+ * this process's first look a server up for less than the grace: it forgot every claim), new claims wait out
+ * `redisGraceMs` from its restart first, so an owner re-asserts its claim before anyone else can take the key.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -19,6 +19,7 @@ import { holdLease } from '../../coordination/heartbeat';
 import { type ProcessOwner as ClaimOwner, processAlive, parseOwner, thisOwner } from '../../coordination/ownerLiveness';
 import { RedisRecords } from '../../coordination/redisRecords';
 import { replayQueueOf, type ReplayQueue } from '../../coordination/replayQueue';
+import { JOURNAL_REPLAYS } from '../journal';
 import type { ClaimTiming, HeldClaim } from './claims';
 import { backoff, type Wakeups } from '../../coordination/wakeups';
 
@@ -146,7 +147,7 @@ export class RedisClaims {
 				const release = async () => (await this.records.update(key, (text) => ({ text: text !== undefined && readClaim(text).id === id ? undefined : text, result: undefined })).catch(() => ({ ok: false }))).ok;
 				// Never before journal entries Redis refused earlier (the job's own among them): a Redis refusing writes (out of
 				// memory) still takes the release's delete, and another host would then find the key free and no record of the job.
-				if (this.replays.holdsAny('journal:')) return void this.replays.putAndRetry(`claim:${key}`, release);
+				if (this.replays.holdsAny(JOURNAL_REPLAYS)) return void this.replays.putAndRetry(`claim:${key}`, release);
 				if (!(await release())) this.replays.put(`claim:${key}`, release); // released when Redis answers again (else it lapses after its lease)
 			},
 		};
